@@ -1,0 +1,254 @@
+package reports
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// KnownRevisions and KnownTransports are the values a baseline entry may
+// narrow to.
+var (
+	KnownRevisions  = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
+	KnownTransports = []string{"stdio", "http", "sse"}
+)
+
+// staleMessage is the message of a result that passes although the baseline
+// expects it to fail.
+const staleMessage = "listed in the baseline but passes now: remove this entry"
+
+// Baseline is a list of expected failures, loaded from YAML:
+//
+//	expected:
+//	  - id: BATCH-EMPTY
+//	    version: 2025-03-26   # optional
+//	    transport: http       # optional
+//	    reason: "why this is accepted"
+type Baseline struct {
+	Expected []BaselineEntry `yaml:"expected"`
+}
+
+// BaselineEntry accepts failures of one requirement, optionally narrowed to
+// one revision and one transport.
+type BaselineEntry struct {
+	ID        string `yaml:"id"`
+	Version   string `yaml:"version,omitempty"`
+	Transport string `yaml:"transport,omitempty"`
+	Reason    string `yaml:"reason"`
+	line      int    // where the entry starts in its file, for messages
+}
+
+// UnmarshalYAML decodes one entry strictly: unknown or repeated keys and
+// non-string values are errors that name the line.
+func (e *BaselineEntry) UnmarshalYAML(node *yaml.Node) error {
+	if node.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: an entry must be a mapping with id and reason", node.Line)
+	}
+	e.line = node.Line
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(node.Content); i += 2 {
+		k, v := node.Content[i], node.Content[i+1]
+		if seen[k.Value] {
+			return fmt.Errorf("line %d: key %q repeated", k.Line, k.Value)
+		}
+		seen[k.Value] = true
+		var field *string
+		switch k.Value {
+		case "id":
+			field = &e.ID
+		case "version":
+			field = &e.Version
+		case "transport":
+			field = &e.Transport
+		case "reason":
+			field = &e.Reason
+		default:
+			return fmt.Errorf("line %d: unknown key %q (allowed: id, version, transport, reason)", k.Line, k.Value)
+		}
+		if v.Kind != yaml.ScalarNode {
+			return fmt.Errorf("line %d: %s must be a single value", v.Line, k.Value)
+		}
+		// The raw scalar keeps 2025-03-26 a string rather than a timestamp.
+		*field = strings.TrimSpace(v.Value)
+	}
+	return nil
+}
+
+// LoadBaseline reads and validates a baseline file. known reports whether a
+// requirement ID exists; an unknown ID, a missing reason, an unknown key, a
+// revision or transport mcpspec does not know, or a duplicate entry is an
+// error naming the file and line. An empty file is an empty baseline.
+func LoadBaseline(path string, known func(id string) bool) (*Baseline, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read baseline: %w", err)
+	}
+	var b Baseline
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&b); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("baseline %s: %w", path, err)
+	}
+
+	var problems []error
+	seen := map[key]int{}
+	for _, e := range b.Expected {
+		fail := func(format string, args ...any) {
+			problems = append(problems, fmt.Errorf("baseline %s: line %d: %s", path, e.line, fmt.Sprintf(format, args...)))
+		}
+		switch {
+		case e.ID == "":
+			fail("entry has no id")
+		case known != nil && !known(e.ID):
+			fail("unknown requirement ID %q", e.ID)
+		}
+		if e.Reason == "" {
+			fail("entry %s has no reason: say why this failure is accepted", e.ID)
+		}
+		if e.Version != "" && !slices.Contains(KnownRevisions, e.Version) {
+			fail("unknown version %q (known: %s)", e.Version, strings.Join(KnownRevisions, ", "))
+		}
+		if e.Transport != "" && !slices.Contains(KnownTransports, e.Transport) {
+			fail("unknown transport %q (known: %s)", e.Transport, strings.Join(KnownTransports, ", "))
+		}
+		k := e.key()
+		if first, dup := seen[k]; dup {
+			fail("duplicate of the entry on line %d", first)
+		} else {
+			seen[k] = e.line
+		}
+	}
+	if len(problems) > 0 {
+		return nil, errors.Join(problems...)
+	}
+	return &b, nil
+}
+
+func (e BaselineEntry) key() key { return key{e.ID, e.Version, e.Transport} }
+
+// matches reports whether the entry covers the result.
+func (e BaselineEntry) matches(r Result) bool {
+	return e.ID == r.ID &&
+		(e.Version == "" || e.Version == r.Version) &&
+		(e.Transport == "" || e.Transport == r.Transport)
+}
+
+func (e BaselineEntry) specificity() int {
+	n := 0
+	if e.Version != "" {
+		n++
+	}
+	if e.Transport != "" {
+		n++
+	}
+	return n
+}
+
+// match returns the most specific entry covering the result (the first in
+// the file among equals).
+func (b *Baseline) match(r Result) (BaselineEntry, bool) {
+	var best BaselineEntry
+	found := false
+	for _, e := range b.Expected {
+		if e.matches(r) && (!found || e.specificity() > best.specificity()) {
+			best, found = e, true
+		}
+	}
+	return best, found
+}
+
+// Apply returns a copy of results with the baseline applied: a fail or warn
+// covered by an entry becomes expected, a pass covered by an entry becomes
+// stale; every other result is unchanged. BaselineReason is set on both.
+func (b *Baseline) Apply(results []Result) []Result {
+	out := slices.Clone(results)
+	if b == nil {
+		return out
+	}
+	for i, r := range out {
+		e, ok := b.match(r)
+		if !ok {
+			continue
+		}
+		switch r.Status {
+		case Fail, Warn:
+			out[i].Status = Expected
+			out[i].BaselineReason = e.Reason
+		case Pass:
+			out[i].Status = Stale
+			out[i].Message = staleMessage
+			out[i].BaselineReason = e.Reason
+		}
+	}
+	return out
+}
+
+// Unmatched returns the entries that cover none of the results, for example
+// a requirement that was not run or has been renamed.
+func (b *Baseline) Unmatched(results []Result) []BaselineEntry {
+	var out []BaselineEntry
+	for _, e := range b.Expected {
+		if !slices.ContainsFunc(results, e.matches) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// WriteBaseline writes a baseline that accepts every fail and warn in
+// results, each narrowed to its revision and transport. Results already
+// expected keep their baseline reason, so rewriting a baseline is lossless.
+func WriteBaseline(path string, results []Result) error {
+	data, err := encodeBaseline(results, "recorded by --write-baseline on "+today())
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("write baseline: %w", err)
+	}
+	return nil
+}
+
+func encodeBaseline(results []Result, reason string) ([]byte, error) {
+	b := Baseline{Expected: []BaselineEntry{}}
+	seen := map[key]bool{}
+	for _, r := range results {
+		entry := BaselineEntry{ID: r.ID, Version: r.Version, Transport: r.Transport, Reason: reason}
+		switch r.Status {
+		case Fail, Warn:
+		case Expected:
+			if r.BaselineReason != "" {
+				entry.Reason = r.BaselineReason
+			}
+		default:
+			continue
+		}
+		if k := resultKey(r); !seen[k] {
+			seen[k] = true
+			b.Expected = append(b.Expected, entry)
+		}
+	}
+	slices.SortStableFunc(b.Expected, func(x, y BaselineEntry) int { return x.key().compare(y.key()) })
+
+	var buf bytes.Buffer
+	buf.WriteString("# mcpspec baseline: expected failures\n")
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&b); err != nil {
+		return nil, fmt.Errorf("encode baseline: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("encode baseline: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// today is the UTC date stamped into recorded baselines.
+func today() string { return time.Now().UTC().Format("2006-01-02") }

@@ -1,0 +1,104 @@
+package reports
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func renderHTML(t *testing.T, run *Run) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := WriteAll(dir, run); err != nil {
+		t.Fatalf("WriteAll: %v", err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, HTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func TestHTMLEscapesServerText(t *testing.T) {
+	run := sampleRun()
+	run.Errors = []string{"harness: " + xssScript}
+	page := renderHTML(t, run)
+
+	for _, raw := range []string{xssScript, "<img", "onerror=alert(1)>"} {
+		if strings.Contains(page, raw) {
+			t.Errorf("report.html contains unescaped %q", raw)
+		}
+	}
+	for _, escaped := range []string{
+		"evil &lt;script&gt;alert(1)&lt;/script&gt;&#34;&gt;&lt;img src=x onerror=alert(1)&gt;", // serverInfo.name
+		"connection reset &#34;&gt;&lt;img src=x onerror=alert(1)&gt;",                          // error message
+		"&lt;script&gt;alert(1)&lt;/script&gt;|pipe`tick`",                                      // evidence body
+		"harness: &lt;script&gt;alert(1)&lt;/script&gt;",                                        // harness error
+	} {
+		if !strings.Contains(page, escaped) {
+			t.Errorf("report.html lacks the escaped text %q", escaped)
+		}
+	}
+	if n := strings.Count(page, "<script"); n != 1 {
+		t.Errorf("found %d <script elements, want only the filter script", n)
+	}
+	if strings.ContainsRune(page, 0x1b) || strings.ContainsRune(page, 0) {
+		t.Error("raw control characters reached the page")
+	}
+	if !strings.Contains(page, `\x1b[31m`) {
+		t.Error("a control character in evidence should show as an escape")
+	}
+}
+
+func TestHTMLShowsEveryResultAndDetailsForNonPassing(t *testing.T) {
+	run := sampleRun()
+	page := renderHTML(t, run)
+	if got := strings.Count(page, "<tr data-status="); got != len(run.Results) {
+		t.Errorf("%d result rows, want %d", got, len(run.Results))
+	}
+	if got := strings.Count(page, "<details>\n"); got != len(run.Results)-1 {
+		t.Errorf("%d <details> blocks, want one per non-passing result (%d)", got, len(run.Results)-1)
+	}
+	for _, want := range []string{
+		`class="verdict v3"`, "mcpspec: ERROR", `<select name="area">`, `<select name="version">`,
+		`<select name="transport">`, `value="stale" checked`, `<form id="filters" hidden>`,
+		`href="https://modelcontextprotocol.io/specification/2025-03-26/basic"`,
+		"#2 &#43;9ms recv stdout [line 1]", "known bug #12",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+}
+
+func TestHTMLIsSelfContained(t *testing.T) {
+	page := renderHTML(t, sampleRun())
+	for _, external := range []string{"<link", "<script src", "@import", "url(", "<img", "<iframe"} {
+		if strings.Contains(page, external) {
+			t.Errorf("report.html loads something external: %q", external)
+		}
+	}
+	// The CSP must name the exact script the page carries, or browsers block it.
+	csp := regexp.MustCompile(`script-src &#39;sha256-(.+?)&#39;`).FindStringSubmatch(page)
+	script := regexp.MustCompile(`(?s)<script>(.*)</script>`).FindStringSubmatch(page)
+	if csp == nil || script == nil {
+		t.Fatal("no CSP script hash or no script")
+	}
+	sum := sha256.Sum256([]byte(script[1]))
+	if want := strings.ReplaceAll(base64.StdEncoding.EncodeToString(sum[:]), "+", "&#43;"); csp[1] != want {
+		t.Errorf("CSP hash %s does not match the inline script (%s)", csp[1], want)
+	}
+}
+
+func TestHTMLRejectsScriptURLs(t *testing.T) {
+	run := sampleRun()
+	run.Results[1].SpecURL = "javascript:alert(1)"
+	page := renderHTML(t, run)
+	if strings.Contains(page, `href="javascript`) || !strings.Contains(page, `href="#ZgotmplZ"`) {
+		t.Error("a javascript: URL reached an href")
+	}
+}

@@ -1,0 +1,112 @@
+package reports
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+)
+
+// Redacted replaces every secret in a redacted run.
+const Redacted = "[REDACTED]"
+
+// Redact replaces every occurrence of every non-empty secret in every string
+// of the run (target, serverInfo, results, evidence, errors) with
+// "[REDACTED]". A secret is also found in its JSON-escaped form, as it would
+// appear inside a JSON body. Secrets of any length are redacted, even one or
+// two characters long: that can blank out unrelated text, but a report never
+// leaks what the user declared secret.
+func Redact(r *Run, secrets []string) {
+	rep := newRedactor(secrets)
+	if rep == nil {
+		return
+	}
+	s := rep.Replace
+	r.Tool.Name, r.Tool.Version = s(r.Tool.Name), s(r.Tool.Version)
+	r.Target.Description = s(r.Target.Description)
+	replaceAll(r.Target.Transports, s)
+	replaceAll(r.Revisions, s)
+	replaceAll(r.Errors, s)
+	if r.Target.ServerInfo != nil {
+		r.Target.ServerInfo = redactValue(r.Target.ServerInfo, s).(map[string]any)
+	}
+	for i := range r.Results {
+		res := &r.Results[i]
+		for _, f := range []*string{&res.ID, &res.Title, &res.Area, &res.Level, &res.Version,
+			&res.Transport, &res.SpecURL, &res.Message, &res.BaselineReason} {
+			*f = s(*f)
+		}
+		for j := range res.Evidence {
+			ev := &res.Evidence[j]
+			ev.Direction, ev.Channel = s(ev.Direction), s(ev.Channel)
+			ev.Meta, ev.Body = s(ev.Meta), s(ev.Body)
+		}
+	}
+}
+
+// newRedactor builds one replacer for all secrets and their JSON-escaped
+// forms, longest first so a secret containing another is replaced whole.
+// It returns nil when there is nothing to redact.
+func newRedactor(secrets []string) *strings.Replacer {
+	seen := map[string]bool{}
+	var forms []string
+	add := func(f string) {
+		if f != "" && !seen[f] {
+			seen[f] = true
+			forms = append(forms, f)
+		}
+	}
+	for _, secret := range secrets {
+		add(secret)
+		add(jsonEscaped(secret, true))
+		add(jsonEscaped(secret, false))
+	}
+	if len(forms) == 0 {
+		return nil
+	}
+	sort.SliceStable(forms, func(i, j int) bool { return len(forms[i]) > len(forms[j]) })
+	pairs := make([]string, 0, 2*len(forms))
+	for _, f := range forms {
+		pairs = append(pairs, f, Redacted)
+	}
+	return strings.NewReplacer(pairs...)
+}
+
+// jsonEscaped is the secret as it appears between the quotes of a JSON string.
+func jsonEscaped(secret string, escapeHTML bool) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(escapeHTML)
+	if err := enc.Encode(secret); err != nil {
+		return "" // a string always encodes; nothing extra to redact otherwise
+	}
+	quoted := strings.TrimSuffix(b.String(), "\n")
+	return quoted[1 : len(quoted)-1]
+}
+
+func replaceAll(list []string, s func(string) string) {
+	for i := range list {
+		list[i] = s(list[i])
+	}
+}
+
+// redactValue walks a decoded JSON value, replacing secrets in strings and
+// in object keys.
+func redactValue(v any, s func(string) string) any {
+	switch v := v.(type) {
+	case string:
+		return s(v)
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, val := range v {
+			out[s(k)] = redactValue(val, s)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, val := range v {
+			out[i] = redactValue(val, s)
+		}
+		return out
+	}
+	return v
+}

@@ -1,0 +1,76 @@
+package reports
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestRedact(t *testing.T) {
+	const token = "s3cr3t-t0ken"
+	const quoted = `pa"ss\word`
+	run := sampleRun()
+	run.Target.Description = "http: http://127.0.0.1:3001/mcp with Authorization: Bearer " + token
+	run.Target.ServerInfo["echo"] = map[string]any{"list": []any{"x " + token}}
+	run.Errors = []string{"401 for " + token}
+	run.Results[1].Message = "server echoed " + token
+	run.Results[1].Evidence = append(run.Results[1].Evidence,
+		Exchange{Seq: 9, Direction: "send", Channel: "POST", Meta: "Authorization: Bearer " + token, Body: `{}`},
+		Exchange{Seq: 10, Direction: "recv", Channel: "POST", Body: `{"echo":"` + strings.ReplaceAll(strings.ReplaceAll(quoted, `\`, `\\`), `"`, `\"`) + `"}`},
+		Exchange{Seq: 11, Direction: "recv", Channel: "stderr", Body: "ab"},
+	)
+
+	Redact(run, []string{"", token, quoted, "ab"})
+
+	data, err := json.Marshal(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	for _, leaked := range []string{token, "pa\\\"ss", `"ab"`} {
+		if strings.Contains(text, leaked) {
+			t.Errorf("%q survived redaction", leaked)
+		}
+	}
+	if !strings.Contains(run.Target.Description, "Bearer [REDACTED]") ||
+		run.Results[1].Message != "server echoed [REDACTED]" ||
+		run.Errors[0] != "401 for [REDACTED]" ||
+		run.Results[1].Evidence[4].Body != `{"echo":"[REDACTED]"}` ||
+		run.Results[1].Evidence[5].Body != "[REDACTED]" {
+		t.Errorf("redaction did not replace in place:\n%s", text)
+	}
+
+	// And nothing leaks into any of the files.
+	dir := t.TempDir()
+	if err := WriteAll(dir, run); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{JUnitFile, ResultsFile, SummaryFile, HTMLFile} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(data), token) {
+			t.Errorf("%s contains the secret", name)
+		}
+	}
+}
+
+func TestRedactWithoutSecretsChangesNothing(t *testing.T) {
+	run := sampleRun()
+	before, err := json.Marshal(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	Redact(run, nil)
+	Redact(run, []string{""})
+	after, err := json.Marshal(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(before) != string(after) {
+		t.Error("redacting nothing changed the run")
+	}
+}

@@ -1,0 +1,75 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+)
+
+// encodeResults renders the run as indented JSON. Empty lists are written as
+// [] rather than null so consumers need no special case.
+func encodeResults(r *Run) ([]byte, error) {
+	out := *r
+	if out.SchemaVersion == 0 {
+		out.SchemaVersion = SchemaVersion
+	}
+	out.Summary = countStatuses(r.Results)
+	out.Revisions = nonNil(out.Revisions)
+	out.Target.Transports = nonNil(out.Target.Transports)
+	out.Results = make([]Result, len(r.Results))
+	for i, res := range r.Results {
+		res.Evidence = nonNil(res.Evidence)
+		out.Results[i] = res
+	}
+
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // evidence stays readable: "<" is not "\u003c"
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(&out); err != nil {
+		return nil, fmt.Errorf("encode results: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// ReadResults reads a results.json written by WriteAll. It rejects files of
+// another schema version and results with an unknown status.
+func ReadResults(path string) (*Run, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read results: %w", err)
+	}
+	var probe struct {
+		SchemaVersion *int `json:"schemaVersion"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, fmt.Errorf("%s: not valid JSON: %w", path, err)
+	}
+	switch {
+	case probe.SchemaVersion == nil:
+		return nil, fmt.Errorf("%s: no schemaVersion field; is this an mcpspec results.json?", path)
+	case *probe.SchemaVersion != SchemaVersion:
+		return nil, fmt.Errorf("%s: schemaVersion %d is not supported (this mcpspec reads schemaVersion %d)",
+			path, *probe.SchemaVersion, SchemaVersion)
+	}
+
+	var run Run
+	if err := json.Unmarshal(data, &run); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for i, res := range run.Results {
+		if !res.Status.Valid() {
+			return nil, fmt.Errorf("%s: results[%d] (%s): unknown status %q", path, i, res.ID, res.Status)
+		}
+	}
+	run.Summarize()
+	return &run, nil
+}

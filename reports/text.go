@@ -1,0 +1,128 @@
+package reports
+
+import (
+	"cmp"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// messageWidth is how many characters of a message one-line listings show.
+const messageWidth = 160
+
+// oneLine reduces server-influenced text to a single printable line of at
+// most width characters: control characters are made visible, newlines end it.
+func oneLine(s string, width int) string {
+	first, rest, cut := strings.Cut(strings.TrimSpace(s), "\n")
+	first = visibleControls(strings.TrimRight(first, "\r"))
+	truncated := cut && strings.TrimSpace(rest) != ""
+	if utf8.RuneCountInString(first) > width {
+		first = string([]rune(first)[:width])
+		truncated = true
+	}
+	if truncated {
+		first += " …"
+	}
+	return first
+}
+
+// visibleControls replaces control characters (which could drive a terminal
+// or break a table) and bidi overrides (which could reorder what a reader
+// sees) with visible escapes; tabs become spaces.
+func visibleControls(s string) string { return escapeControls(s, false) }
+
+// escapeControls makes invalid UTF-8, control characters and bidi overrides
+// visible as \xNN or \uNNNN escapes. With keepLayout, newlines, carriage
+// returns and tabs stay as they are; otherwise a tab becomes a space.
+func escapeControls(s string, keepLayout bool) string {
+	if !strings.ContainsFunc(s, needsEscape) && utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, width := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && width == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case keepLayout && (r == '\n' || r == '\r' || r == '\t'):
+			b.WriteRune(r)
+		case r == '\t':
+			b.WriteByte(' ')
+		case unicode.IsControl(r):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case unicode.Is(unicode.Bidi_Control, r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+		i += width
+	}
+	return b.String()
+}
+
+// nonPassing returns the results that did not pass, the most serious first,
+// then by ID, revision and transport.
+func nonPassing(results []Result) []Result {
+	var out []Result
+	for _, r := range results {
+		if r.Status != Pass {
+			out = append(out, r)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Status.severity() != b.Status.severity() {
+			return a.Status.severity() < b.Status.severity()
+		}
+		return resultKey(a).compare(resultKey(b)) < 0
+	})
+	return out
+}
+
+// key identifies a result across runs and in baselines.
+type key struct{ ID, Version, Transport string }
+
+func resultKey(r Result) key { return key{r.ID, r.Version, r.Transport} }
+
+// compare orders keys by ID, then revision, then transport.
+func (k key) compare(o key) int {
+	return cmp.Or(cmp.Compare(k.ID, o.ID), cmp.Compare(k.Version, o.Version), cmp.Compare(k.Transport, o.Transport))
+}
+
+// exchangeHeader is the first line of one exchange in textual evidence,
+// e.g. "#3 +120ms recv stdout [HTTP 400 application/json]".
+func exchangeHeader(e Exchange) string {
+	h := fmt.Sprintf("#%d +%dms %s %s", e.Seq, e.AtMs, e.Direction, e.Channel)
+	if e.Meta != "" {
+		h += " [" + e.Meta + "]"
+	}
+	return h
+}
+
+// evidenceText renders evidence as plain text: a header line per exchange,
+// then its body exactly as recorded.
+func evidenceText(evidence []Exchange) string {
+	var b strings.Builder
+	for _, e := range evidence {
+		b.WriteString(exchangeHeader(e))
+		b.WriteByte('\n')
+		if e.Body != "" {
+			b.WriteString(e.Body)
+			if !strings.HasSuffix(e.Body, "\n") {
+				b.WriteByte('\n')
+			}
+		}
+	}
+	return b.String()
+}
+
+// seconds formats milliseconds as seconds with millisecond precision.
+func seconds(ms int64) string {
+	return fmt.Sprintf("%.3f", float64(ms)/1000)
+}
+
+func needsEscape(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)
+}
