@@ -1,0 +1,39 @@
+# mcpspec — the two commands a newcomer needs are `make run` and `make test`.
+GO      ?= go
+BIN     := bin/mcpspec
+PKGS    := ./...
+# Packages whose concurrency matters most run under the race detector.
+RACE_PKGS := ./harness/... ./fixtures/... ./reports/...
+FUZZTIME ?= 3s
+
+.PHONY: all build run test unit race selftest fuzz lint bench clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/mcpspec
+
+# The suite against the bundled reference server, over stdio and HTTP, at every revision.
+run: build
+	./$(BIN) run --out mcpspec-report
+
+# The project's own tests: lint, unit tests, race detector, fuzzing smoke runs, self-tests.
+test: lint build
+	$(GO) test -count=1 $(PKGS)
+	$(GO) test -count=1 -race $(RACE_PKGS)
+	$(MAKE) fuzz
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzFramer$$' -fuzztime $(FUZZTIME) ./harness/stdio
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./harness/jsonrpc
+	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) ./harness/sse
+
+lint:
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./harness/...
+
+clean:
+	rm -rf bin mcpspec-report

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/mcpspec/mcpspec/fixtures/reference"
+	"github.com/mcpspec/mcpspec/suites/catalog"
+	"github.com/mcpspec/mcpspec/suites/conform"
+)
+
+// listEntry is one row of `mcpspec list`.
+type listEntry struct {
+	ID          string   `json:"id"`
+	Area        string   `json:"area"`
+	Level       string   `json:"level"`
+	Versions    []string `json:"versions"`
+	Implemented bool     `json:"implemented"`
+	Transports  []string `json:"transports,omitempty"`
+	HasFault    bool     `json:"hasFault"`
+	Summary     string   `json:"summary,omitempty"`
+	LevelReason string   `json:"levelReason,omitempty"`
+}
+
+func cmdList(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("list", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	asJSON := fs.Bool("json", false, "print JSON")
+	onlyImpl := fs.Bool("implemented", false, "only implemented requirements")
+	if err := fs.Parse(args); err != nil {
+		return usageErrorf("list: %v", err)
+	}
+	entries, err := listEntries()
+	if err != nil {
+		return err
+	}
+	if *onlyImpl {
+		var kept []listEntry
+		for _, e := range entries {
+			if e.Implemented {
+				kept = append(kept, e)
+			}
+		}
+		entries = kept
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(entries)
+	}
+	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tLEVEL\tIMPLEMENTED\tFAULT\tTRANSPORTS\tREVISIONS\tSUMMARY")
+	impl := 0
+	for _, e := range entries {
+		mark, fault := "-", "-"
+		if e.Implemented {
+			mark = "yes"
+			impl++
+		}
+		if e.HasFault {
+			fault = "yes"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, e.Level, mark, fault, strings.Join(e.Transports, ","), strings.Join(e.Versions, ","), e.Summary)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\n%d requirements, %d implemented\n", len(entries), impl)
+	return nil
+}
+
+func listEntries() ([]listEntry, error) {
+	all, err := catalog.All()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := conform.Checks(); err != nil {
+		return nil, err
+	}
+	faults := map[string]bool{}
+	for _, f := range reference.Faults() {
+		faults[f.Requirement] = true
+	}
+	var out []listEntry
+	for _, e := range all {
+		le := listEntry{ID: e.ID, Area: e.Area, Level: e.Level, Versions: e.Versions, HasFault: faults[e.ID]}
+		if c, ok := conform.Lookup(e.ID); ok {
+			le.Implemented, le.Level, le.Versions, le.Transports, le.Summary, le.LevelReason = true, c.Level, c.Versions, c.Transports, c.Summary, c.LevelReason
+		}
+		out = append(out, le)
+	}
+	return out, nil
+}

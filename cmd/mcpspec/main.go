@@ -1,0 +1,80 @@
+// Command mcpspec checks that a Model Context Protocol server speaks the specification: it
+// launches or connects to the server, speaks raw JSON-RPC to it at every revision it supports,
+// and reports per requirement × revision × transport.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/mcpspec/mcpspec/reports"
+)
+
+// version is mcpspec's own version, reported in every result file.
+const version = "0.1.0"
+
+const usage = `mcpspec — conformance suite for Model Context Protocol servers
+
+Usage:
+  mcpspec run [flags]          run the suite (no target: the bundled reference server, stdio and HTTP)
+  mcpspec list [--json]        the requirement catalogue and what is implemented
+  mcpspec reference [flags]    run the bundled reference server (stdio, or --http ADDR)
+  mcpspec version              print the version
+
+Run 'mcpspec run --help' for the flags of run.
+
+Exit codes: 0 conformant, 1 unexpected failures or stale baseline entries, 2 bad usage or
+configuration, 3 harness or infrastructure error, 4 nothing ran.
+`
+
+// usageError is bad input from the user: exit 2 with a one-line reason.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usageErrorf(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+func main() {
+	os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// Main runs the command line and returns the exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return reports.ExitUsage
+	}
+	var err error
+	code := reports.ExitOK
+	switch args[0] {
+	case "run":
+		code, err = cmdRun(args[1:], stdout, stderr)
+	case "list":
+		err = cmdList(args[1:], stdout)
+	case "reference":
+		err = cmdReference(args[1:], stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, "mcpspec", version)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+	default:
+		err = usageErrorf("unknown command %q (want run, list, reference or version)", args[0])
+	}
+	if err == nil {
+		return code
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintln(stderr, "mcpspec:", ue.msg)
+		return reports.ExitUsage
+	}
+	fmt.Fprintln(stderr, "mcpspec:", err)
+	if code == reports.ExitOK {
+		code = reports.ExitHarness
+	}
+	return code
+}

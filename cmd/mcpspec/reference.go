@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/mcpspec/mcpspec/fixtures/reference"
+)
+
+// cmdReference runs the bundled reference server over stdio, or over HTTP with --http.
+func cmdReference(args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("reference", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	addr := fs.String("http", "", "serve Streamable HTTP at `ADDR`/mcp (and legacy HTTP+SSE at /sse) instead of stdio")
+	sseAddr := fs.String("sse", "", "same as --http: the legacy HTTP+SSE endpoint /sse is served beside /mcp")
+	mode := fs.String("http-responses", "auto", "how POSTed requests are answered: auto, json or sse")
+	var faults listFlag
+	fs.Var(&faults, "fault", "switch on the fault `ID` (repeatable, or comma-separated); see 'mcpspec list'")
+	if err := fs.Parse(args); err != nil {
+		return usageErrorf("reference: %v", err)
+	}
+	if fs.NArg() > 0 {
+		return usageErrorf("reference: unexpected argument %q", fs.Arg(0))
+	}
+	opts := reference.Options{Faults: faults, Stderr: stderr, HTTPResponseMode: *mode}
+	if err := opts.Validate(); err != nil {
+		return usageErrorf("%v", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	listen := *addr
+	if listen == "" {
+		listen = *sseAddr
+	}
+	if listen == "" {
+		return reference.ServeStdio(ctx, os.Stdin, os.Stdout, opts)
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return fmt.Errorf("reference: listen on %s: %w", listen, err)
+	}
+	fmt.Fprintf(stderr, "mcpspec reference: serving http://%s/mcp and http://%s/sse\n", ln.Addr(), ln.Addr())
+	return reference.ServeHTTP(ctx, ln, opts)
+}
+
+// listFlag collects a repeatable flag whose values may also be comma-separated.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *listFlag) Set(v string) error {
+	for _, part := range strings.Split(v, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			*l = append(*l, part)
+		}
+	}
+	return nil
+}
+
+// repeatFlag collects a repeatable flag verbatim.
+type repeatFlag []string
+
+func (r *repeatFlag) String() string { return strings.Join(*r, " ") }
+
+func (r *repeatFlag) Set(v string) error { *r = append(*r, v); return nil }

@@ -1,0 +1,321 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/stdio"
+	"github.com/mcpspec/mcpspec/harness/wire"
+	"github.com/mcpspec/mcpspec/reports"
+	"github.com/mcpspec/mcpspec/suites/catalog"
+	"github.com/mcpspec/mcpspec/suites/conform"
+
+	_ "github.com/mcpspec/mcpspec/suites" // registers every check
+)
+
+// runConfig is everything `mcpspec run` was asked to do.
+type runConfig struct {
+	conform   conform.Config
+	focus     string
+	labels    string
+	out       string
+	baseline  string
+	writeBase string
+	strict    bool
+	verbose   bool
+	color     bool
+	secrets   []string
+}
+
+func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
+	cfg, err := parseRun(args, stdout)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return reports.ExitOK, nil
+		}
+		return reports.ExitUsage, err
+	}
+	return execute(cfg, stdout, stderr)
+}
+
+func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var (
+		stdioCmd   = fs.String("stdio", "", "launch `CMD` (split like a shell would) and speak MCP over its stdin/stdout")
+		url        = fs.String("url", "", "the Streamable HTTP endpoint `URL` of the server")
+		sseURL     = fs.String("sse", "", "the legacy HTTP+SSE endpoint `URL` (2024-11-05)")
+		httpCmd    = fs.String("http-cmd", "", "launch `CMD` first and wait until --url answers")
+		cwd        = fs.String("cwd", "", "working `DIR` of launched commands")
+		versions   = fs.String("versions", "all", "revisions to test: `LIST` (comma-separated) or all")
+		focus      = fs.String("focus", "", "run only specs whose title matches `REGEX` (titles begin with the requirement ID)")
+		labels     = fs.String("label-filter", "", "run only specs matching the Ginkgo label `EXPR` (labels: ID, level, area:X, version:X, transport:X)")
+		out        = fs.String("out", "mcpspec-report", "write junit.xml, results.json, summary.md and report.html into `DIR`")
+		baseline   = fs.String("baseline", "", "YAML `FILE` of expected failures")
+		writeBase  = fs.String("write-baseline", "", "write the current failures and warnings as a baseline to `FILE`")
+		strict     = fs.Bool("strict", false, "warnings (broken SHOULDs) fail the run")
+		slowTool   = fs.String("slow-tool", "", "`NAME` of a tool of the server's that takes a while and reports progress")
+		slowArgs   = fs.String("slow-tool-args", "{}", "arguments of the slow tool, as a JSON object")
+		verbose    = fs.Bool("v", false, "verbose: Ginkgo's full spec output")
+		noColor    = fs.Bool("no-color", false, "no ANSI colours (also NO_COLOR)")
+		tStartup   = fs.Duration("timeout-startup", harness.DefaultTimeouts().Startup, "bound on starting a server and its initialize")
+		tRequest   = fs.Duration("timeout-request", harness.DefaultTimeouts().Request, "bound on one request's response")
+		tQuiet     = fs.Duration("timeout-quiet", harness.DefaultTimeouts().Quiet, "quiet window after a sentinel ping when proving silence")
+		tShutdown  = fs.Duration("timeout-shutdown", harness.DefaultTimeouts().Shutdown, "bound on each step of stopping a server")
+		envs, hdrs repeatFlag
+	)
+	fs.Var(&envs, "env", "`K=V` added to the environment of launched commands (repeatable)")
+	fs.Var(&hdrs, "header", "`\"Name: value\"` sent with every HTTP request (repeatable)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stdout, "Usage: mcpspec run [flags]")
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return nil, err
+		}
+		return nil, usageErrorf("run: %v", err)
+	}
+	if fs.NArg() > 0 {
+		return nil, usageErrorf("run: unexpected argument %q (quote the server command: --stdio \"CMD ARGS\")", fs.Arg(0))
+	}
+	cfg := &runConfig{focus: *focus, labels: *labels, out: *out, baseline: *baseline, writeBase: *writeBase, strict: *strict, verbose: *verbose}
+	cfg.color = !*noColor && os.Getenv("NO_COLOR") == ""
+	cfg.conform.Validator = newValidator()
+	cfg.conform.Timeouts = harness.Timeouts{Startup: *tStartup, Request: *tRequest, Quiet: *tQuiet, Shutdown: *tShutdown}
+	if err := cfg.conform.Timeouts.Validate(); err != nil {
+		return nil, usageErrorf("run: %v", err)
+	}
+	revs, err := parseVersions(*versions)
+	if err != nil {
+		return nil, err
+	}
+	cfg.conform.Revisions = revs
+	if *focus != "" {
+		if _, err := regexp.Compile(*focus); err != nil {
+			return nil, usageErrorf("run: --focus: %v", err)
+		}
+	}
+	if *labels != "" {
+		if _, err := types.ParseLabelFilter(*labels); err != nil {
+			return nil, usageErrorf("run: --label-filter: %v", strings.SplitN(err.Error(), "\n", 2)[0])
+		}
+	}
+	if !json.Valid([]byte(*slowArgs)) || !strings.HasPrefix(strings.TrimSpace(*slowArgs), "{") {
+		return nil, usageErrorf("run: --slow-tool-args must be a JSON object, got %q", *slowArgs)
+	}
+	cfg.conform.Options = conform.Options{SlowTool: *slowTool, SlowToolArgs: json.RawMessage(*slowArgs)}
+
+	var env []string
+	for _, kv := range envs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, usageErrorf("run: --env %q: want K=V", kv)
+		}
+		env = append(env, kv)
+		cfg.secrets = append(cfg.secrets, v)
+	}
+	header := http.Header{}
+	for _, h := range hdrs {
+		name, value, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(name) == "" || strings.ContainsAny(strings.TrimSpace(name), " \t") {
+			return nil, usageErrorf("run: --header %q: want \"Name: value\"", h)
+		}
+		value = strings.TrimSpace(value)
+		header.Add(strings.TrimSpace(name), value)
+		cfg.secrets = append(cfg.secrets, value)
+	}
+	if *sseURL != "" {
+		return nil, usageErrorf("run: --sse: legacy HTTP+SSE targets are not supported yet")
+	}
+	if *httpCmd != "" && *url == "" {
+		return nil, usageErrorf("run: --http-cmd needs --url, the endpoint the launched server will answer on")
+	}
+	if *stdioCmd != "" {
+		argv, err := splitCommand(*stdioCmd)
+		if err != nil || len(argv) == 0 {
+			return nil, usageErrorf("run: --stdio %q: %v", *stdioCmd, orEmpty(err))
+		}
+		cfg.conform.Targets = append(cfg.conform.Targets, harness.Target{Transport: wire.Stdio, Command: stdio.Command{Argv: argv, Env: env, Dir: *cwd}})
+	}
+	if *url != "" {
+		if !strings.HasPrefix(*url, "http://") && !strings.HasPrefix(*url, "https://") {
+			return nil, usageErrorf("run: --url %q: want an http:// or https:// URL", *url)
+		}
+		t := harness.Target{Transport: wire.HTTP, URL: *url, Header: header}
+		if *httpCmd != "" {
+			argv, err := splitCommand(*httpCmd)
+			if err != nil || len(argv) == 0 {
+				return nil, usageErrorf("run: --http-cmd %q: %v", *httpCmd, orEmpty(err))
+			}
+			t.Command = stdio.Command{Argv: argv, Env: env, Dir: *cwd}
+		}
+		cfg.conform.Targets = append(cfg.conform.Targets, t)
+	}
+	if len(cfg.conform.Targets) == 0 {
+		targets, err := referenceTargets()
+		if err != nil {
+			return nil, err
+		}
+		cfg.conform.Targets = targets
+	}
+	return cfg, nil
+}
+
+func orEmpty(err error) error {
+	if err == nil {
+		return errors.New("empty command")
+	}
+	return err
+}
+
+// parseVersions reads --versions.
+func parseVersions(s string) ([]string, error) {
+	if strings.TrimSpace(s) == "all" {
+		return append([]string(nil), harness.HandshakeRevisions...), nil
+	}
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		v = strings.TrimSpace(v)
+		switch {
+		case v == harness.Rev20260728:
+			return nil, usageErrorf("run: --versions: %s (the stateless revision) is not supported yet", v)
+		case !harness.IsHandshake(v):
+			return nil, usageErrorf("run: --versions: unknown revision %q (known: %s, or all)", v, strings.Join(harness.HandshakeRevisions, ", "))
+		case !slices.Contains(out, v):
+			out = append(out, v)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// referenceTargets runs the bundled reference server: this very binary, over stdio and over HTTP
+// on a free loopback port.
+func referenceTargets() ([]harness.Target, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find the mcpspec binary to launch the reference server: %w", err)
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	return []harness.Target{
+		{Transport: wire.Stdio, Command: stdio.Command{Argv: []string{self, "reference"}}},
+		{Transport: wire.HTTP, URL: "http://" + addr + "/mcp", Command: stdio.Command{Argv: []string{self, "reference", "--http", addr}}},
+	}, nil
+}
+
+// freePort asks the kernel for a free loopback port. Another process could take it before the
+// reference server binds it; the server then fails to start and the run says so (exit 3).
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free port: %w", err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// ginkgoT receives Ginkgo's verdict on the whole suite.
+type ginkgoT struct{ failed bool }
+
+func (g *ginkgoT) Fail() { g.failed = true }
+
+func execute(cfg *runConfig, stdout, stderr io.Writer) (int, error) {
+	runner := conform.NewRunner(cfg.conform)
+	run := &reports.Run{
+		SchemaVersion: reports.SchemaVersion,
+		Tool:          reports.Tool{Name: "mcpspec", Version: version},
+		Target:        describeTargets(cfg.conform.Targets),
+		StartedAt:     runner.Started(),
+		Revisions:     cfg.conform.Revisions,
+		Strict:        cfg.strict,
+	}
+	var base *reports.Baseline
+	if cfg.baseline != "" {
+		b, err := reports.LoadBaseline(cfg.baseline, catalog.Known)
+		if err != nil {
+			return finish(cfg, run, stdout, stderr, usageErrorf("run: --baseline: %v", err))
+		}
+		base = b
+	}
+	if err := conform.Build(runner); err != nil {
+		return finish(cfg, run, stdout, stderr, fmt.Errorf("building the spec tree: %w", err))
+	}
+	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
+	if cfg.focus != "" {
+		suiteConfig.FocusStrings = []string{cfg.focus}
+	}
+	suiteConfig.LabelFilter = cfg.labels
+	suiteConfig.RandomSeed = 1
+	suiteConfig.Timeout = 24 * time.Hour
+	reporterConfig.NoColor = !cfg.color
+	reporterConfig.Succinct = !cfg.verbose
+	reporterConfig.Verbose = cfg.verbose
+	ginkgo.RunSpecs(&ginkgoT{}, "mcpspec", suiteConfig, reporterConfig)
+	runner.Close()
+
+	run.Results = runner.Results()
+	run.Errors = runner.Errors()
+	run.Target.ServerInfo = runner.ServerInfo()
+	if base != nil {
+		run.Results = base.Apply(run.Results)
+	}
+	run.DurationMs = time.Since(runner.Started()).Milliseconds()
+	if cfg.writeBase != "" {
+		if err := reports.WriteBaseline(cfg.writeBase, run.Results); err != nil {
+			run.Errors = append(run.Errors, fmt.Sprintf("write baseline: %v", err))
+		}
+	}
+	return finish(cfg, run, stdout, stderr, nil)
+}
+
+// finish writes the reports whatever happened, prints the summary and returns the exit code.
+func finish(cfg *runConfig, run *reports.Run, stdout, stderr io.Writer, runErr error) (int, error) {
+	if runErr != nil {
+		run.Errors = append(run.Errors, runErr.Error())
+	}
+	reports.Redact(run, cfg.secrets)
+	run.Summarize()
+	if err := reports.WriteAll(cfg.out, run); err != nil {
+		fmt.Fprintf(stderr, "mcpspec: writing reports to %s: %v\n", cfg.out, err)
+	}
+	if err := reports.PrintSummary(stdout, run, cfg.color); err != nil {
+		fmt.Fprintf(stderr, "mcpspec: printing the summary: %v\n", err)
+	}
+	fmt.Fprintf(stdout, "reports: %s\n", filepath.Join(cfg.out, reports.ResultsFile))
+	var ue *usageError
+	if errors.As(runErr, &ue) {
+		return reports.ExitUsage, runErr
+	}
+	code := reports.ExitCode(run, cfg.strict)
+	return code, runErr
+}
+
+func describeTargets(ts []harness.Target) reports.Target {
+	var t reports.Target
+	var parts []string
+	for _, x := range ts {
+		parts = append(parts, x.Describe())
+		t.Transports = append(t.Transports, x.Transport)
+	}
+	t.Description = strings.Join(parts, "; ")
+	return t
+}

@@ -1,0 +1,375 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/harness/streamhttp"
+	"github.com/mcpspec/mcpspec/harness/wire"
+)
+
+// ClientInfo is how the harness introduces itself.
+var ClientInfo = map[string]any{"name": "mcpspec", "version": "0.1.0"}
+
+// Session is a connection at one protocol revision: after initialize (Open) or raw (Attach).
+type Session struct {
+	Conn      wire.Conn
+	Requested string // the revision asked for
+	env       *Env
+
+	mu          sync.Mutex
+	negotiated  string
+	initialized bool
+	init        jsonrpc.Message
+	schemaErrs  []SchemaViolation
+	owner       string
+}
+
+// SchemaViolation is an inbound message that does not validate against the negotiated
+// revision's schema.
+type SchemaViolation struct {
+	Index int // inbox position
+	Err   error
+	Raw   string
+}
+
+// Attach wraps a connection without initializing it; every inbound message is validated
+// against the requested revision until a negotiation says otherwise.
+func Attach(conn wire.Conn, env *Env, revision string) *Session {
+	s := &Session{Conn: conn, Requested: revision, env: env, owner: "session"}
+	conn.Inbox().OnPut(s.validate)
+	return s
+}
+
+// ErrNoResponse means a request got no response within the request timeout.
+var ErrNoResponse = errors.New("no response")
+
+// InitError is a server's answer to initialize that is not a usable result.
+type InitError struct {
+	Response jsonrpc.Message
+	Status   int    // HTTP status, when the answer was an HTTP error
+	Body     []byte // its body
+}
+
+func (e *InitError) Error() string {
+	if e.Status != 0 && len(e.Response.Raw) == 0 {
+		return fmt.Sprintf("initialize was answered with HTTP %d: %s", e.Status, clip(string(e.Body), 300))
+	}
+	return fmt.Sprintf("initialize was answered without a result: %s", clip(string(e.Response.Raw), 300))
+}
+
+// Open attaches to conn and runs the handshake: initialize at revision, then
+// notifications/initialized. A target that never answers is an InfraError with its stderr.
+func Open(ctx context.Context, conn wire.Conn, env *Env, revision, owner string) (*Session, error) {
+	s := Attach(conn, env, revision)
+	s.SetOwner(owner)
+	ctx, cancel := context.WithTimeout(ctx, env.Timeouts.Startup)
+	defer cancel()
+	id := s.NextID()
+	frame, err := jsonrpc.NewRequest(id, "initialize", InitializeParams(revision))
+	if err != nil {
+		return s, err
+	}
+	from := conn.Inbox().Len()
+	d, err := conn.Send(ctx, frame)
+	if err != nil {
+		return s, &InfraError{What: fmt.Sprintf("sending initialize (%s)", revision), Err: err, Stderr: conn.Diagnostics()}
+	}
+	resp, err := s.AwaitReply(ctx, d, from, id)
+	if err != nil {
+		if d.Ready(ctx) == nil && d.Status >= 400 {
+			return s, &InitError{Response: resp, Status: d.Status, Body: d.Body}
+		}
+		return s, &InfraError{What: fmt.Sprintf("the server did not answer initialize (%s)", revision), Err: err, Stderr: conn.Diagnostics()}
+	}
+	if hc, ok := conn.(*streamhttp.Conn); ok && d.Ready(ctx) == nil {
+		hc.SetSession(d.Header.Get(streamhttp.HeaderSession))
+	}
+	if err := s.Adopt(resp); err != nil {
+		return s, err
+	}
+	if _, err := s.Notify(ctx, "notifications/initialized", nil); err != nil {
+		return s, &InfraError{What: "sending notifications/initialized", Err: err, Stderr: conn.Diagnostics()}
+	}
+	return s, nil
+}
+
+// InitializeParams are the harness's initialize params at revision: no client capabilities, so
+// the server has no reason to send requests of its own.
+func InitializeParams(revision string) map[string]any {
+	return map[string]any{"protocolVersion": revision, "capabilities": map[string]any{}, "clientInfo": ClientInfo}
+}
+
+// Adopt takes an initialize response as this session's: the negotiated revision, and over HTTP the
+// session id and protocol-version header for later requests.
+func (s *Session) Adopt(resp jsonrpc.Message) error {
+	obj, ok := resp.ResultObject()
+	if !ok {
+		return &InitError{Response: resp}
+	}
+	var version string
+	_ = json.Unmarshal(obj["protocolVersion"], &version)
+	s.mu.Lock()
+	s.init, s.negotiated, s.initialized = resp, version, true
+	s.mu.Unlock()
+	if hc, ok := s.Conn.(*streamhttp.Conn); ok {
+		if version >= Rev20250618 && IsKnownRevision(version) {
+			hc.SetProtocolVersion(version)
+		}
+	}
+	return nil
+}
+
+// Negotiated is the revision the server answered with ("" before initialize).
+func (s *Session) Negotiated() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.negotiated
+}
+
+// Revision is the revision messages are judged by: the negotiated one, else the requested one.
+func (s *Session) Revision() string {
+	if n := s.Negotiated(); IsKnownRevision(n) {
+		return n
+	}
+	return s.Requested
+}
+
+// InitResponse is the server's initialize response.
+func (s *Session) InitResponse() jsonrpc.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.init
+}
+
+// InitResult returns the members of the initialize result.
+func (s *Session) InitResult() map[string]json.RawMessage {
+	obj, _ := s.InitResponse().ResultObject()
+	return obj
+}
+
+// HasCapability reports whether the server declared capability name (e.g. "tools").
+func (s *Session) HasCapability(name string) bool {
+	var caps map[string]json.RawMessage
+	_ = json.Unmarshal(s.InitResult()["capabilities"], &caps)
+	_, ok := caps[name]
+	return ok
+}
+
+// ServerInfo returns serverInfo as the server sent it.
+func (s *Session) ServerInfo() map[string]any {
+	var info map[string]any
+	_ = json.Unmarshal(s.InitResult()["serverInfo"], &info)
+	return info
+}
+
+// SetOwner names the check now using the session; new ids carry the name.
+func (s *Session) SetOwner(owner string) {
+	s.mu.Lock()
+	s.owner = owner
+	s.mu.Unlock()
+}
+
+func (s *Session) currentOwner() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.owner
+}
+
+// Env returns the run environment.
+func (s *Session) Env() *Env { return s.env }
+
+// NextID returns a fresh string id owned by the current check.
+func (s *Session) NextID() jsonrpc.ID { return s.env.IDs.String(s.currentOwner()) }
+
+// NextNumberID returns a fresh integer id owned by the current check.
+func (s *Session) NextNumberID() jsonrpc.ID { return s.env.IDs.Number(s.currentOwner()) }
+
+// Request sends a request with a fresh id and waits for its response, bounded by the request
+// timeout.
+func (s *Session) Request(ctx context.Context, method string, params any) (jsonrpc.Message, error) {
+	return s.RequestWithID(ctx, s.NextID(), method, params)
+}
+
+// RequestWithID is Request with a chosen id.
+func (s *Session) RequestWithID(ctx context.Context, id jsonrpc.ID, method string, params any) (jsonrpc.Message, error) {
+	frame, err := jsonrpc.NewRequest(id, method, params)
+	if err != nil {
+		return jsonrpc.Message{}, err
+	}
+	return s.Exchange(ctx, id, frame)
+}
+
+// Exchange sends any frame and waits for the response with id.
+func (s *Session) Exchange(ctx context.Context, id jsonrpc.ID, frame []byte) (jsonrpc.Message, error) {
+	from := s.Conn.Inbox().Len()
+	d, err := s.Conn.Send(ctx, frame)
+	if err != nil {
+		return jsonrpc.Message{}, err
+	}
+	return s.AwaitReply(ctx, d, from, id)
+}
+
+// AwaitReply is Await that also gives up as soon as the delivery that should carry the reply
+// (an HTTP response) has ended without it.
+func (s *Session) AwaitReply(ctx context.Context, d *wire.Delivery, from int, id jsonrpc.ID) (jsonrpc.Message, error) {
+	r, err := s.WaitFor(ctx, d, from, wire.RespondsTo(id))
+	if err != nil {
+		return jsonrpc.Message{}, fmt.Errorf("%w to id %s: %v", ErrNoResponse, id.Text(), err)
+	}
+	resp, _ := wire.FindResponse(r.Msg, id)
+	return resp, nil
+}
+
+// errDeliveryEnded: the HTTP response that should have carried the reply ended without it.
+var errDeliveryEnded = errors.New("the HTTP response ended without it")
+
+// WaitFor waits, bounded by the request timeout, for a message matching match from inbox
+// position from. With a delivery that carries replies, it stops once that delivery has ended.
+func (s *Session) WaitFor(ctx context.Context, d *wire.Delivery, from int, match func(wire.Received) bool) (wire.Received, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.env.Timeouts.Request)
+	defer cancel()
+	waitCtx := ctx
+	if d != nil && d.CarriesReplies {
+		var stop context.CancelCauseFunc
+		waitCtx, stop = context.WithCancelCause(ctx)
+		defer stop(nil)
+		go func() {
+			select {
+			case <-d.FinishedChan():
+				stop(errDeliveryEnded)
+			case <-waitCtx.Done():
+			}
+		}()
+	}
+	r, err := s.Conn.Inbox().Wait(waitCtx, from, match)
+	if err == nil {
+		return r, nil
+	}
+	switch {
+	case errors.Is(context.Cause(waitCtx), errDeliveryEnded):
+		if d.Err != nil {
+			return r, fmt.Errorf("%w (%v)", errDeliveryEnded, d.Err)
+		}
+		return r, fmt.Errorf("%w (HTTP %d)", errDeliveryEnded, d.Status)
+	case errors.Is(err, context.DeadlineExceeded):
+		return r, fmt.Errorf("nothing within %s", s.env.Timeouts.Request)
+	}
+	return r, err
+}
+
+// Await waits, from inbox position from, for the response with id.
+func (s *Session) Await(ctx context.Context, from int, id jsonrpc.ID) (jsonrpc.Message, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.env.Timeouts.Request)
+	defer cancel()
+	r, err := s.Conn.Inbox().Wait(ctx, from, wire.RespondsTo(id))
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return jsonrpc.Message{}, fmt.Errorf("%w to id %s within %s", ErrNoResponse, id.Text(), s.env.Timeouts.Request)
+		}
+		return jsonrpc.Message{}, err
+	}
+	resp, _ := wire.FindResponse(r.Msg, id)
+	return resp, nil
+}
+
+// Notify sends a notification.
+func (s *Session) Notify(ctx context.Context, method string, params any) (*wire.Delivery, error) {
+	frame, err := jsonrpc.NewNotification(method, params)
+	if err != nil {
+		return nil, err
+	}
+	return s.Conn.Send(ctx, frame)
+}
+
+// Send writes raw bytes: a message, a batch, broken JSON.
+func (s *Session) Send(ctx context.Context, frame []byte) (*wire.Delivery, error) {
+	return s.Conn.Send(ctx, frame)
+}
+
+// Mark is the inbox position to pass to Quiet or Since after sending something.
+func (s *Session) Mark() int { return s.Conn.Inbox().Len() }
+
+// Quiet proves silence: it sends a sentinel ping and waits for its answer (so everything sent
+// before it has been read and, on one ordered connection, answered), then listens for the quiet
+// window. It returns every message received since from except the sentinel's answer.
+func (s *Session) Quiet(ctx context.Context, from int) ([]wire.Received, error) {
+	id := s.NextID()
+	if _, err := s.RequestWithID(ctx, id, "ping", nil); err != nil {
+		return s.Conn.Inbox().Since(from), fmt.Errorf("sentinel ping: %w", err)
+	}
+	timer := time.NewTimer(s.env.Timeouts.Quiet)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-s.Conn.Done():
+	}
+	var out []wire.Received
+	sentinelSeen := false
+	for _, r := range s.Conn.Inbox().Since(from) {
+		if !sentinelSeen && r.Msg.Kind == jsonrpc.Response && r.Msg.ID == id {
+			sentinelSeen = true
+			continue
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// SchemaViolations returns the inbound messages from inbox position from on that did not
+// validate against the session's revision.
+func (s *Session) SchemaViolations(from int) []SchemaViolation {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []SchemaViolation
+	for _, v := range s.schemaErrs {
+		if v.Index >= from {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// validate checks one inbound message against the session's revision. Replies to unreadable
+// requests are exempt: JSON-RPC requires their id to be null, which the MCP schemas forbid (a
+// known tension in the spec), and JRPC-ID-NULL-ON-UNREADABLE judges them instead.
+func (s *Session) validate(r wire.Received) {
+	rev := s.Revision()
+	msgs := []jsonrpc.Message{r.Msg}
+	if r.Msg.Kind == jsonrpc.Batch {
+		msgs = r.Msg.Elems
+	}
+	for _, m := range msgs {
+		if m.Kind == jsonrpc.Invalid || unreadableReply(m) {
+			continue
+		}
+		if err := s.env.Validator.Message(rev, m.Raw); err != nil {
+			s.mu.Lock()
+			s.schemaErrs = append(s.schemaErrs, SchemaViolation{Index: r.Index, Err: err, Raw: clip(string(m.Raw), 500)})
+			s.mu.Unlock()
+			s.Conn.Transcript().Notef("schema (%s): %v", rev, err)
+		}
+	}
+}
+
+func unreadableReply(m jsonrpc.Message) bool {
+	if m.Kind != jsonrpc.Response || !m.HasError || (m.HasID && !m.ID.IsNull()) {
+		return false
+	}
+	e, _ := m.ErrorObject()
+	return e.CodeInt == -32700 || e.CodeInt == -32600
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

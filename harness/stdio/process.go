@@ -1,0 +1,153 @@
+package stdio
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Command is what to launch.
+type Command struct {
+	Argv []string
+	Env  []string // extra K=V pairs, added to the harness's own environment
+	Dir  string
+}
+
+func (c Command) String() string { return strings.Join(c.Argv, " ") }
+
+// Process is a launched command in its own process group, with its three standard streams
+// connected to pipes. It is the part shared by stdio targets and launched HTTP servers.
+type Process struct {
+	cmd    *exec.Cmd
+	Stdin  *os.File // nil when not requested
+	Stdout *os.File // nil when not requested
+	stderr *ring
+	done   chan struct{}
+	mu     sync.Mutex
+	exit   error
+}
+
+// StderrLimit is how much of the target's stderr is kept.
+const StderrLimit = 16 << 10
+
+// Start launches cmd. With pipes, stdin and stdout are connected to the harness; otherwise they
+// are /dev/null (a launched HTTP server). Stderr is always kept in a ring buffer.
+func Start(c Command, pipes bool) (*Process, error) {
+	if len(c.Argv) == 0 {
+		return nil, errors.New("empty command")
+	}
+	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
+	cmd.Dir = c.Dir
+	cmd.Env = append(os.Environ(), c.Env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p := &Process{cmd: cmd, stderr: newRing(StderrLimit), done: make(chan struct{})}
+
+	var childEnds []*os.File
+	closeAll := func(files ...*os.File) {
+		for _, f := range files {
+			if f != nil {
+				f.Close()
+			}
+		}
+	}
+	if pipes {
+		inR, inW, err := os.Pipe()
+		if err != nil {
+			return nil, fmt.Errorf("stdin pipe: %w", err)
+		}
+		outR, outW, err := os.Pipe()
+		if err != nil {
+			closeAll(inR, inW)
+			return nil, fmt.Errorf("stdout pipe: %w", err)
+		}
+		cmd.Stdin, cmd.Stdout = inR, outW
+		p.Stdin, p.Stdout = inW, outR
+		childEnds = append(childEnds, inR, outW)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(append(childEnds, p.Stdin, p.Stdout)...)
+		return nil, fmt.Errorf("stderr pipe: %w", err)
+	}
+	cmd.Stderr = errW
+	childEnds = append(childEnds, errW)
+
+	if err := cmd.Start(); err != nil {
+		closeAll(append(childEnds, p.Stdin, p.Stdout, errR)...)
+		return nil, fmt.Errorf("start %q: %w", c.Argv[0], err)
+	}
+	// The child has its copies; closing ours lets reads see EOF when the child's side closes.
+	closeAll(childEnds...)
+	go func() {
+		_, _ = io.Copy(p.stderr, errR)
+		errR.Close()
+	}()
+	go func() {
+		err := cmd.Wait()
+		p.mu.Lock()
+		p.exit = err
+		if err == nil {
+			p.exit = errExitedZero
+		}
+		p.mu.Unlock()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+var errExitedZero = errors.New("exit status 0")
+
+// Pid is the process id, which is also its process group id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Done is closed when the process has exited.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// ExitErr describes how the process ended, or nil while it runs.
+func (p *Process) ExitErr() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.exit
+}
+
+// StderrTail returns the last bytes the process wrote to stderr.
+func (p *Process) StderrTail() string { return p.stderr.String() }
+
+// Stop ends the process group: close stdin and give the server the grace period to exit on its
+// own, then SIGTERM the group, then SIGKILL it. Every step ends as soon as the process is gone.
+// The group is killed at the end in any case, so children the server started do not outlive it.
+func (p *Process) Stop(grace time.Duration) {
+	if p.Stdin != nil {
+		p.Stdin.Close()
+	}
+	pgid := p.Pid()
+	// Without a stdin pipe (a launched HTTP server) there is no EOF to wait for.
+	if p.Stdin == nil || !p.waitExit(grace) {
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		if !p.waitExit(grace) {
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			p.waitExit(grace)
+		}
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	if p.Stdout != nil {
+		p.Stdout.Close()
+	}
+}
+
+func (p *Process) waitExit(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.done:
+		return true
+	case <-t.C:
+		return false
+	}
+}

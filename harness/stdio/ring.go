@@ -1,0 +1,31 @@
+package stdio
+
+import "sync"
+
+// ring keeps the last n bytes written to it: a bounded stderr tail for error messages.
+type ring struct {
+	mu    sync.Mutex
+	buf   []byte
+	limit int
+	total int64
+}
+
+func newRing(limit int) *ring { return &ring{limit: limit} }
+
+func (r *ring) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.total += int64(len(p))
+	r.buf = append(r.buf, p...)
+	if over := len(r.buf) - r.limit; over > 0 {
+		r.buf = append(r.buf[:0], r.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+// String returns the kept tail.
+func (r *ring) String() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return string(r.buf)
+}

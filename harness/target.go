@@ -1,0 +1,256 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpspec/mcpspec/harness/stdio"
+	"github.com/mcpspec/mcpspec/harness/streamhttp"
+	"github.com/mcpspec/mcpspec/harness/transcript"
+	"github.com/mcpspec/mcpspec/harness/wire"
+)
+
+// Target is a server under test reached over one transport.
+type Target struct {
+	Transport string        // wire.Stdio or wire.HTTP
+	Command   stdio.Command // stdio: the server; http: the server to launch first (optional)
+	URL       string        // http: the endpoint
+	Header    http.Header   // http: extra headers on every request (secrets)
+}
+
+// Describe is a one-line description for reports.
+func (t Target) Describe() string {
+	switch t.Transport {
+	case wire.Stdio:
+		return "stdio: " + t.Command.String()
+	default:
+		if len(t.Command.Argv) > 0 {
+			return fmt.Sprintf("http: %s (launched: %s)", t.URL, t.Command.String())
+		}
+		return "http: " + t.URL
+	}
+}
+
+// Validator judges messages against the official schema of a revision (package schema).
+type Validator interface {
+	Message(revision string, raw []byte) error
+	Definition(revision, name string, raw []byte) error
+}
+
+// Env is what every connection of a run shares.
+type Env struct {
+	Timeouts  Timeouts
+	IDs       *IDs
+	Validator Validator
+}
+
+// NewEnv returns an environment with fresh ids; v should compile each schema once for the run.
+func NewEnv(t Timeouts, v Validator) *Env {
+	return &Env{Timeouts: t, IDs: NewIDs(), Validator: v}
+}
+
+// InfraError is a failure of the target's infrastructure, not of a protocol rule: the server
+// could not be started, its URL never answered, it died before initialize.
+type InfraError struct {
+	What   string
+	Err    error
+	Stderr string // the tail of the server's stderr, when there is one
+}
+
+func (e *InfraError) Error() string {
+	msg := e.What
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	if tail := strings.TrimSpace(e.Stderr); tail != "" {
+		msg += "\nserver stderr (last lines):\n" + lastLines(tail, 12)
+	}
+	return msg
+}
+
+func (e *InfraError) Unwrap() error { return e.Err }
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Launcher makes connections to one target. Over stdio each connection is a new process; over
+// HTTP every connection shares the one server process it launched, if any.
+type Launcher struct {
+	target Target
+	env    *Env
+
+	mu      sync.Mutex
+	server  *stdio.Process
+	started bool
+	broken  error
+	conns   []wire.Conn
+}
+
+// NewLauncher prepares a launcher; nothing starts until Connect.
+func NewLauncher(t Target, env *Env) *Launcher { return &Launcher{target: t, env: env} }
+
+// Target returns what the launcher connects to.
+func (l *Launcher) Target() Target { return l.target }
+
+// Connect returns a new, unused connection. The first failure to reach the target is remembered,
+// so a server that cannot start costs the startup timeout once, not once per check.
+func (l *Launcher) Connect(ctx context.Context) (wire.Conn, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.broken != nil {
+		return nil, l.broken
+	}
+	conn, err := l.connect(ctx)
+	if err != nil {
+		var infra *InfraError
+		if errors.As(err, &infra) {
+			l.broken = err
+		}
+		return nil, err
+	}
+	l.conns = append(l.conns, conn)
+	return conn, nil
+}
+
+// Broken marks the target unusable for the rest of the run (e.g. it never answered initialize).
+func (l *Launcher) Broken(err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.broken == nil {
+		l.broken = err
+	}
+}
+
+// BrokenErr returns why the target is unusable, or nil.
+func (l *Launcher) BrokenErr() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.broken
+}
+
+func (l *Launcher) connect(ctx context.Context) (wire.Conn, error) {
+	t := l.env.Timeouts
+	switch l.target.Transport {
+	case wire.Stdio:
+		conn, err := stdio.Launch(l.target.Command, stdio.Options{WriteTimeout: t.Request, StopGrace: t.Shutdown, Transcript: transcript.New()})
+		if err != nil {
+			return nil, &InfraError{What: "cannot start the server " + l.target.Command.String(), Err: err}
+		}
+		return conn, nil
+	case wire.HTTP:
+		if err := l.ensureServer(ctx); err != nil {
+			return nil, err
+		}
+		var server interface {
+			Done() <-chan struct{}
+			ExitErr() error
+			StderrTail() string
+		}
+		if l.server != nil {
+			server = l.server
+		}
+		return streamhttp.Dial(streamhttp.Options{URL: l.target.URL, Header: l.target.Header, HeaderTimeout: t.Request, Transcript: transcript.New(), Server: server}), nil
+	default:
+		return nil, fmt.Errorf("unknown transport %q", l.target.Transport)
+	}
+}
+
+// ensureServer launches the HTTP server command once and waits until its port accepts
+// connections, the process dies, or the startup timeout passes.
+func (l *Launcher) ensureServer(ctx context.Context) error {
+	if l.started {
+		return nil
+	}
+	l.started = true
+	if len(l.target.Command.Argv) > 0 {
+		p, err := stdio.Start(l.target.Command, false)
+		if err != nil {
+			return &InfraError{What: "cannot start the HTTP server " + l.target.Command.String(), Err: err}
+		}
+		l.server = p
+	}
+	return l.awaitListening(ctx)
+}
+
+// readinessPoll is how often a launched server's port is tried while it starts: nothing tells a
+// client when a port opens, so this is the one place the harness polls, always under a deadline.
+const readinessPoll = 20 * time.Millisecond
+
+func (l *Launcher) awaitListening(ctx context.Context) error {
+	u, err := url.Parse(l.target.URL)
+	if err != nil || u.Host == "" {
+		return &InfraError{What: "bad URL " + l.target.URL, Err: err}
+	}
+	host := u.Host
+	if u.Port() == "" {
+		host = net.JoinHostPort(u.Hostname(), map[string]string{"https": "443"}[u.Scheme]+map[bool]string{true: "80"}[u.Scheme != "https"])
+	}
+	ctx, cancel := context.WithTimeout(ctx, l.env.Timeouts.Startup)
+	defer cancel()
+	tick := time.NewTicker(readinessPoll)
+	defer tick.Stop()
+	var lastErr error
+	for {
+		var d net.Dialer
+		c, err := d.DialContext(ctx, "tcp", host)
+		if err == nil {
+			c.Close()
+			return nil
+		}
+		lastErr = err
+		var stderr string
+		var died <-chan struct{}
+		if l.server != nil {
+			stderr, died = l.server.StderrTail(), l.server.Done()
+		}
+		select {
+		case <-died:
+			return &InfraError{What: "the HTTP server exited before " + l.target.URL + " answered", Err: l.server.ExitErr(), Stderr: l.server.StderrTail()}
+		case <-ctx.Done():
+			return &InfraError{What: fmt.Sprintf("%s did not accept connections within the startup timeout (%s)", l.target.URL, l.env.Timeouts.Startup), Err: lastErr, Stderr: stderr}
+		case <-tick.C:
+		}
+	}
+}
+
+// Close closes every connection and stops every process the launcher started.
+func (l *Launcher) Close() {
+	l.mu.Lock()
+	conns, server := l.conns, l.server
+	l.conns, l.server = nil, nil
+	l.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Add(1)
+		go func() { defer wg.Done(); c.Close() }()
+	}
+	wg.Wait()
+	if server != nil {
+		server.Stop(l.env.Timeouts.Shutdown)
+	}
+}
+
+// Release closes one connection early and forgets it.
+func (l *Launcher) Release(c wire.Conn) {
+	l.mu.Lock()
+	for i, x := range l.conns {
+		if x == c {
+			l.conns = append(l.conns[:i], l.conns[i+1:]...)
+			break
+		}
+	}
+	l.mu.Unlock()
+	c.Close()
+}

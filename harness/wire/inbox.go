@@ -1,0 +1,159 @@
+// Package wire holds what every transport shares: the inbox of received messages, the
+// connection interface the checks drive, and the violations a transport observes.
+package wire
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+)
+
+// Received is one message as it arrived.
+type Received struct {
+	Index   int // position in the inbox, from 0
+	At      time.Time
+	Channel string // where it came from: "stdout", "POST-JSON", "POST-SSE", "GET-SSE", "SSE"
+	Msg     jsonrpc.Message
+}
+
+// ErrClosed is returned by waits once the connection has ended and nothing more can arrive.
+var ErrClosed = errors.New("connection closed")
+
+// Inbox is an append-only log of received messages. Readers keep their own position, so one
+// check waiting for a response never steals a message another is waiting for.
+type Inbox struct {
+	mu     sync.Mutex
+	msgs   []Received
+	wake   chan struct{}
+	closed error
+	onPut  func(Received)
+}
+
+// NewInbox returns an empty inbox.
+func NewInbox() *Inbox { return &Inbox{wake: make(chan struct{})} }
+
+// OnPut installs a hook called (outside the lock) for every message put afterwards, e.g. a
+// schema validator.
+func (b *Inbox) OnPut(f func(Received)) {
+	b.mu.Lock()
+	b.onPut = f
+	b.mu.Unlock()
+}
+
+// Put appends a message and wakes every waiter.
+func (b *Inbox) Put(channel string, msg jsonrpc.Message) {
+	b.mu.Lock()
+	r := Received{Index: len(b.msgs), At: time.Now(), Channel: channel, Msg: msg}
+	b.msgs = append(b.msgs, r)
+	close(b.wake)
+	b.wake = make(chan struct{})
+	hook := b.onPut
+	b.mu.Unlock()
+	if hook != nil {
+		hook(r)
+	}
+}
+
+// Close marks the end of input with its cause; waiters return once they have seen everything.
+func (b *Inbox) Close(cause error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed != nil {
+		return
+	}
+	if cause == nil {
+		cause = ErrClosed
+	}
+	b.closed = cause
+	close(b.wake)
+	b.wake = make(chan struct{})
+}
+
+// Closed returns the cause of the end of input, or nil while the connection is open.
+func (b *Inbox) Closed() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.closed
+}
+
+// Len is the number of messages received so far; use it as a starting position.
+func (b *Inbox) Len() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.msgs)
+}
+
+// Since returns the messages received from position from on.
+func (b *Inbox) Since(from int) []Received {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if from >= len(b.msgs) {
+		return nil
+	}
+	return append([]Received(nil), b.msgs[from:]...)
+}
+
+// Wait returns the first message at or after position from that satisfies match. It ends with
+// ctx's error, or with the close cause once the inbox is closed and nothing matched.
+func (b *Inbox) Wait(ctx context.Context, from int, match func(Received) bool) (Received, error) {
+	for {
+		b.mu.Lock()
+		for i := from; i < len(b.msgs); i++ {
+			if match(b.msgs[i]) {
+				r := b.msgs[i]
+				b.mu.Unlock()
+				return r, nil
+			}
+		}
+		from = len(b.msgs)
+		closed, wake := b.closed, b.wake
+		b.mu.Unlock()
+		if closed != nil {
+			return Received{}, fmt.Errorf("%w (%v)", ErrClosed, closed)
+		}
+		select {
+		case <-ctx.Done():
+			return Received{}, ctx.Err()
+		case <-wake:
+		}
+	}
+}
+
+// RespondsTo matches a response with the given id, alone or inside a batch.
+func RespondsTo(id jsonrpc.ID) func(Received) bool {
+	return func(r Received) bool { return ContainsResponse(r.Msg, id) }
+}
+
+// ContainsResponse reports whether m is, or is a batch containing, a response with id.
+func ContainsResponse(m jsonrpc.Message, id jsonrpc.ID) bool {
+	switch m.Kind {
+	case jsonrpc.Response:
+		return m.ID == id
+	case jsonrpc.Batch:
+		for _, e := range m.Elems {
+			if e.Kind == jsonrpc.Response && e.ID == id {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// FindResponse returns the response with id from m, alone or inside a batch.
+func FindResponse(m jsonrpc.Message, id jsonrpc.ID) (jsonrpc.Message, bool) {
+	if m.Kind == jsonrpc.Response && m.ID == id {
+		return m, true
+	}
+	if m.Kind == jsonrpc.Batch {
+		for _, e := range m.Elems {
+			if e.Kind == jsonrpc.Response && e.ID == id {
+				return e, true
+			}
+		}
+	}
+	return jsonrpc.Message{}, false
+}

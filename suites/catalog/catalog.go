@@ -1,0 +1,134 @@
+// Package catalog is the requirement catalogue as data: every requirement ID mcpspec knows, its
+// level as the spec words it, the revisions it applies to and where the spec says it.
+package catalog
+
+import (
+	_ "embed"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"gopkg.in/yaml.v3"
+)
+
+//go:embed catalog.yaml
+var catalogYAML []byte
+
+// Entry is one catalogue row.
+type Entry struct {
+	ID                string   `yaml:"id"`
+	Area              string   `yaml:"area"`
+	Level             string   `yaml:"level"`
+	Versions          []string `yaml:"versions"`
+	VersionsAsWritten string   `yaml:"versionsAsWritten"`
+	Source            string   `yaml:"source"`
+}
+
+var (
+	loadOnce sync.Once
+	entries  map[string]Entry
+	ordered  []Entry
+	loadErr  error
+)
+
+func load() {
+	var doc struct {
+		Requirements []Entry `yaml:"requirements"`
+	}
+	dec := yaml.NewDecoder(strings.NewReader(string(catalogYAML)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&doc); err != nil {
+		loadErr = fmt.Errorf("requirement catalogue: %w", err)
+		return
+	}
+	entries = make(map[string]Entry, len(doc.Requirements))
+	for _, e := range doc.Requirements {
+		if _, dup := entries[e.ID]; dup {
+			loadErr = fmt.Errorf("requirement catalogue: duplicate id %s", e.ID)
+			return
+		}
+		entries[e.ID] = e
+	}
+	ordered = doc.Requirements
+}
+
+// All returns every entry in catalogue order.
+func All() ([]Entry, error) {
+	loadOnce.Do(load)
+	return ordered, loadErr
+}
+
+// Lookup returns the entry for id.
+func Lookup(id string) (Entry, bool) {
+	loadOnce.Do(load)
+	e, ok := entries[id]
+	return e, ok
+}
+
+// Known reports whether id is in the catalogue.
+func Known(id string) bool { _, ok := Lookup(id); return ok }
+
+// Areas returns the area codes in use, sorted.
+func Areas() []string {
+	loadOnce.Do(load)
+	seen := map[string]bool{}
+	for _, e := range ordered {
+		seen[e.Area] = true
+	}
+	var out []string
+	for a := range seen {
+		out = append(out, a)
+	}
+	sort.Strings(out)
+	return out
+}
+
+const jsonRPCSpec = "https://www.jsonrpc.org/specification"
+
+var (
+	mdxRef   = regexp.MustCompile(`(?:<v>/|\d{4}-\d{2}-\d{2}/|^|\s)((?:basic|server|client)/[\w/.-]+?)(?:\.mdx)`)
+	sectRef  = regexp.MustCompile(`§\s*([^;⟦(]+)`)
+	jsonRPCs = map[string]string{"§4": "request_object", "§4.1": "notification", "§4.2": "parameter_structures", "§5": "response_object", "§5.1": "error_object", "§6": "batch", "§7": "examples", "§8": "extensions"}
+)
+
+// SpecURL links the requirement's source at revision: the MCP specification page and section of
+// that revision, or the JSON-RPC 2.0 section.
+func (e Entry) SpecURL(revision string) string {
+	if strings.HasPrefix(e.Source, "JSON-RPC 2.0") {
+		if m := regexp.MustCompile(`§\d(\.\d)?`).FindString(e.Source); m != "" {
+			if anchor, ok := jsonRPCs[m]; ok {
+				return jsonRPCSpec + "#" + anchor
+			}
+		}
+		return jsonRPCSpec
+	}
+	base := "https://modelcontextprotocol.io/specification/" + revision
+	m := mdxRef.FindStringSubmatch(e.Source)
+	if m == nil {
+		return base
+	}
+	page := strings.TrimSuffix(m[1], "/index")
+	url := base + "/" + page
+	if s := sectRef.FindStringSubmatch(e.Source); s != nil {
+		parts := strings.Split(s[1], "›")
+		url += "#" + slug(parts[len(parts)-1])
+	}
+	return url
+}
+
+// slug turns a heading into the anchor the spec site gives it.
+func slug(h string) string {
+	h = strings.ToLower(strings.TrimSpace(h))
+	var b strings.Builder
+	for _, r := range h {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-':
+			b.WriteRune(r)
+		case r == ' ':
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,180 @@
+// Package conform is the one path by which a requirement becomes a Ginkgo spec: it looks the ID up
+// in the catalogue, adds the labels, gives the check a session at the right revision over the
+// right transport, and turns the check's finding into a result and a Ginkgo outcome.
+package conform
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/wire"
+	"github.com/mcpspec/mcpspec/suites/catalog"
+)
+
+// Connection says what a check needs to start from.
+type Connection int
+
+const (
+	// Shared: an initialized session that other checks use too. Most checks.
+	Shared Connection = iota
+	// Fresh: an initialized session of its own (the check reuses ids, or breaks state).
+	Fresh
+	// Raw: a connection of its own on which nothing has been sent yet.
+	Raw
+)
+
+// Check is one requirement's check, with mcpspec's own reading of it.
+type Check struct {
+	ID          string
+	Level       string // MUST, SHOULD or MAY: a violation fails a MUST and warns a SHOULD
+	LevelReason string // why this level, where the spec's wording needed a decision
+	Summary     string // the requirement in mcpspec's words
+	Versions    []string
+	Transports  []string
+	Connection  Connection
+	// Once: the check does not depend on the session's revision (it probes the server with its
+	// own initialize); it runs at the newest selected revision only.
+	Once bool
+	Run  func(t *T) Finding
+}
+
+// Title is the spec title: the ID first, so --focus 'ID' selects it.
+func (c *Check) Title() string { return fmt.Sprintf("%s [%s] %s", c.ID, c.Level, c.Summary) }
+
+// Area is the catalogue's area code.
+func (c *Check) Area() string {
+	e, _ := catalog.Lookup(c.ID)
+	return e.Area
+}
+
+// AppliesTo reports whether the check runs at revision over transport.
+func (c *Check) AppliesTo(revision, transport string) bool {
+	return slices.Contains(c.Versions, revision) && slices.Contains(c.Transports, transport)
+}
+
+// validate fills defaults from the catalogue and rejects what cannot be right.
+func (c *Check) validate() error {
+	e, ok := catalog.Lookup(c.ID)
+	if !ok {
+		return fmt.Errorf("check %q: no such requirement in the catalogue", c.ID)
+	}
+	switch c.Level {
+	case "MUST", "SHOULD", "MAY":
+	default:
+		return fmt.Errorf("check %s: level %q is not MUST, SHOULD or MAY", c.ID, c.Level)
+	}
+	if c.Summary == "" || c.Run == nil {
+		return fmt.Errorf("check %s: needs a summary and a Run function", c.ID)
+	}
+	if len(c.Versions) == 0 {
+		for _, v := range e.Versions {
+			if harness.IsHandshake(v) {
+				c.Versions = append(c.Versions, v)
+			}
+		}
+	}
+	for _, v := range c.Versions {
+		if !slices.Contains(e.Versions, v) {
+			return fmt.Errorf("check %s: revision %s is outside the catalogue's %v", c.ID, v, e.Versions)
+		}
+	}
+	if len(c.Transports) == 0 {
+		c.Transports = []string{wire.Stdio, wire.HTTP}
+	}
+	return nil
+}
+
+// Outcome is what a check found.
+type Outcome int
+
+const (
+	Pass Outcome = iota
+	Violation
+	NotApplicable
+	Untestable
+	Broken // the harness or the target's infrastructure failed
+)
+
+// Finding is a check's verdict with its reason.
+type Finding struct {
+	Outcome Outcome
+	Message string
+	// Severe makes a violation a failure whatever the level: the server crashed or hung on input
+	// it should merely have rejected.
+	Severe bool
+}
+
+// Passed is a pass, with an optional note.
+func Passed(format string, args ...any) Finding {
+	return Finding{Outcome: Pass, Message: fmt.Sprintf(format, args...)}
+}
+
+// Violated says the server broke the requirement: a failure for a MUST, a warning for a SHOULD.
+func Violated(format string, args ...any) Finding {
+	return Finding{Outcome: Violation, Message: fmt.Sprintf(format, args...)}
+}
+
+// Crashed is a violation that fails even a SHOULD: the server died or stopped answering.
+func Crashed(format string, args ...any) Finding {
+	return Finding{Outcome: Violation, Message: fmt.Sprintf(format, args...), Severe: true}
+}
+
+// NA says the requirement does not apply here, and why.
+func NA(format string, args ...any) Finding {
+	return Finding{Outcome: NotApplicable, Message: fmt.Sprintf(format, args...)}
+}
+
+// CannotTest says a prerequisite is missing (never a pass).
+func CannotTest(format string, args ...any) Finding {
+	return Finding{Outcome: Untestable, Message: fmt.Sprintf(format, args...)}
+}
+
+// Failed says the harness could not do its part.
+func Failed(err error) Finding { return Finding{Outcome: Broken, Message: err.Error()} }
+
+// T is what a check works with.
+type T struct {
+	Ctx       context.Context
+	S         *harness.Session
+	Revision  string
+	Transport string
+	Check     *Check
+	run       *Runner
+	extra     []wire.Conn
+}
+
+// Connect opens another raw connection to the target, closed when the check ends.
+func (t *T) Connect() (*harness.Session, error) {
+	conn, err := t.run.launcher(t.Transport).Connect(t.Ctx)
+	if err != nil {
+		return nil, err
+	}
+	t.extra = append(t.extra, conn)
+	s := harness.Attach(conn, t.run.env, t.Revision)
+	s.SetOwner(t.Check.ID)
+	return s, nil
+}
+
+// Open opens another initialized session at revision, closed when the check ends.
+func (t *T) Open(revision string) (*harness.Session, error) {
+	conn, err := t.run.launcher(t.Transport).Connect(t.Ctx)
+	if err != nil {
+		return nil, err
+	}
+	t.extra = append(t.extra, conn)
+	return harness.Open(t.Ctx, conn, t.run.env, revision, t.Check.ID)
+}
+
+// Negotiation is what the server answered to initialize at revision over this transport, from
+// the run's shared session (opened if needed).
+func (t *T) Negotiation(revision string) Negotiation {
+	return t.run.negotiation(t.Ctx, t.Transport, revision)
+}
+
+// Revisions are the handshake revisions mcpspec knows.
+func (t *T) Revisions() []string { return harness.HandshakeRevisions }
+
+// Options are run-wide settings checks may need.
+func (t *T) Options() Options { return t.run.cfg.Options }

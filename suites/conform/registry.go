@@ -1,0 +1,54 @@
+package conform
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+)
+
+var (
+	regMu   sync.Mutex
+	checks  []*Check
+	regErrs []error
+	byID    = map[string]*Check{}
+)
+
+// Register adds checks to the registry. An unknown or duplicate ID, or a malformed check, is an
+// error reported when the tree is built, so it can never pass silently.
+func Register(cs ...Check) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	for i := range cs {
+		c := cs[i]
+		if err := c.validate(); err != nil {
+			regErrs = append(regErrs, err)
+			continue
+		}
+		if _, dup := byID[c.ID]; dup {
+			regErrs = append(regErrs, fmt.Errorf("check %s registered twice", c.ID))
+			continue
+		}
+		byID[c.ID] = &c
+		checks = append(checks, &c)
+	}
+}
+
+// Checks returns every registered check, sorted by ID, and the registration errors.
+func Checks() ([]*Check, error) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	out := append([]*Check(nil), checks...)
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	if len(regErrs) > 0 {
+		return out, fmt.Errorf("invalid check registrations: %v", regErrs)
+	}
+	return out, nil
+}
+
+// Lookup returns the registered check for id.
+func Lookup(id string) (*Check, bool) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	c, ok := byID[id]
+	return c, ok
+}

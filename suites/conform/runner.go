@@ -1,0 +1,349 @@
+package conform
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/transcript"
+	"github.com/mcpspec/mcpspec/reports"
+	"github.com/mcpspec/mcpspec/suites/catalog"
+)
+
+// Options are run-wide settings that some checks read.
+type Options struct {
+	SlowTool     string          // a tool of the target's that takes time and reports progress
+	SlowToolArgs json.RawMessage // its arguments
+}
+
+// Config is one run: the targets (one per transport), the revisions, the timeouts.
+type Config struct {
+	Validator harness.Validator
+	Targets   []harness.Target
+	Revisions []string
+	Timeouts  harness.Timeouts
+	Options   Options
+}
+
+// Runner executes checks against a run's targets and collects their results.
+type Runner struct {
+	cfg       Config
+	env       *harness.Env
+	started   time.Time
+	launchers map[string]*harness.Launcher
+
+	mu      sync.Mutex
+	shared  map[string]*sharedSession // by transport + "/" + revision
+	results []reports.Result
+	errors  []string
+}
+
+type sharedSession struct {
+	s       *harness.Session
+	neg     Negotiation
+	suspect bool
+}
+
+// Negotiation is the outcome of initialize at one requested revision.
+type Negotiation struct {
+	Requested string
+	Answered  string // protocolVersion of the result, "" when there was none
+	Response  []byte // the raw response
+	Err       error  // the server never answered, or answered without a result
+	Infra     bool   // Err is an infrastructure failure
+	Session   *harness.Session
+}
+
+// Supported reports whether the server accepted the requested revision as is.
+func (n Negotiation) Supported() bool { return n.Err == nil && n.Answered == n.Requested }
+
+// NewRunner prepares a run; nothing is launched until a check needs it.
+func NewRunner(cfg Config) *Runner {
+	r := &Runner{cfg: cfg, env: harness.NewEnv(cfg.Timeouts, cfg.Validator), started: time.Now(), launchers: map[string]*harness.Launcher{}, shared: map[string]*sharedSession{}}
+	for _, t := range cfg.Targets {
+		r.launchers[t.Transport] = harness.NewLauncher(t, r.env)
+	}
+	return r
+}
+
+// Env is the run's shared environment.
+func (r *Runner) Env() *harness.Env { return r.env }
+
+// Started is when the run began.
+func (r *Runner) Started() time.Time { return r.started }
+
+func (r *Runner) launcher(transport string) *harness.Launcher { return r.launchers[transport] }
+
+// Close stops every server and connection of the run.
+func (r *Runner) Close() {
+	var wg sync.WaitGroup
+	for _, l := range r.launchers {
+		wg.Add(1)
+		go func() { defer wg.Done(); l.Close() }()
+	}
+	wg.Wait()
+}
+
+// Results returns what has been recorded so far.
+func (r *Runner) Results() []reports.Result {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]reports.Result(nil), r.results...)
+}
+
+// Errors returns infrastructure errors that happened outside any check.
+func (r *Runner) Errors() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.errors...)
+}
+
+// ServerInfo returns the serverInfo of the first session that has one.
+func (r *Runner) ServerInfo() map[string]any {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, rev := range r.cfg.Revisions {
+		for _, t := range r.cfg.Targets {
+			if sh, ok := r.shared[t.Transport+"/"+rev]; ok && sh.s != nil {
+				if info := sh.s.ServerInfo(); info != nil {
+					return info
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// negotiation returns (opening if needed) the shared session at revision over transport.
+func (r *Runner) negotiation(ctx context.Context, transport, revision string) Negotiation {
+	key := transport + "/" + revision
+	r.mu.Lock()
+	sh, ok := r.shared[key]
+	r.mu.Unlock()
+	if ok && !sh.suspect && (sh.neg.Err != nil || !isDead(sh.s)) {
+		return sh.neg
+	}
+	if ok && sh.s != nil {
+		r.launcher(transport).Release(sh.s.Conn)
+	}
+	neg := r.open(ctx, transport, revision)
+	r.mu.Lock()
+	r.shared[key] = &sharedSession{s: neg.Session, neg: neg}
+	r.mu.Unlock()
+	return neg
+}
+
+func (r *Runner) open(ctx context.Context, transport, revision string) Negotiation {
+	neg := Negotiation{Requested: revision}
+	l := r.launcher(transport)
+	conn, err := l.Connect(ctx)
+	if err != nil {
+		neg.Err, neg.Infra = err, true
+		return neg
+	}
+	s, err := harness.Open(ctx, conn, r.env, revision, "session")
+	neg.Session = s
+	neg.Response = s.InitResponse().Raw
+	neg.Answered = s.Negotiated()
+	if err != nil {
+		neg.Err = err
+		var infra *harness.InfraError
+		if errors.As(err, &infra) {
+			neg.Infra = true
+			l.Broken(err)
+		}
+	}
+	return neg
+}
+
+func isDead(s *harness.Session) bool {
+	if s == nil {
+		return true
+	}
+	select {
+	case <-s.Conn.Done():
+		return true
+	default:
+		return s.Conn.Inbox().Closed() != nil
+	}
+}
+
+// markSuspect makes the next check open a new shared session (the server may be in a bad state).
+func (r *Runner) markSuspect(transport, revision string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if sh, ok := r.shared[transport+"/"+revision]; ok {
+		sh.suspect = true
+	}
+}
+
+// checkDeadline bounds one check as a whole, on top of every wait inside it.
+func (r *Runner) checkDeadline() time.Duration {
+	t := r.cfg.Timeouts
+	return t.Startup + 6*t.Request + 4*t.Shutdown
+}
+
+// Execute runs one check at revision over transport and records its result.
+func (r *Runner) Execute(c *Check, revision, transport string) reports.Result {
+	start := time.Now()
+	e, _ := catalog.Lookup(c.ID)
+	res := reports.Result{
+		ID: c.ID, Title: c.Title(), Area: e.Area, Level: c.Level, Version: revision, Transport: transport,
+		SpecURL: e.SpecURL(revision),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), r.checkDeadline())
+	defer cancel()
+	finding, evidence := r.run(ctx, c, revision, transport)
+	level := c.Level
+	if finding.Severe {
+		level = "MUST"
+	}
+	res.Status = statusOf(finding.Outcome, level)
+	res.Message = finding.Message
+	if res.Status != reports.Pass {
+		res.Evidence = r.exchanges(evidence)
+	}
+	res.DurationMs = time.Since(start).Milliseconds()
+	r.mu.Lock()
+	r.results = append(r.results, res)
+	r.mu.Unlock()
+	return res
+}
+
+func statusOf(o Outcome, level string) reports.Status {
+	switch o {
+	case Pass:
+		return reports.Pass
+	case Violation:
+		if level == "MUST" {
+			return reports.Fail
+		}
+		return reports.Warn
+	case NotApplicable:
+		return reports.NA
+	case Untestable:
+		return reports.Untestable
+	default:
+		return reports.Error
+	}
+}
+
+// run acquires the connection the check needs, runs it, and returns its finding with the
+// transcript entries that are its evidence.
+func (r *Runner) run(ctx context.Context, c *Check, revision, transport string) (f Finding, evidence []transcript.Entry) {
+	l := r.launcher(transport)
+	if l == nil {
+		return Failed(fmt.Errorf("no %s target in this run", transport)), nil
+	}
+	if err := l.BrokenErr(); err != nil {
+		return Failed(fmt.Errorf("target unavailable: %w", err)), nil
+	}
+	t := &T{Ctx: ctx, Revision: revision, Transport: transport, Check: c, run: r}
+	defer func() {
+		for _, conn := range t.extra {
+			l.Release(conn)
+		}
+	}()
+
+	var own *harness.Session
+	switch c.Connection {
+	case Shared:
+		neg := r.negotiation(ctx, transport, revision)
+		if f, done := notUsable(neg); done {
+			return f, tail(neg.Session)
+		}
+		t.S = neg.Session
+	case Fresh:
+		neg := r.open(ctx, transport, revision)
+		if neg.Session != nil {
+			own = neg.Session
+			defer l.Release(own.Conn)
+		}
+		if f, done := notUsable(neg); done {
+			return f, tail(neg.Session)
+		}
+		t.S = neg.Session
+	case Raw:
+		conn, err := l.Connect(ctx)
+		if err != nil {
+			return Failed(err), nil
+		}
+		defer l.Release(conn)
+		t.S = harness.Attach(conn, r.env, revision)
+	}
+	t.S.SetOwner(c.ID)
+	mark := t.S.Conn.Transcript().Mark()
+	if c.Connection != Shared {
+		mark = 0
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			f = Failed(fmt.Errorf("check panicked: %v", p))
+		}
+		if f.Outcome == Violation || f.Outcome == Broken {
+			if isDead(t.S) {
+				f.Message = withStderr(f.Message+"\nthe server is gone: "+fmt.Sprint(t.S.Conn.Inbox().Closed()), t.S.Conn.Diagnostics())
+			}
+			if c.Connection == Shared {
+				r.markSuspect(transport, revision)
+			}
+		}
+		evidence = t.S.Conn.Transcript().Since(mark)
+		for _, extra := range t.extra {
+			evidence = append(evidence, extra.Transcript().Since(0)...)
+		}
+	}()
+	return c.Run(t), nil
+}
+
+// notUsable turns a failed negotiation into the finding for every check that needed the session.
+func notUsable(neg Negotiation) (Finding, bool) {
+	switch {
+	case neg.Err != nil && neg.Infra:
+		return Failed(neg.Err), true
+	case neg.Err != nil:
+		return NA("the server does not serve revision %s: %v", neg.Requested, neg.Err), true
+	case neg.Answered != neg.Requested:
+		return NA("the server does not serve revision %s: it answered initialize with protocolVersion %q", neg.Requested, neg.Answered), true
+	}
+	return Finding{}, false
+}
+
+func tail(s *harness.Session) []transcript.Entry {
+	if s == nil {
+		return nil
+	}
+	return s.Conn.Transcript().Since(0)
+}
+
+func withStderr(msg, stderr string) string {
+	stderr = strings.TrimSpace(stderr)
+	if stderr == "" {
+		return msg
+	}
+	lines := strings.Split(stderr, "\n")
+	if len(lines) > 12 {
+		lines = lines[len(lines)-12:]
+	}
+	return msg + "\nserver stderr (last lines):\n" + strings.Join(lines, "\n")
+}
+
+func (r *Runner) exchanges(entries []transcript.Entry) []reports.Exchange {
+	out := make([]reports.Exchange, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, reports.Exchange{Seq: e.Seq, AtMs: e.At.Sub(r.started).Milliseconds(), Direction: e.Dir, Channel: e.Channel, Meta: e.Meta, Body: e.Body})
+	}
+	return out
+}
+
+// RecordError notes an infrastructure error outside any check.
+func (r *Runner) RecordError(err error) {
+	r.mu.Lock()
+	r.errors = append(r.errors, err.Error())
+	r.mu.Unlock()
+}

@@ -1,0 +1,159 @@
+// Package suites holds mcpspec's checks, one file per area of the specification. Each check is a
+// plain function over a session that returns a finding; conform turns it into a Ginkgo spec.
+package suites
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/harness/wire"
+	"github.com/mcpspec/mcpspec/suites/conform"
+)
+
+// Revision lists used by several checks.
+var (
+	handshake = harness.HandshakeRevisions
+	stdioOnly = []string{wire.Stdio}
+	httpOnly  = []string{wire.HTTP}
+)
+
+// show is a message's bytes, cut to fit in a one-line reason.
+func show(m jsonrpc.Message) string { return clip(string(m.Raw), 240) }
+
+func clip(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// errorCode returns the integer error code of a response, if it has one.
+func errorCode(m jsonrpc.Message) (int64, bool) {
+	e, ok := m.ErrorObject()
+	if !ok || !e.CodeIsInt {
+		return 0, false
+	}
+	return e.CodeInt, true
+}
+
+// expectError judges a response that should be a JSON-RPC error with one of the codes.
+func expectError(m jsonrpc.Message, codes ...int64) (ok bool, why string) {
+	if !m.HasError {
+		return false, "expected an error response, got " + show(m)
+	}
+	code, isInt := errorCode(m)
+	if !isInt {
+		return false, "error code is not an integer: " + show(m)
+	}
+	for _, c := range codes {
+		if code == c {
+			return true, ""
+		}
+	}
+	return false, fmt.Sprintf("expected error code %v, got %d: %s", codes, code, show(m))
+}
+
+// reply sends frame and waits for the first response whose id is one of ids, or null, or
+// absent: the reply to a request whose id the server may not have been able to read.
+func reply(t *conform.T, frame []byte, ids ...jsonrpc.ID) (jsonrpc.Message, *wire.Delivery, error) {
+	from := t.S.Mark()
+	d, err := t.S.Send(t.Ctx, frame)
+	if err != nil {
+		return jsonrpc.Message{}, d, err
+	}
+	r, err := t.S.WaitFor(t.Ctx, d, from, func(r wire.Received) bool {
+		m := r.Msg
+		if m.Kind != jsonrpc.Response {
+			return false
+		}
+		if !m.HasID || m.ID.IsNull() {
+			return true
+		}
+		for _, id := range ids {
+			if m.ID == id {
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		return jsonrpc.Message{}, d, fmt.Errorf("no reply: %w", err)
+	}
+	return r.Msg, d, nil
+}
+
+// stillServes proves the server still answers after what was sent: a ping must come back.
+func stillServes(t *conform.T) (conform.Finding, bool) {
+	if _, err := t.S.Request(t.Ctx, "ping", nil); err != nil {
+		return conform.Crashed("the server stopped serving afterwards: a follow-up ping failed: %v", err), false
+	}
+	return conform.Finding{}, true
+}
+
+// rawRequest encodes a request frame or panics: the harness builds these from constants.
+func rawRequest(id jsonrpc.ID, method string, params any) []byte {
+	b, err := jsonrpc.NewRequest(id, method, params)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func rawNotification(method string, params any) []byte {
+	b, err := jsonrpc.NewNotification(method, params)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// invalidParamsProbe picks a request the server's capabilities say it serves, with params that
+// miss a required member; ok is false when the server serves none of them.
+func invalidParamsProbe(s *harness.Session) (method string, params map[string]any, ok bool) {
+	switch {
+	case s.HasCapability("tools"):
+		return "tools/call", map[string]any{}, true
+	case s.HasCapability("resources"):
+		return "resources/read", map[string]any{}, true
+	case s.HasCapability("prompts"):
+		return "prompts/get", map[string]any{}, true
+	}
+	return "", nil, false
+}
+
+// listMethod is a list request the server serves, or ping when it declares none.
+func listMethod(s *harness.Session) string {
+	for _, c := range []struct{ cap, method string }{{"tools", "tools/list"}, {"resources", "resources/list"}, {"prompts", "prompts/list"}} {
+		if s.HasCapability(c.cap) {
+			return c.method
+		}
+	}
+	return "ping"
+}
+
+// isEmptyResult reports whether a result object is {} or carries only _meta.
+func isEmptyResult(m jsonrpc.Message) bool {
+	obj, ok := m.ResultObject()
+	if !ok {
+		return false
+	}
+	for k := range obj {
+		if k != "_meta" {
+			return false
+		}
+	}
+	return true
+}
+
+// jsonString decodes a JSON string member, reporting whether it was one.
+func jsonString(raw json.RawMessage) (string, bool) {
+	var s string
+	if raw == nil || json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}

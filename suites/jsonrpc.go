@@ -1,0 +1,352 @@
+package suites
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/harness/wire"
+	"github.com/mcpspec/mcpspec/suites/conform"
+)
+
+// JSON-RPC 2.0 error codes.
+const (
+	codeParseError     = -32700
+	codeInvalidRequest = -32600
+	codeMethodNotFound = -32601
+	codeInvalidParams  = -32602
+)
+
+// Probes from JSON-RPC 2.0 §7.
+const (
+	brokenJSON       = `{"jsonrpc":"2.0","method":"foobar,"params":"bar","baz]`
+	nonStringMethod  = `{"jsonrpc":"2.0","method":1,"params":"bar"}`
+	unknownMethod    = "mcpspec/no-such-method"
+	maxErrorMsgChars = 200
+)
+
+func init() {
+	conform.Register(
+		conform.Check{ID: "JRPC-VERSION", Level: "MUST", Summary: `every message carries "jsonrpc":"2.0", and a request with another version is rejected with -32600`, Run: checkJSONRPCVersion},
+		conform.Check{ID: "JRPC-REPLY-REQUIRED", Level: "MUST", Summary: "every request gets exactly one response: valid, unknown method or invalid params", Run: checkReplyRequired},
+		conform.Check{ID: "JRPC-NOTIF-NO-REPLY", Level: "MUST", Summary: "notifications are never answered, known or unknown", Run: checkNotificationNoReply},
+		conform.Check{ID: "JRPC-ID-ECHO", Level: "MUST", Connection: conform.Fresh, Summary: "a response's id is the request's id, same JSON type and value (\"1\" is not 1)", Run: checkIDEcho},
+		conform.Check{ID: "JRPC-ID-NULL-ON-UNREADABLE", Level: "MUST", Summary: "errors for requests whose id cannot be read carry a null id (or, from 2025-11-25, none)", Run: checkIDNullOnUnreadable},
+		conform.Check{ID: "JRPC-RESULT-XOR-ERROR", Level: "MUST", Summary: "a response has a result or an error, never both, never neither", Run: checkResultXorError},
+		conform.Check{ID: "JRPC-ERROR-OBJECT", Level: "MUST", Summary: "an error is an object with a code and a string message", Run: checkErrorObject},
+		conform.Check{ID: "JRPC-ERROR-CODE-INT", Level: "MUST", Summary: "error codes are JSON integers", Run: checkErrorCodeInt},
+		conform.Check{ID: "JRPC-ERROR-MESSAGE", Level: "SHOULD", Summary: "an error message is one short sentence", LevelReason: "JSON-RPC asks for a concise single sentence; mcpspec warns on a newline or more than 200 characters.", Run: checkErrorMessage},
+		conform.Check{ID: "JRPC-PARSE-ERROR", Level: "MUST", Summary: "invalid JSON is answered with -32700 and the server keeps serving", LevelReason: "JSON-RPC defines the code's meaning and requires a reply to every call it can read; the catalogue's 'MUST (code semantics)'.", Run: checkParseError},
+		conform.Check{ID: "JRPC-INVALID-REQUEST", Level: "MUST", Summary: "an object that is not a valid request (method not a string, no method) is answered with -32600", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Run: checkInvalidRequest},
+		conform.Check{ID: "JRPC-METHOD-NOT-FOUND", Level: "MUST", Summary: "an unknown method is answered with -32601 and the request's id", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Run: checkMethodNotFound},
+		conform.Check{ID: "JRPC-INVALID-PARAMS", Level: "MUST", Summary: "a known method with missing required params is answered with -32602", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Run: checkInvalidParams},
+		conform.Check{ID: "JRPC-PARAMS-STRUCTURED", Level: "MUST", Summary: "params that are not an object are rejected with -32600 or -32602, not processed", Run: checkParamsStructured},
+		conform.Check{ID: "JRPC-RPC-PREFIX", Level: "MUST", Summary: "methods starting with rpc. are reserved: a call to one is answered with -32601", Run: checkRPCPrefix},
+		conform.Check{ID: "MSG-JSONRPC", Level: "MUST", Summary: "every message the server sends validates against the negotiated revision's schema", Run: checkSchemaValid},
+	)
+}
+
+func checkJSONRPCVersion(t *conform.T) conform.Finding {
+	for _, frame := range []string{`{"jsonrpc":"1.0","id":%s,"method":"ping"}`, `{"id":%s,"method":"ping"}`} {
+		id := t.S.NextID()
+		sent := fmt.Sprintf(frame, id)
+		resp, _, err := reply(t, []byte(sent), id)
+		if err != nil {
+			return conform.Violated("%s: %v", sent, err)
+		}
+		if ok, why := expectError(resp, codeInvalidRequest); !ok {
+			return conform.Violated("%s was not rejected as an invalid request: %s", sent, why)
+		}
+	}
+	for _, r := range t.S.Conn.Inbox().Since(0) {
+		for _, m := range flatten(r.Msg) {
+			if m.Kind != jsonrpc.Invalid && !m.VersionOK() {
+				return conform.Violated(`a message without "jsonrpc":"2.0": %s`, show(m))
+			}
+		}
+	}
+	return conform.Passed("")
+}
+
+// flatten returns a message, or the elements of a batch.
+func flatten(m jsonrpc.Message) []jsonrpc.Message {
+	if m.Kind == jsonrpc.Batch {
+		return m.Elems
+	}
+	return []jsonrpc.Message{m}
+}
+
+func checkReplyRequired(t *conform.T) conform.Finding {
+	probes := []struct {
+		method string
+		params any
+	}{{"ping", nil}, {listMethod(t.S), nil}, {unknownMethod, nil}}
+	if m, p, ok := invalidParamsProbe(t.S); ok {
+		probes = append(probes, struct {
+			method string
+			params any
+		}{m, p})
+	}
+	from := t.S.Mark()
+	var ids []jsonrpc.ID
+	for _, p := range probes {
+		id := t.S.NextID()
+		ids = append(ids, id)
+		if _, err := t.S.RequestWithID(t.Ctx, id, p.method, p.params); err != nil {
+			return conform.Violated("%s got no response: %v", p.method, err)
+		}
+	}
+	after, err := t.S.Quiet(t.Ctx, from)
+	if err != nil {
+		return conform.Violated("%v", err)
+	}
+	for i, id := range ids {
+		n := 0
+		for _, r := range after {
+			for _, m := range flatten(r.Msg) {
+				if m.Kind == jsonrpc.Response && m.ID == id {
+					n++
+				}
+			}
+		}
+		if n != 1 {
+			return conform.Violated("%s (id %s) got %d responses, want exactly 1", probes[i].method, id.Text(), n)
+		}
+	}
+	return conform.Passed("")
+}
+
+func checkNotificationNoReply(t *conform.T) conform.Finding {
+	from := t.S.Mark()
+	for _, n := range []struct {
+		method string
+		params any
+	}{
+		{"notifications/initialized", nil},
+		{"notifications/mcpspec/unknown", map[string]any{"x": 1}},
+		{"notifications/message", map[string]any{}},
+	} {
+		if _, err := t.S.Notify(t.Ctx, n.method, n.params); err != nil {
+			return conform.Violated("sending %s: %v", n.method, err)
+		}
+	}
+	after, err := t.S.Quiet(t.Ctx, from)
+	if err != nil {
+		return conform.Crashed("after three notifications: %v", err)
+	}
+	for _, r := range after {
+		for _, m := range flatten(r.Msg) {
+			if m.Kind == jsonrpc.Response {
+				return conform.Violated("a notification was answered: %s", show(m))
+			}
+		}
+	}
+	return conform.Passed("")
+}
+
+func checkIDEcho(t *conform.T) conform.Finding {
+	ids := []jsonrpc.ID{jsonrpc.StringID("1"), jsonrpc.NumberID(1), jsonrpc.NumberID(0), jsonrpc.NumberID(-5), "9007199254740991", jsonrpc.StringID("ü-ÿ 日本 🎉")}
+	for _, id := range ids {
+		from := t.S.Mark()
+		d, err := t.S.Send(t.Ctx, rawRequest(id, "ping", nil))
+		if err != nil {
+			return conform.Violated("sending ping with id %s: %v", id.Text(), err)
+		}
+		r, err := t.S.WaitFor(t.Ctx, d, from, func(r wire.Received) bool { return r.Msg.Kind == jsonrpc.Response })
+		if err != nil {
+			return conform.Violated("ping with id %s got no response: %v", id.Text(), err)
+		}
+		if r.Msg.ID != id {
+			return conform.Violated("ping with id %s was answered with id %s", id.Text(), r.Msg.ID.Text())
+		}
+	}
+	return conform.Passed("")
+}
+
+func checkIDNullOnUnreadable(t *conform.T) conform.Finding {
+	for _, frame := range []string{brokenJSON, nonStringMethod} {
+		resp, _, err := reply(t, []byte(frame))
+		if err != nil {
+			return conform.CannotTest("%s got no error reply, so there is no id to judge (see JRPC-PARSE-ERROR and JRPC-INVALID-REQUEST): %v", frame, err)
+		}
+		if resp.HasID && !resp.ID.IsNull() {
+			return conform.Violated("the reply to %s carries id %s; it must be null", frame, resp.ID.Text())
+		}
+		if !resp.HasID && t.Revision < "2025-11-25" {
+			return conform.Violated("the reply to %s has no id member; JSON-RPC requires \"id\": null (omitting it is allowed only from 2025-11-25)", frame)
+		}
+	}
+	return conform.Passed("")
+}
+
+// provokeError sends an unknown method and returns the error response.
+func provokeError(t *conform.T) (jsonrpc.Message, error) {
+	return t.S.Request(t.Ctx, unknownMethod, nil)
+}
+
+func checkResultXorError(t *conform.T) conform.Finding {
+	from := t.S.Mark()
+	if _, err := t.S.Request(t.Ctx, "ping", nil); err != nil {
+		return conform.Violated("ping: %v", err)
+	}
+	if _, err := provokeError(t); err != nil {
+		return conform.Violated("%s: %v", unknownMethod, err)
+	}
+	for _, r := range t.S.Conn.Inbox().Since(from) {
+		for _, m := range flatten(r.Msg) {
+			if m.Kind == jsonrpc.Response && m.HasResult == m.HasError {
+				return conform.Violated("a response with both or neither of result and error: %s", show(m))
+			}
+		}
+	}
+	return conform.Passed("")
+}
+
+func checkErrorObject(t *conform.T) conform.Finding {
+	resp, err := provokeError(t)
+	if err != nil {
+		return conform.Violated("%s: %v", unknownMethod, err)
+	}
+	e, ok := resp.ErrorObject()
+	switch {
+	case !ok:
+		return conform.Violated("an unknown method was not answered with an error: %s", show(resp))
+	case !e.IsObject:
+		return conform.Violated("error is not an object: %s", show(resp))
+	case e.Code == nil:
+		return conform.Violated("error has no code: %s", show(resp))
+	case !e.MessageIsOK:
+		return conform.Violated("error has no string message: %s", show(resp))
+	}
+	return conform.Passed("")
+}
+
+func checkErrorCodeInt(t *conform.T) conform.Finding {
+	resp, err := provokeError(t)
+	if err != nil {
+		return conform.Violated("%s: %v", unknownMethod, err)
+	}
+	e, ok := resp.ErrorObject()
+	if !ok || !e.IsObject || e.Code == nil {
+		return conform.CannotTest("the error has no code to judge (see JRPC-ERROR-OBJECT): %s", show(resp))
+	}
+	if !e.CodeIsInt {
+		return conform.Violated("error code %s is not a JSON integer", string(e.Code))
+	}
+	return conform.Passed("")
+}
+
+func checkErrorMessage(t *conform.T) conform.Finding {
+	resp, err := provokeError(t)
+	if err != nil {
+		return conform.Violated("%s: %v", unknownMethod, err)
+	}
+	e, _ := resp.ErrorObject()
+	if !e.MessageIsOK {
+		return conform.CannotTest("the error has no string message to judge (see JRPC-ERROR-OBJECT)")
+	}
+	if strings.ContainsAny(e.Message, "\r\n") || len([]rune(e.Message)) > maxErrorMsgChars {
+		return conform.Violated("error message is not one short sentence (%d characters): %q", len([]rune(e.Message)), clip(e.Message, 120))
+	}
+	return conform.Passed("")
+}
+
+func checkParseError(t *conform.T) conform.Finding {
+	resp, _, err := reply(t, []byte(brokenJSON))
+	if err != nil {
+		return conform.Violated("invalid JSON got no error reply: %v", err)
+	}
+	if ok, why := expectError(resp, codeParseError); !ok {
+		return conform.Violated("invalid JSON: %s", why)
+	}
+	if f, ok := stillServes(t); !ok {
+		return f
+	}
+	return conform.Passed("")
+}
+
+func checkInvalidRequest(t *conform.T) conform.Finding {
+	id := t.S.NextID()
+	for _, frame := range []string{nonStringMethod, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"params":{}}`, id)} {
+		resp, _, err := reply(t, []byte(frame), id)
+		if err != nil {
+			return conform.Violated("%s got no error reply: %v", frame, err)
+		}
+		if ok, why := expectError(resp, codeInvalidRequest); !ok {
+			return conform.Violated("%s: %s", frame, why)
+		}
+	}
+	if f, ok := stillServes(t); !ok {
+		return f
+	}
+	return conform.Passed("")
+}
+
+func checkMethodNotFound(t *conform.T) conform.Finding {
+	id := t.S.NextID()
+	resp, err := t.S.RequestWithID(t.Ctx, id, unknownMethod, nil)
+	if err != nil {
+		return conform.Violated("%s: %v", unknownMethod, err)
+	}
+	if ok, why := expectError(resp, codeMethodNotFound); !ok {
+		return conform.Violated("unknown method: %s", why)
+	}
+	return conform.Passed("")
+}
+
+func checkInvalidParams(t *conform.T) conform.Finding {
+	method, params, ok := invalidParamsProbe(t.S)
+	if !ok {
+		return conform.CannotTest("the server declares none of tools, resources or prompts, so there is no method with required params to probe")
+	}
+	resp, err := t.S.Request(t.Ctx, method, params)
+	if err != nil {
+		return conform.Violated("%s with params {}: %v", method, err)
+	}
+	if ok, why := expectError(resp, codeInvalidParams); !ok {
+		return conform.Violated("%s without its required params: %s", method, why)
+	}
+	return conform.Passed("")
+}
+
+func checkParamsStructured(t *conform.T) conform.Finding {
+	for _, params := range []string{`"bar"`, `42`, `[1]`} {
+		id := t.S.NextID()
+		frame := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"ping","params":%s}`, id, params)
+		resp, _, err := reply(t, []byte(frame), id)
+		if err != nil {
+			return conform.Violated("%s got no reply: %v", frame, err)
+		}
+		if ok, why := expectError(resp, codeInvalidRequest, codeInvalidParams); !ok {
+			return conform.Violated("params %s were not rejected: %s", params, why)
+		}
+	}
+	return conform.Passed("")
+}
+
+func checkRPCPrefix(t *conform.T) conform.Finding {
+	resp, err := t.S.Request(t.Ctx, "rpc.mcpspec", nil)
+	if err != nil {
+		return conform.Violated("rpc.mcpspec: %v", err)
+	}
+	if ok, why := expectError(resp, codeMethodNotFound); !ok {
+		return conform.Violated("a reserved rpc. method: %s", why)
+	}
+	return conform.Passed("")
+}
+
+func checkSchemaValid(t *conform.T) conform.Finding {
+	for _, m := range []string{"ping", listMethod(t.S), unknownMethod} {
+		if _, err := t.S.Request(t.Ctx, m, nil); err != nil {
+			return conform.Violated("%s: %v", m, err)
+		}
+	}
+	if v := t.S.SchemaViolations(0); len(v) > 0 {
+		var lines []string
+		for _, x := range v {
+			lines = append(lines, fmt.Sprintf("%v\n  in: %s", x.Err, x.Raw))
+		}
+		return conform.Violated("%d message(s) do not validate against the %s schema:\n%s", len(v), t.S.Revision(), strings.Join(lines, "\n"))
+	}
+	return conform.Passed("")
+}
