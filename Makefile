@@ -19,7 +19,7 @@ run: build
 
 # The project's own tests: lint, unit tests, race detector, fuzzing smoke runs, self-tests.
 test: lint build
-	$(GO) test -count=1 $(PKGS)
+	$(GO) test -count=1 -parallel 4 $(PKGS)
 	$(GO) test -count=1 -race $(RACE_PKGS)
 	$(MAKE) fuzz
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/harness/schema"
 	"github.com/mcpspec/mcpspec/harness/streamhttp"
 	"github.com/mcpspec/mcpspec/harness/wire"
 )
@@ -28,6 +29,7 @@ type Session struct {
 	init        jsonrpc.Message
 	schemaErrs  []SchemaViolation
 	owner       string
+	methods     map[jsonrpc.ID]string // method of each request the harness sent, by id
 }
 
 // SchemaViolation is an inbound message that does not validate against the negotiated
@@ -75,6 +77,7 @@ func Open(ctx context.Context, conn wire.Conn, env *Env, revision, owner string)
 	if err != nil {
 		return s, err
 	}
+	s.Sent(id, "initialize")
 	from := conn.Inbox().Len()
 	d, err := conn.Send(ctx, frame)
 	if err != nil {
@@ -202,6 +205,7 @@ func (s *Session) RequestWithID(ctx context.Context, id jsonrpc.ID, method strin
 	if err != nil {
 		return jsonrpc.Message{}, err
 	}
+	s.Sent(id, method)
 	return s.Exchange(ctx, id, frame)
 }
 
@@ -323,6 +327,32 @@ func (s *Session) Quiet(ctx context.Context, from int) ([]wire.Received, error) 
 	return out, nil
 }
 
+// Sent records that a request with id and method was sent, so its result is validated against
+// the method's result schema (a response's own schema accepts any result object).
+func (s *Session) Sent(id jsonrpc.ID, method string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.methods == nil {
+		s.methods = map[jsonrpc.ID]string{}
+	}
+	s.methods[id] = method
+}
+
+// resultDefinitions names the schema definition of each method's result.
+var resultDefinitions = map[string]string{
+	"initialize":               "InitializeResult",
+	"ping":                     "EmptyResult",
+	"logging/setLevel":         "EmptyResult",
+	"tools/list":               "ListToolsResult",
+	"tools/call":               "CallToolResult",
+	"resources/list":           "ListResourcesResult",
+	"resources/templates/list": "ListResourceTemplatesResult",
+	"resources/read":           "ReadResourceResult",
+	"prompts/list":             "ListPromptsResult",
+	"prompts/get":              "GetPromptResult",
+	"completion/complete":      "CompleteResult",
+}
+
 // SchemaViolations returns the inbound messages from inbox position from on that did not
 // validate against the session's revision.
 func (s *Session) SchemaViolations(from int) []SchemaViolation {
@@ -350,13 +380,46 @@ func (s *Session) validate(r wire.Received) {
 		if m.Kind == jsonrpc.Invalid || unreadableReply(m) {
 			continue
 		}
-		if err := s.env.Validator.Message(rev, m.Raw); err != nil {
+		err := s.env.Validator.Message(rev, m.Raw)
+		if err == nil {
+			err = s.validateContent(rev, m)
+		}
+		if err != nil {
 			s.mu.Lock()
 			s.schemaErrs = append(s.schemaErrs, SchemaViolation{Index: r.Index, Err: err, Raw: clip(string(m.Raw), 500)})
 			s.mu.Unlock()
 			s.Conn.Transcript().Notef("schema (%s): %v", rev, err)
 		}
 	}
+}
+
+// validateContent judges what the generic message schema lets through: a result against its
+// method's result definition, a notification or request against the server's own message types.
+func (s *Session) validateContent(rev string, m jsonrpc.Message) error {
+	var def string
+	raw := m.Raw
+	switch m.Kind {
+	case jsonrpc.Response:
+		if !m.HasResult {
+			return nil
+		}
+		s.mu.Lock()
+		method := s.methods[m.ID]
+		s.mu.Unlock()
+		def, raw = resultDefinitions[method], m.Result
+	case jsonrpc.Notification:
+		def = "ServerNotification"
+	case jsonrpc.Request:
+		def = "ServerRequest"
+	}
+	if def == "" {
+		return nil
+	}
+	err := s.env.Validator.Definition(rev, def, raw)
+	if err != nil && errors.Is(err, schema.ErrUnknownDefinition) {
+		return nil
+	}
+	return err
 }
 
 func unreadableReply(m jsonrpc.Message) bool {

@@ -165,7 +165,7 @@ func checkIDEcho(t *conform.T) conform.Finding {
 
 func checkIDNullOnUnreadable(t *conform.T) conform.Finding {
 	for _, frame := range []string{brokenJSON, nonStringMethod} {
-		resp, _, err := reply(t, []byte(frame))
+		resp, err := nextResponse(t, []byte(frame))
 		if err != nil {
 			return conform.CannotTest("%s got no error reply, so there is no id to judge (see JRPC-PARSE-ERROR and JRPC-INVALID-REQUEST): %v", frame, err)
 		}
@@ -177,6 +177,21 @@ func checkIDNullOnUnreadable(t *conform.T) conform.Finding {
 		}
 	}
 	return conform.Passed("")
+}
+
+// nextResponse sends frame and returns the first response that follows, whatever its id: the
+// reply to a request whose id the server could not read may carry any id, and that is the point.
+func nextResponse(t *conform.T, frame []byte) (jsonrpc.Message, error) {
+	from := t.S.Mark()
+	d, err := t.S.Send(t.Ctx, frame)
+	if err != nil {
+		return jsonrpc.Message{}, err
+	}
+	r, err := t.S.WaitFor(t.Ctx, d, from, func(r wire.Received) bool { return r.Msg.Kind == jsonrpc.Response })
+	if err != nil {
+		return jsonrpc.Message{}, fmt.Errorf("no reply: %w", err)
+	}
+	return r.Msg, nil
 }
 
 // provokeError sends an unknown method and returns the error response.
@@ -252,7 +267,7 @@ func checkErrorMessage(t *conform.T) conform.Finding {
 }
 
 func checkParseError(t *conform.T) conform.Finding {
-	resp, _, err := reply(t, []byte(brokenJSON))
+	resp, err := nextResponse(t, []byte(brokenJSON))
 	if err != nil {
 		return conform.Violated("invalid JSON got no error reply: %v", err)
 	}

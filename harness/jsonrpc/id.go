@@ -24,9 +24,10 @@ func NumberID(n int64) ID { return ID(strconv.FormatInt(n, 10)) }
 // IsString reports whether the id is a JSON string.
 func (id ID) IsString() bool { return strings.HasPrefix(string(id), `"`) }
 
-// IsNumber reports whether the id is a JSON number.
+// IsNumber reports whether the id is a JSON number. An id that is an object, array or boolean
+// (kept as sent, with a Problem on its message) is none of string, number or null.
 func (id ID) IsNumber() bool {
-	return id != "" && !id.IsString() && id != Null
+	return id != "" && (id[0] == '-' || (id[0] >= '0' && id[0] <= '9'))
 }
 
 // IsNull reports whether the id is JSON null.
@@ -47,7 +48,7 @@ func (id ID) Text() string {
 // that "\u00fc" and "ü" compare equal; numbers keep their literal text, because JSON-RPC asks for
 // the id to be echoed as sent and a server that turns 1 into 1.0 has changed it.
 func CanonicalID(raw json.RawMessage) (ID, error) {
-	t := bytes.TrimSpace(raw)
+	t := trimJSONSpace(raw)
 	if len(t) == 0 {
 		return "", errors.New("empty id")
 	}

@@ -64,7 +64,7 @@ type Message struct {
 // with the reason in Problem.
 func Parse(raw []byte) Message {
 	m := Message{Raw: raw}
-	trimmed := bytes.TrimSpace(raw)
+	trimmed := trimJSONSpace(raw)
 	if len(trimmed) == 0 {
 		m.Problem = "empty frame"
 		return m
@@ -144,7 +144,7 @@ func parseObject(m Message, obj []byte) Message {
 
 // VersionOK reports whether the "jsonrpc" member is exactly the string "2.0".
 func (m Message) VersionOK() bool {
-	return m.HasVersion && string(bytes.TrimSpace(m.Version)) == `"2.0"`
+	return m.HasVersion && string(trimJSONSpace(m.Version)) == `"2.0"`
 }
 
 // ErrorObject is the error member of a response, decoded loosely so that a malformed one can be
@@ -201,7 +201,7 @@ func (m Message) ResultObject() (map[string]json.RawMessage, bool) {
 	if !m.HasResult {
 		return nil, false
 	}
-	t := bytes.TrimSpace(m.Result)
+	t := trimJSONSpace(m.Result)
 	if len(t) == 0 || t[0] != '{' {
 		return nil, false
 	}
@@ -211,3 +211,9 @@ func (m Message) ResultObject() (map[string]json.RawMessage, bool) {
 	}
 	return obj, true
 }
+
+// jsonSpace is the whitespace JSON allows around a value (RFC 8259 § 2). bytes.TrimSpace would
+// also drop form feeds and Unicode spaces, and so pass a frame that is not valid JSON.
+const jsonSpace = " \t\r\n"
+
+func trimJSONSpace(b []byte) []byte { return bytes.Trim(b, jsonSpace) }

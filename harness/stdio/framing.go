@@ -80,7 +80,11 @@ func (f *Framer) readLine() (Frame, error) {
 	var buf []byte
 	for {
 		chunk, err := f.r.ReadSlice('\n')
-		if len(buf)+len(chunk) > f.maxLine {
+		n := len(buf) + len(chunk)
+		if err == nil {
+			n-- // the terminating newline is not part of the line
+		}
+		if n > f.maxLine {
 			// Skip the rest of this line and report it.
 			sample := append(buf, chunk...)
 			for errors.Is(err, bufio.ErrBufferFull) {
@@ -121,7 +125,7 @@ func (f *Framer) classify(line []byte) (Frame, error) {
 	}
 	var result Frame
 	switch {
-	case len(bytes.TrimSpace(line)) == 0:
+	case len(bytes.Trim(line, " \t\r\n")) == 0: // JSON whitespace only; a form feed is garbage
 		result = Frame{Violation: BlankLine, Detail: "blank line on stdout", Raw: line}
 	case json.Valid(line):
 		result = Frame{Message: line, Lines: 1}
@@ -135,8 +139,9 @@ func (f *Framer) classify(line []byte) (Frame, error) {
 	if len(notes) == 0 {
 		return result, nil
 	}
-	f.pending = append(f.pending, notes[1:]...)
-	f.pending = append(f.pending, result)
+	// The notes on the line come first, then its frame, then whatever join queued after it.
+	queued := f.pending
+	f.pending = append(append(append([]Frame(nil), notes[1:]...), result), queued...)
 	return notes[0], nil
 }
 
@@ -149,14 +154,23 @@ func (f *Framer) join(first []byte) (Frame, error) {
 	}
 	joined := append([]byte(nil), first...)
 	var consumed [][]byte
+	var stop *Frame // a violation that ended the joining (an oversized line), reported in its turn
 	for n := 1; n < maxJoinedLines && len(joined) <= f.maxLine; n++ {
 		next, err := f.readLine()
-		if err != nil || next.Violation != "" {
+		if err != nil {
+			break
+		}
+		if next.Violation != "" {
+			stop = &next
 			break
 		}
 		consumed = append(consumed, next.Raw)
 		joined = append(append(joined, '\n'), next.Raw...)
 		if json.Valid(joined) {
+			// The first line was checked by classify; the lines joined to it were not.
+			if !utf8.Valid(joined[len(first):]) {
+				f.pending = append(f.pending, Frame{Violation: InvalidUTF8, Detail: "a continuation line is not valid UTF-8", Raw: cut(joined)})
+			}
 			f.pending = append(f.pending, Frame{Message: joined, Lines: n + 1})
 			return Frame{Violation: EmbeddedNewline, Detail: fmt.Sprintf("one JSON message spread over %d lines", n+1), Raw: cut(joined)}, nil
 		}
@@ -167,6 +181,9 @@ func (f *Framer) join(first []byte) (Frame, error) {
 	// Not a split message after all: every line read is garbage, reported one by one so none is lost.
 	for _, c := range consumed {
 		f.pending = append(f.pending, lineFrame(c))
+	}
+	if stop != nil {
+		f.pending = append(f.pending, *stop)
 	}
 	return Frame{Violation: NonJSONLine, Detail: "stdout line is not JSON", Raw: cut(first)}, nil
 }

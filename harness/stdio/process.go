@@ -36,6 +36,10 @@ type Process struct {
 // StderrLimit is how much of the target's stderr is kept.
 const StderrLimit = 16 << 10
 
+// stderrDrainTimeout bounds how long, after the process exits, Done waits for its stderr to be
+// read to the end (a surviving child may hold the pipe open).
+const stderrDrainTimeout = 250 * time.Millisecond
+
 // Start launches cmd. With pipes, stdin and stdout are connected to the harness; otherwise they
 // are /dev/null (a launched HTTP server). Stderr is always kept in a ring buffer.
 func Start(c Command, pipes bool) (*Process, error) {
@@ -84,12 +88,22 @@ func Start(c Command, pipes bool) (*Process, error) {
 	}
 	// The child has its copies; closing ours lets reads see EOF when the child's side closes.
 	closeAll(childEnds...)
+	stderrDrained := make(chan struct{})
 	go func() {
 		_, _ = io.Copy(p.stderr, errR)
 		errR.Close()
+		close(stderrDrained)
 	}()
 	go func() {
 		err := cmd.Wait()
+		// The last words of a crashing server may still sit in the pipe: let the copy catch up
+		// so Done implies a complete stderr tail, but do not wait on a child that keeps it open.
+		drain := time.NewTimer(stderrDrainTimeout)
+		select {
+		case <-stderrDrained:
+		case <-drain.C:
+		}
+		drain.Stop()
 		p.mu.Lock()
 		p.exit = err
 		if err == nil {

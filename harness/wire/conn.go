@@ -53,6 +53,7 @@ type Delivery struct {
 	finished chan struct{} // closed when the response body or stream has ended
 	once     sync.Once
 	fonce    sync.Once
+	readyErr error // Err as it was when ready closed: Err itself may still change until finished
 
 	// CarriesReplies is true when the replies to what was sent come in this delivery's body
 	// (HTTP): once it has finished, a reply that has not arrived will not come.
@@ -62,7 +63,9 @@ type Delivery struct {
 	Status      int
 	Header      http.Header
 	ContentType string
-	Err         error
+	// Err is set before ready when the request failed, or later, before finished, when the body
+	// or stream broke off: read it only after Finished (Ready returns its value at ready time).
+	Err error
 	// Set before finished is closed.
 	Body   []byte // the body of a non-SSE response, as received
 	Events int    // the number of SSE events received on the response stream
@@ -82,7 +85,12 @@ func Completed() *Delivery {
 }
 
 // MarkReady publishes the status and headers.
-func (d *Delivery) MarkReady() { d.once.Do(func() { close(d.ready) }) }
+func (d *Delivery) MarkReady() {
+	d.once.Do(func() {
+		d.readyErr = d.Err
+		close(d.ready)
+	})
+}
 
 // MarkFinished publishes the end of the body; it implies ready.
 func (d *Delivery) MarkFinished() {
@@ -94,7 +102,7 @@ func (d *Delivery) MarkFinished() {
 func (d *Delivery) Ready(ctx context.Context) error {
 	select {
 	case <-d.ready:
-		return d.Err
+		return d.readyErr
 	case <-ctx.Done():
 		return ctx.Err()
 	}

@@ -117,10 +117,27 @@ func (b *Inbox) Wait(ctx context.Context, from int, match func(Received) bool) (
 		}
 		select {
 		case <-ctx.Done():
+			// A message may have arrived together with the cancellation: look once more, so
+			// the outcome does not depend on which of the two select saw first.
+			if r, ok := b.scan(from, match); ok {
+				return r, nil
+			}
 			return Received{}, ctx.Err()
 		case <-wake:
 		}
 	}
+}
+
+// scan looks for a match from position from without waiting.
+func (b *Inbox) scan(from int, match func(Received) bool) (Received, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i := from; i < len(b.msgs); i++ {
+		if match(b.msgs[i]) {
+			return b.msgs[i], true
+		}
+	}
+	return Received{}, false
 }
 
 // RespondsTo matches a response with the given id, alone or inside a batch.

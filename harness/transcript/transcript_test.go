@@ -1,0 +1,108 @@
+package transcript
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestAddAndSince(t *testing.T) {
+	tr := New()
+	if tr.Mark() != 0 || len(tr.Since(0)) != 0 {
+		t.Fatal("a new transcript is not empty")
+	}
+	s1 := tr.Add(Send, "stdin", "", []byte(`{"a":1}`))
+	mark := tr.Mark()
+	s2 := tr.Add(Recv, "stdout", "", []byte(`{"b":2}`))
+	tr.Notef("waited %d ms", 5)
+	if s1 != 1 || s2 != 2 || mark != 1 {
+		t.Errorf("sequence numbers %d, %d and mark %d, want 1, 2 and 1", s1, s2, mark)
+	}
+
+	all := tr.Since(0)
+	if len(all) != 3 {
+		t.Fatalf("Since(0) = %d entries, want 3", len(all))
+	}
+	after := tr.Since(mark)
+	if len(after) != 2 || after[0].Seq != 2 || after[0].Body != `{"b":2}` || after[0].Dir != Recv || after[0].Channel != "stdout" {
+		t.Errorf("Since(mark) = %+v", after)
+	}
+	if n := after[1]; n.Dir != Note || n.Channel != "harness" || n.Body != "waited 5 ms" {
+		t.Errorf("note = %+v", n)
+	}
+	if got := tr.Since(tr.Mark()); len(got) != 0 {
+		t.Errorf("Since(Mark()) = %+v, want nothing", got)
+	}
+	for i := 1; i < len(all); i++ {
+		if all[i].At.Before(all[i-1].At) {
+			t.Errorf("entry %d is older than entry %d", i, i-1)
+		}
+	}
+}
+
+func TestBodyIsCut(t *testing.T) {
+	tr := New()
+	body := strings.Repeat("a", maxBodyBytes) + strings.Repeat("b", 10)
+	tr.Add(Recv, "stdout", "", []byte(body))
+	tr.Add(Recv, "stdout", "", []byte(strings.Repeat("c", maxBodyBytes)))
+	got := tr.Since(0)
+	want := strings.Repeat("a", maxBodyBytes) + "… [10 more bytes]"
+	if got[0].Body != want {
+		t.Errorf("a body over the limit is kept as %d bytes ending %q", len(got[0].Body), got[0].Body[len(got[0].Body)-20:])
+	}
+	if len(got[1].Body) != maxBodyBytes {
+		t.Errorf("a body at the limit was cut to %d bytes", len(got[1].Body))
+	}
+}
+
+func TestEntryCap(t *testing.T) {
+	tr := New()
+	const extra = 5
+	for i := 0; i < maxEntries+extra; i++ {
+		tr.Add(Recv, "stdout", "", []byte("x"))
+	}
+	if got := tr.Mark(); got != maxEntries+extra {
+		t.Errorf("Mark = %d, want every entry counted (%d)", got, maxEntries+extra)
+	}
+	all := tr.Since(0)
+	if len(all) != maxEntries+1 {
+		t.Fatalf("Since(0) = %d entries, want %d kept and one note", len(all), maxEntries)
+	}
+	last := all[len(all)-1]
+	if last.Dir != Note || !strings.Contains(last.Body, fmt.Sprintf("%d entries not kept", extra)) {
+		t.Errorf("last entry = %+v, want a note about %d dropped entries", last, extra)
+	}
+	if all[maxEntries-1].Seq != maxEntries {
+		t.Errorf("last kept entry has seq %d, want %d", all[maxEntries-1].Seq, maxEntries)
+	}
+	// Entries after the cap are not kept, but a later mark still sees the note about them.
+	if got := tr.Since(maxEntries); len(got) != 1 || got[0].Dir != Note {
+		t.Errorf("Since(cap) = %+v, want only the note", got)
+	}
+}
+
+func TestConcurrentAdds(t *testing.T) {
+	tr := New()
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 100; i++ {
+				tr.Add(Send, "POST", "", []byte("x"))
+				_ = tr.Since(tr.Mark())
+			}
+		}()
+	}
+	wg.Wait()
+	all := tr.Since(0)
+	if len(all) != 800 {
+		t.Fatalf("%d entries, want 800", len(all))
+	}
+	for i, e := range all {
+		if e.Seq != i+1 {
+			t.Fatalf("entry %d has seq %d", i, e.Seq)
+		}
+	}
+}

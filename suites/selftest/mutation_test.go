@@ -1,0 +1,201 @@
+package selftest
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpspec/mcpspec/fixtures/reference"
+	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/schema"
+	"github.com/mcpspec/mcpspec/harness/stdio"
+	"github.com/mcpspec/mcpspec/harness/wire"
+	"github.com/mcpspec/mcpspec/reports"
+	"github.com/mcpspec/mcpspec/suites/conform"
+
+	_ "github.com/mcpspec/mcpspec/suites"
+)
+
+// binary is the mcpspec binary built for the tests; its reference command is the server.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mcpspec-selftest-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	binary = filepath.Join(dir, "mcpspec")
+	build := exec.Command("go", "build", "-o", binary, "../../cmd/mcpspec")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build mcpspec:", err)
+		os.Exit(2)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// selftestTimeouts are short: the reference server answers in milliseconds, and a fault that
+// drops a response must not cost the default ten seconds.
+var selftestTimeouts = harness.Timeouts{Startup: 10 * time.Second, Request: 2 * time.Second, Quiet: 100 * time.Millisecond, Shutdown: 2 * time.Second}
+
+// referenceTargets are the reference server over stdio and HTTP with the given faults.
+func referenceTargets(t *testing.T, faults ...string) []harness.Target {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	var flags []string
+	for _, f := range faults {
+		flags = append(flags, "--fault", f)
+	}
+	return []harness.Target{
+		{Transport: wire.Stdio, Command: stdio.Command{Argv: append([]string{binary, "reference"}, flags...)}},
+		{Transport: wire.HTTP, URL: "http://" + addr + "/mcp", Command: stdio.Command{Argv: append([]string{binary, "reference", "--http", addr}, flags...)}},
+	}
+}
+
+// key names one check at one revision over one transport.
+type key struct{ id, rev, transport string }
+
+func (k key) String() string { return k.id + " " + k.rev + " " + k.transport }
+
+// runAll executes every registered check at every revision and transport it applies to.
+func runAll(t *testing.T, faults ...string) map[key]reports.Result {
+	checks, err := conform.Checks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := conform.NewRunner(conform.Config{Validator: validator, Targets: referenceTargets(t, faults...), Revisions: harness.HandshakeRevisions, Timeouts: selftestTimeouts})
+	defer r.Close()
+	out := map[key]reports.Result{}
+	for _, transport := range []string{wire.Stdio, wire.HTTP} {
+		for _, c := range checks {
+			for _, rev := range harness.HandshakeRevisions {
+				if !c.AppliesTo(rev, transport) || (c.Once && rev != newest(c)) {
+					continue
+				}
+				out[key{c.ID, rev, transport}] = r.Execute(c, rev, transport)
+			}
+		}
+	}
+	return out
+}
+
+func newest(c *conform.Check) string {
+	n := ""
+	for _, v := range c.Versions {
+		if v > n {
+			n = v
+		}
+	}
+	return n
+}
+
+var validator = schema.New()
+
+var (
+	cleanOnce sync.Once
+	clean     map[key]reports.Result
+)
+
+func cleanResults(t *testing.T) map[key]reports.Result {
+	cleanOnce.Do(func() { clean = runAll(t) })
+	return clean
+}
+
+// TestReferencePassesEveryCheck: no false positives against a conformant server.
+func TestReferencePassesEveryCheck(t *testing.T) {
+	for k, res := range cleanResults(t) {
+		if res.Status != reports.Pass {
+			t.Errorf("%s: %s: %s", k, res.Status, res.Message)
+		}
+	}
+}
+
+// TestEveryFaultFailsItsCheck: no false negatives. Each fault must make its check fail (MUST) or
+// warn (SHOULD) at every revision and over every transport the check covers, except where the
+// fault is documented as transport-specific. Other checks that change status are logged as side
+// effects.
+func TestEveryFaultFailsItsCheck(t *testing.T) {
+	base := cleanResults(t)
+	for _, f := range reference.Faults() {
+		t.Run(f.ID, func(t *testing.T) {
+			t.Parallel()
+			c, ok := conform.Lookup(f.Requirement)
+			if !ok {
+				t.Fatalf("fault %s names %s, which has no check", f.ID, f.Requirement)
+			}
+			want := reports.Fail
+			if c.Level != "MUST" {
+				want = reports.Warn
+			}
+			got := runAll(t, f.ID)
+			var sideEffects []string
+			for k, res := range got {
+				if k.id == c.ID {
+					if res.Status != want && !(want == reports.Warn && res.Status == reports.Fail) {
+						t.Errorf("%s under fault %s: %s, want %s (%s)", k, f.ID, res.Status, want, res.Message)
+					}
+					continue
+				}
+				if b := base[k]; b.Status != res.Status {
+					sideEffects = append(sideEffects, fmt.Sprintf("%s: %s → %s (%s)", k, b.Status, res.Status, firstLine(res.Message+b.Message)))
+				}
+			}
+			sort.Strings(sideEffects)
+			if len(sideEffects) > 0 {
+				t.Logf("side effects of fault %s:\n  %s", f.ID, strings.Join(sideEffects, "\n  "))
+			}
+		})
+	}
+}
+
+// TestEveryCheckHasAFault: an implemented requirement without a fault could be a check that
+// cannot fail.
+func TestEveryCheckHasAFault(t *testing.T) {
+	faults := map[string]bool{}
+	for _, f := range reference.Faults() {
+		faults[f.Requirement] = true
+	}
+	checks, err := conform.Checks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range checks {
+		if !faults[c.ID] {
+			t.Errorf("%s is implemented but the reference server has no fault that breaks it", c.ID)
+		}
+	}
+}
+
+// TestReferenceIsStable repeats the clean run: a check that fails now and then against a
+// conformant server is a false positive waiting to happen.
+func TestReferenceIsStable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("repeats the whole suite")
+	}
+	for i := 0; i < 3; i++ {
+		for k, res := range runAll(t) {
+			if res.Status != reports.Pass {
+				t.Errorf("round %d: %s: %s: %s", i, k, res.Status, res.Message)
+			}
+		}
+	}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
