@@ -30,6 +30,14 @@ type Session struct {
 	schemaErrs  []SchemaViolation
 	owner       string
 	methods     map[jsonrpc.ID]string // method of each request the harness sent, by id
+	timeouts    int                   // waits that ran out: the server may be hanging
+}
+
+// Timeouts counts the waits on this session that ran out of time.
+func (s *Session) Timeouts() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.timeouts
 }
 
 // SchemaViolation is an inbound message that does not validate against the negotiated
@@ -83,8 +91,12 @@ func Open(ctx context.Context, conn wire.Conn, env *Env, revision, owner string)
 	if err != nil {
 		return s, &InfraError{What: fmt.Sprintf("sending initialize (%s)", revision), Err: err, Stderr: conn.Diagnostics()}
 	}
-	resp, err := s.AwaitReply(ctx, d, from, id)
+	r, err := s.waitFor(ctx, d, from, wire.RespondsTo(id), env.Timeouts.Startup)
+	resp, _ := wire.FindResponse(r.Msg, id)
 	if err != nil {
+		if d.Ready(ctx) == nil && d.Status >= 500 {
+			return s, &InfraError{What: fmt.Sprintf("initialize (%s) was answered with HTTP %d", revision, d.Status), Err: fmt.Errorf("%s", clip(string(d.Body), 300)), Stderr: conn.Diagnostics()}
+		}
 		if d.Ready(ctx) == nil && d.Status >= 400 {
 			return s, &InitError{Response: resp, Status: d.Status, Body: d.Body}
 		}
@@ -236,7 +248,11 @@ var errDeliveryEnded = errors.New("the HTTP response ended without it")
 // WaitFor waits, bounded by the request timeout, for a message matching match from inbox
 // position from. With a delivery that carries replies, it stops once that delivery has ended.
 func (s *Session) WaitFor(ctx context.Context, d *wire.Delivery, from int, match func(wire.Received) bool) (wire.Received, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.env.Timeouts.Request)
+	return s.waitFor(ctx, d, from, match, s.env.Timeouts.Request)
+}
+
+func (s *Session) waitFor(ctx context.Context, d *wire.Delivery, from int, match func(wire.Received) bool, limit time.Duration) (wire.Received, error) {
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	waitCtx := ctx
 	if d != nil && d.CarriesReplies {
@@ -262,7 +278,10 @@ func (s *Session) WaitFor(ctx context.Context, d *wire.Delivery, from int, match
 		}
 		return r, fmt.Errorf("%w (HTTP %d)", errDeliveryEnded, d.Status)
 	case errors.Is(err, context.DeadlineExceeded):
-		return r, fmt.Errorf("nothing within %s", s.env.Timeouts.Request)
+		s.mu.Lock()
+		s.timeouts++
+		s.mu.Unlock()
+		return r, fmt.Errorf("nothing within %s", limit)
 	}
 	return r, err
 }

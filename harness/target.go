@@ -96,6 +96,9 @@ type Launcher struct {
 	started bool
 	broken  error
 	conns   []wire.Conn
+	// killOnly: the server ignored EOF and SIGTERM once, so later connections are killed at once
+	// instead of paying the shutdown grace twice each.
+	killOnly bool
 }
 
 // NewLauncher prepares a launcher; nothing starts until Connect.
@@ -251,6 +254,21 @@ func (l *Launcher) Release(c wire.Conn) {
 			break
 		}
 	}
+	killOnly := l.killOnly
 	l.mu.Unlock()
-	c.Close()
+	sc, ok := c.(*stdio.Conn)
+	if !ok {
+		c.Close()
+		return
+	}
+	if killOnly {
+		sc.Kill()
+		return
+	}
+	sc.Close()
+	if sc.NeededKill() {
+		l.mu.Lock()
+		l.killOnly = true
+		l.mu.Unlock()
+	}
 }

@@ -38,6 +38,7 @@ type Conn struct {
 	readErr error
 	closed  chan struct{}
 	once    sync.Once
+	killed  bool
 }
 
 // Launch starts the command and begins reading its stdout.
@@ -137,6 +138,14 @@ func (c *Conn) Send(ctx context.Context, frame []byte) (*wire.Delivery, error) {
 		if errors.Is(err, errDeadline) {
 			return nil, fmt.Errorf("write to server stdin: blocked for %s (the server does not read its input)", c.opts.WriteTimeout)
 		}
+		// A broken pipe usually means the server died: wait (bounded) to say how.
+		t := time.NewTimer(c.opts.StopGrace)
+		defer t.Stop()
+		select {
+		case <-c.proc.Done():
+			return nil, fmt.Errorf("write to server stdin: %w (server exited: %v)", err, c.proc.ExitErr())
+		case <-t.C:
+		}
 		return nil, fmt.Errorf("write to server stdin: %w", err)
 	}
 	return wire.Completed(), nil
@@ -180,8 +189,23 @@ func (c *Conn) CloseStdin() error { return c.proc.Stdin.Close() }
 // Close stops the process group; it is safe to call more than once.
 func (c *Conn) Close() error {
 	c.once.Do(func() {
-		c.proc.Stop(c.opts.StopGrace)
+		c.killed = c.proc.Stop(c.opts.StopGrace)
 		close(c.closed)
 	})
 	return nil
+}
+
+// Kill stops the process group with SIGKILL at once.
+func (c *Conn) Kill() {
+	c.once.Do(func() {
+		c.proc.Kill(c.opts.StopGrace)
+		c.killed = true
+		close(c.closed)
+	})
+}
+
+// NeededKill reports whether Close had to SIGKILL a server that ignored EOF and SIGTERM.
+func (c *Conn) NeededKill() bool {
+	<-c.closed
+	return c.killed
 }

@@ -136,7 +136,8 @@ func (p *Process) StderrTail() string { return p.stderr.String() }
 // Stop ends the process group: close stdin and give the server the grace period to exit on its
 // own, then SIGTERM the group, then SIGKILL it. Every step ends as soon as the process is gone.
 // The group is killed at the end in any case, so children the server started do not outlive it.
-func (p *Process) Stop(grace time.Duration) {
+// It reports whether the server ignored both EOF and SIGTERM and had to be killed.
+func (p *Process) Stop(grace time.Duration) (killed bool) {
 	if p.Stdin != nil {
 		p.Stdin.Close()
 	}
@@ -145,11 +146,25 @@ func (p *Process) Stop(grace time.Duration) {
 	if p.Stdin == nil || !p.waitExit(grace) {
 		_ = syscall.Kill(-pgid, syscall.SIGTERM)
 		if !p.waitExit(grace) {
+			killed = true
 			_ = syscall.Kill(-pgid, syscall.SIGKILL)
 			p.waitExit(grace)
 		}
 	}
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	if p.Stdout != nil {
+		p.Stdout.Close()
+	}
+	return killed
+}
+
+// Kill ends the process group at once, for a server already known to ignore EOF and SIGTERM.
+func (p *Process) Kill(grace time.Duration) {
+	if p.Stdin != nil {
+		p.Stdin.Close()
+	}
+	_ = syscall.Kill(-p.Pid(), syscall.SIGKILL)
+	p.waitExit(grace)
 	if p.Stdout != nil {
 		p.Stdout.Close()
 	}

@@ -239,7 +239,7 @@ func (c *Conn) roundTrip(ctx context.Context, req *http.Request, r Request, d *w
 		if channel == "" {
 			channel = req.Method + "-SSE"
 		}
-		d.Events, d.Err = c.readStream(resp.Body, channel)
+		d.Events, d.Err = c.readStream(resp.Body, channel, d)
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(c.opts.MaxBody)+1))
@@ -263,7 +263,7 @@ func (c *Conn) roundTrip(ctx context.Context, req *http.Request, r Request, d *w
 }
 
 // readStream puts every SSE event's data in the inbox and returns how many events came.
-func (c *Conn) readStream(body io.Reader, channel string) (int, error) {
+func (c *Conn) readStream(body io.Reader, channel string, d *wire.Delivery) (int, error) {
 	rd := sse.NewReader(body, sse.WithMaxEventSize(c.opts.MaxBody))
 	n := 0
 	for {
@@ -275,6 +275,7 @@ func (c *Conn) readStream(body io.Reader, channel string) (int, error) {
 			return n, fmt.Errorf("read SSE stream: %w", err)
 		}
 		n++
+		d.AddEvent(wire.Event{ID: ev.ID, HasID: ev.HasID, Type: ev.Type, Data: ev.Data, HasRetry: ev.HasRetry, At: time.Now()})
 		meta := ""
 		if ev.HasID {
 			meta = "id: " + ev.ID

@@ -69,6 +69,33 @@ type Delivery struct {
 	// Set before finished is closed.
 	Body   []byte // the body of a non-SSE response, as received
 	Events int    // the number of SSE events received on the response stream
+
+	evMu   sync.Mutex
+	events []Event
+}
+
+// Event describes one SSE event of a response stream, for the transport checks.
+type Event struct {
+	ID       string
+	HasID    bool
+	Type     string
+	Data     string
+	HasRetry bool
+	At       time.Time
+}
+
+// AddEvent records an SSE event as it arrives.
+func (d *Delivery) AddEvent(e Event) {
+	d.evMu.Lock()
+	d.events = append(d.events, e)
+	d.evMu.Unlock()
+}
+
+// EventsSoFar returns the SSE events received so far on this delivery's stream.
+func (d *Delivery) EventsSoFar() []Event {
+	d.evMu.Lock()
+	defer d.evMu.Unlock()
+	return append([]Event(nil), d.events...)
 }
 
 // NewDelivery returns a delivery that is neither ready nor finished.
