@@ -1,6 +1,8 @@
 package reports
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -29,8 +31,29 @@ type DiffEntry struct {
 //   - Changed: any other change of status (pass→warn included: --strict
 //     callers decide for themselves whether a new warning matters).
 //   - Added, Removed: present in only one of the runs.
+//
+// As JSON every list is present, [] when empty.
 type DiffReport struct {
-	Regressions, Fixes, Added, Removed, Changed []DiffEntry
+	Regressions []DiffEntry `json:"regressions"`
+	Fixes       []DiffEntry `json:"fixes"`
+	Changed     []DiffEntry `json:"changed"`
+	Added       []DiffEntry `json:"added"`
+	Removed     []DiffEntry `json:"removed"`
+}
+
+// MarshalJSON writes empty lists as [] rather than null, as results.json does.
+// It leaves "<", ">" and "&" unescaped: the caller's encoder decides that.
+func (d DiffReport) MarshalJSON() ([]byte, error) {
+	type plain DiffReport // without this method, so encoding does not recurse
+	out := plain{Regressions: nonNil(d.Regressions), Fixes: nonNil(d.Fixes), Changed: nonNil(d.Changed),
+		Added: nonNil(d.Added), Removed: nonNil(d.Removed)}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return nil, fmt.Errorf("encode diff: %w", err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // Diff compares two runs keyed by (id, version, transport).

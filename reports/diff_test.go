@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -88,5 +89,23 @@ func TestDiffOfIdenticalRuns(t *testing.T) {
 	}
 	if !strings.HasPrefix(out.String(), "No differences.") {
 		t.Errorf("output %q", out.String())
+	}
+}
+
+func TestDiffJSONHasEveryList(t *testing.T) {
+	d := Diff(&Run{}, &Run{Results: []Result{sampleResult("NEW", Fail, "2025-03-26", "stdio")}})
+	d.Added[0].Message = "a <b> & c"
+	data, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"regressions":[],"fixes":[],"changed":[],"added":[{"id":"NEW","version":"2025-03-26",` +
+		`"transport":"stdio","title":"NEW [MUST] the NEW check","newStatus":"fail","message":"a \u003cb\u003e \u0026 c"}],"removed":[]}`
+	if string(data) != want {
+		t.Errorf("JSON\n got %s\nwant %s", data, want)
+	}
+	var back DiffReport
+	if err := json.Unmarshal(data, &back); err != nil || len(back.Added) != 1 || back.Added[0].Message != "a <b> & c" {
+		t.Errorf("round trip: %v %+v", err, back)
 	}
 }
