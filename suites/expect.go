@@ -3,9 +3,11 @@
 package suites
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
@@ -156,4 +158,9 @@ func jsonString(raw json.RawMessage) (string, bool) {
 		return "", false
 	}
 	return s, true
+}
+
+// contextWithTimeout bounds one wait inside a check.
+func contextWithTimeout(t *conform.T, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(t.Ctx, d)
 }

@@ -22,6 +22,7 @@ type listEntry struct {
 	Implemented bool     `json:"implemented"`
 	Transports  []string `json:"transports,omitempty"`
 	HasFault    bool     `json:"hasFault"`
+	Excluded    string   `json:"excluded,omitempty"` // why it is deliberately not checked
 	Summary     string   `json:"summary,omitempty"`
 	LevelReason string   `json:"levelReason,omitempty"`
 }
@@ -54,22 +55,28 @@ func cmdList(args []string, stdout io.Writer) error {
 	}
 	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tLEVEL\tIMPLEMENTED\tFAULT\tTRANSPORTS\tREVISIONS\tSUMMARY")
-	impl := 0
+	impl, excluded := 0, 0
 	for _, e := range entries {
 		mark, fault := "-", "-"
-		if e.Implemented {
+		summary := e.Summary
+		switch {
+		case e.Implemented:
 			mark = "yes"
 			impl++
+		case e.Excluded != "":
+			mark = "excluded"
+			summary = e.Excluded
+			excluded++
 		}
 		if e.HasFault {
 			fault = "yes"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, e.Level, mark, fault, strings.Join(e.Transports, ","), strings.Join(e.Versions, ","), e.Summary)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, e.Level, mark, fault, strings.Join(e.Transports, ","), strings.Join(e.Versions, ","), summary)
 	}
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\n%d requirements, %d implemented\n", len(entries), impl)
+	fmt.Fprintf(stdout, "\n%d requirements: %d implemented, %d excluded (with the reason), %d not yet implemented\n", len(entries), impl, excluded, len(entries)-impl-excluded)
 	return nil
 }
 
@@ -88,6 +95,7 @@ func listEntries() ([]listEntry, error) {
 	var out []listEntry
 	for _, e := range all {
 		le := listEntry{ID: e.ID, Area: e.Area, Level: e.Level, Versions: e.Versions, HasFault: faults[e.ID]}
+		le.Excluded, _ = conform.Exclusion(e.ID)
 		if c, ok := conform.Lookup(e.ID); ok {
 			le.Implemented, le.Level, le.Versions, le.Transports, le.Summary, le.LevelReason = true, c.Level, c.Versions, c.Transports, c.Summary, c.LevelReason
 		}

@@ -21,6 +21,7 @@ Usage:
   mcpspec run [flags]          run the suite (no target: the bundled reference server, stdio and HTTP)
   mcpspec list [--json]        the requirement catalogue and what is implemented
   mcpspec reference [flags]    run the bundled reference server (stdio, or --http ADDR)
+  mcpspec diff [--json] OLD NEW  compare two results.json files; exit 1 on a regression
   mcpspec version              print the version
 
 Run 'mcpspec run --help' for the flags of run.
@@ -55,6 +56,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		code, err = cmdRun(args[1:], stdout, stderr)
 	case "list":
 		err = cmdList(args[1:], stdout)
+	case "diff":
+		code, err = cmdDiff(args[1:], stdout)
 	case "reference":
 		err = cmdReference(args[1:], stderr)
 	case "version", "--version":
@@ -62,7 +65,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
-		err = usageErrorf("unknown command %q (want run, list, reference or version)", args[0])
+		err = usageErrorf("unknown command %q (want run, list, diff, reference or version)", args[0])
 	}
 	if err == nil {
 		return code

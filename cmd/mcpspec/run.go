@@ -139,6 +139,7 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		header.Add(strings.TrimSpace(name), value)
 		cfg.secrets = append(cfg.secrets, value)
 	}
+	cfg.conform.Secrets = cfg.secrets
 	if *sseURL != "" {
 		return nil, usageErrorf("run: --sse: legacy HTTP+SSE targets are not supported yet")
 	}
@@ -172,6 +173,9 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 			return nil, err
 		}
 		cfg.conform.Targets = targets
+		if cfg.conform.Options.SlowTool == "" {
+			cfg.conform.Options.SlowTool, cfg.conform.Options.SlowToolArgs = referenceSlowTool, json.RawMessage(referenceSlowToolArgs)
+		}
 	}
 	return cfg, nil
 }
@@ -211,7 +215,7 @@ func referenceTargets() ([]harness.Target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("find the mcpspec binary to launch the reference server: %w", err)
 	}
-	port, err := freePort()
+	port, err := freeLoopbackPort()
 	if err != nil {
 		return nil, err
 	}
@@ -222,9 +226,15 @@ func referenceTargets() ([]harness.Target, error) {
 	}, nil
 }
 
-// freePort asks the kernel for a free loopback port. Another process could take it before the
+// The reference server's slow tool: four steps of 40 ms, each reporting progress.
+const (
+	referenceSlowTool     = "slow"
+	referenceSlowToolArgs = `{"steps":4,"stepMs":40}`
+)
+
+// freeLoopbackPort asks the kernel for a free loopback port. Another process could take it before the
 // reference server binds it; the server then fails to start and the run says so (exit 3).
-func freePort() (int, error) {
+func freeLoopbackPort() (int, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, fmt.Errorf("find a free port: %w", err)
@@ -306,7 +316,24 @@ func finish(cfg *runConfig, run *reports.Run, stdout, stderr io.Writer, runErr e
 		return reports.ExitUsage, runErr
 	}
 	code := reports.ExitCode(run, cfg.strict)
+	if code == reports.ExitOK && nothingTested(run) {
+		fmt.Fprintln(stderr, "mcpspec: no check could run: every result is na or untestable (does the server serve any of the requested revisions?)")
+		code = reports.ExitNothingRan
+	}
 	return code, runErr
+}
+
+// nothingTested reports whether results exist but none of them judged the server.
+func nothingTested(run *reports.Run) bool {
+	if len(run.Results) == 0 {
+		return false
+	}
+	for _, r := range run.Results {
+		if r.Status != reports.NA && r.Status != reports.Untestable {
+			return false
+		}
+	}
+	return true
 }
 
 func describeTargets(ts []harness.Target) reports.Target {

@@ -3,7 +3,10 @@ package conform
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
+
+	"github.com/mcpspec/mcpspec/suites/catalog"
 )
 
 var (
@@ -51,4 +54,35 @@ func Lookup(id string) (*Check, bool) {
 	defer regMu.Unlock()
 	c, ok := byID[id]
 	return c, ok
+}
+
+var exclusions = map[string]string{}
+
+// Exclude records why a requirement is deliberately not checked, so `mcpspec list` can say so
+// instead of leaving it looking forgotten. Excluding an implemented or unknown ID is an error.
+func Exclude(id, reason string) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	if _, ok := catalog.Lookup(id); !ok {
+		regErrs = append(regErrs, fmt.Errorf("exclusion of unknown requirement %s", id))
+		return
+	}
+	exclusions[id] = reason
+}
+
+// Exclusion returns why id is not checked. Client obligations are excluded by rule: the harness
+// honours them itself and there is nothing to observe in the server.
+func Exclusion(id string) (string, bool) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	if _, implemented := byID[id]; implemented {
+		return "", false
+	}
+	if r, ok := exclusions[id]; ok {
+		return r, true
+	}
+	if e, ok := catalog.Lookup(id); ok && strings.Contains(e.Level, "(client)") {
+		return "a client obligation: mcpspec honours it in every exchange", true
+	}
+	return "", false
 }

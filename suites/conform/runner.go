@@ -28,6 +28,9 @@ type Config struct {
 	Revisions []string
 	Timeouts  harness.Timeouts
 	Options   Options
+	// Secrets (header and environment values) are redacted from every result before it is
+	// recorded or shown, so they cannot reach the console either.
+	Secrets []string
 }
 
 // Runner executes checks against a run's targets and collects their results.
@@ -209,6 +212,11 @@ func (r *Runner) Execute(c *Check, revision, transport string) reports.Result {
 		res.Evidence = r.exchanges(evidence)
 	}
 	res.DurationMs = time.Since(start).Milliseconds()
+	if len(r.cfg.Secrets) > 0 {
+		one := &reports.Run{Results: []reports.Result{res}}
+		reports.Redact(one, r.cfg.Secrets)
+		res = one.Results[0]
+	}
 	r.mu.Lock()
 	r.results = append(r.results, res)
 	r.mu.Unlock()
@@ -277,6 +285,7 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string) 
 		t.S = harness.Attach(conn, r.env, revision)
 	}
 	t.S.SetOwner(c.ID)
+	timeoutsBefore := t.S.Timeouts()
 	mark := t.S.Conn.Transcript().Mark()
 	if c.Connection != Shared {
 		mark = 0
@@ -286,8 +295,12 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string) 
 			f = Failed(fmt.Errorf("check panicked: %v", p))
 		}
 		if f.Outcome == Violation || f.Outcome == Broken {
-			if isDead(t.S) {
-				f.Message = withStderr(f.Message+"\nthe server is gone: "+fmt.Sprint(t.S.Conn.Inbox().Closed()), t.S.Conn.Diagnostics())
+			switch {
+			case isDead(t.S):
+				f.Message = withStderr(f.Message+"\nthe server is gone: "+deathCause(t.S), t.S.Conn.Diagnostics())
+			case t.S.Timeouts() > timeoutsBefore:
+				// Silence from a live server: what it said on stderr may tell why.
+				f.Message = withStderr(f.Message, t.S.Conn.Diagnostics())
 			}
 			if c.Connection == Shared {
 				r.markSuspect(transport, revision)
@@ -299,6 +312,17 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string) 
 		}
 	}()
 	return c.Run(t), nil
+}
+
+// deathCause says how a dead connection ended.
+func deathCause(s *harness.Session) string {
+	if err := s.Conn.Inbox().Closed(); err != nil {
+		return err.Error()
+	}
+	if err := s.Conn.Err(); err != nil {
+		return err.Error()
+	}
+	return "connection closed"
 }
 
 // notUsable turns a failed negotiation into the finding for every check that needed the session.

@@ -1,6 +1,7 @@
 package selftest
 
 import (
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -77,7 +78,8 @@ func runAll(t *testing.T, faults ...string) map[key]reports.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := conform.NewRunner(conform.Config{Validator: validator, Targets: referenceTargets(t, faults...), Revisions: harness.HandshakeRevisions, Timeouts: selftestTimeouts})
+	r := conform.NewRunner(conform.Config{Validator: validator, Targets: referenceTargets(t, faults...), Revisions: harness.HandshakeRevisions, Timeouts: selftestTimeouts,
+		Options: conform.Options{SlowTool: "slow", SlowToolArgs: json.RawMessage(`{"steps":4,"stepMs":40}`)}})
 	defer r.Close()
 	out := map[key]reports.Result{}
 	for _, transport := range []string{wire.Stdio, wire.HTTP} {

@@ -1,0 +1,261 @@
+package main
+
+// The command line as scripts and CI see it: one case per exit code, run as a real process.
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	junit "github.com/joshdk/go-junit"
+
+	"github.com/mcpspec/mcpspec/reports"
+)
+
+const (
+	// usageRunTimeout bounds a run that must stop at flag parsing.
+	usageRunTimeout = 10 * time.Second
+	// referenceRunTimeout bounds a run against the bundled reference server with a narrow
+	// --focus: it takes well under a second, the rest is room for a loaded machine.
+	referenceRunTimeout = 30 * time.Second
+)
+
+// handshakeRevisions are the revisions a default run tests: every one with an initialize handshake.
+var handshakeRevisions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
+
+func TestCLIUsageErrorsExit2WithOneLine(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		args []string
+		want string // what the one line on stderr must say
+	}{
+		{"unknown flag", []string{"run", "--nope"}, "flag provided but not defined: -nope"},
+		{"malformed revision", []string{"run", "--versions", "2025-13-01"}, `unknown revision "2025-13-01"`},
+		{"header without colon", []string{"run", "--header", "nocolon"}, `--header "nocolon": want "Name: value"`},
+		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "out")
+			args := c.args
+			if args[0] == "run" {
+				args = append(args, "--out", out)
+			}
+			r := runBinary(t, usageRunTimeout, bins.mcpspec, args...)
+			if r.code != reports.ExitUsage {
+				t.Errorf("exit code %d, want %d (bad usage)", r.code, reports.ExitUsage)
+			}
+			lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
+			if len(lines) != 1 {
+				t.Fatalf("stderr has %d lines, want exactly one:\n%s", len(lines), r.stderr)
+			}
+			if !strings.HasPrefix(lines[0], "mcpspec: ") || !strings.Contains(lines[0], c.want) {
+				t.Errorf("stderr line %q: want it to start with \"mcpspec: \" and say %q", lines[0], c.want)
+			}
+			if r.stdout != "" {
+				t.Errorf("stdout of a usage error should be empty, got:\n%s", r.stdout)
+			}
+		})
+	}
+}
+
+func TestCLINothingRanExit4(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	out := t.TempDir()
+	r := runBinary(t, referenceRunTimeout, d.mcpspec, "run", "--focus", "NO-SUCH-REQ", "--out", out)
+	if r.code != reports.ExitNothingRan {
+		t.Errorf("exit code %d, want %d (nothing ran)\nstdout:\n%s\nstderr:\n%s", r.code, reports.ExitNothingRan, r.stdout, r.stderr)
+	}
+	run := assertReports(t, out)
+	if len(run.Results) != 0 || len(run.Errors) != 0 {
+		t.Errorf("results.json has %d results and errors %q, want none", len(run.Results), run.Errors)
+	}
+	assertNoLeftovers(t, d)
+}
+
+func TestCLIReferencePassesExit0(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	out := t.TempDir()
+	// No target: the bundled reference server, launched from this very binary over stdio and HTTP.
+	r := runBinary(t, referenceRunTimeout, d.mcpspec, "run", "--focus", "PING-RESPOND", "--out", out)
+	if r.code != reports.ExitOK {
+		t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, reports.ExitOK, r.stdout, r.stderr)
+	}
+	run := assertReports(t, out)
+	var got, want []string
+	for _, rev := range handshakeRevisions {
+		for _, tr := range []string{"stdio", "http"} {
+			want = append(want, rev+"/"+tr)
+		}
+	}
+	for _, res := range run.Results {
+		got = append(got, res.Version+"/"+res.Transport)
+		if res.ID != "PING-RESPOND" || res.Status != reports.Pass {
+			t.Errorf("result %s %s %s: status %s, want a PING-RESPOND pass: %s", res.ID, res.Version, res.Transport, res.Status, res.Message)
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("results cover %v, want one per revision × transport: %v", got, want)
+	}
+	assertNoLeftovers(t, d)
+}
+
+func TestCLIFaultFailsExit1(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	out := t.TempDir()
+	server := d.mcpspec + " reference --fault PING-RESPOND"
+	r := runBinary(t, referenceRunTimeout, d.mcpspec, "run", "--stdio", server, "--focus", "PING-RESPOND", "--out", out)
+	if r.code != reports.ExitFailures {
+		t.Errorf("exit code %d, want %d (failures)\nstdout:\n%s\nstderr:\n%s", r.code, reports.ExitFailures, r.stdout, r.stderr)
+	}
+	run := assertReports(t, out)
+	if len(run.Results) != len(handshakeRevisions) {
+		t.Errorf("%d results, want %d (one per revision over stdio)", len(run.Results), len(handshakeRevisions))
+	}
+	for _, res := range run.Results {
+		if res.Status != reports.Fail {
+			t.Errorf("%s %s %s: status %s, want fail: %s", res.ID, res.Version, res.Transport, res.Status, res.Message)
+		}
+		if len(res.Evidence) == 0 {
+			t.Errorf("%s %s: a failure without evidence", res.ID, res.Version)
+		}
+	}
+	suites, err := junit.IngestFile(filepath.Join(out, reports.JUnitFile))
+	if err != nil {
+		t.Fatalf("junit.xml: %v", err)
+	}
+	failed := 0
+	for _, s := range suites {
+		failed += s.Totals.Failed
+	}
+	if failed != len(run.Results) || failed == 0 {
+		t.Errorf("junit.xml has %d failures, want %d (every result)", failed, len(run.Results))
+	}
+	assertNoLeftovers(t, d)
+}
+
+func TestCLIServerCannotStartExit3(t *testing.T) {
+	t.Parallel()
+	const missing = "/no/such/binary"
+	out := t.TempDir()
+	r := runBinary(t, referenceRunTimeout, bins.mcpspec, "run", "--stdio", missing, "--focus", "PING-RESPOND", "--out", out)
+	if r.code != reports.ExitHarness {
+		t.Errorf("exit code %d, want %d (infrastructure error)\nstdout:\n%s\nstderr:\n%s", r.code, reports.ExitHarness, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout+r.stderr, missing) {
+		t.Errorf("the output does not name the command %s:\nstdout:\n%s\nstderr:\n%s", missing, r.stdout, r.stderr)
+	}
+	run := assertReports(t, out)
+	if len(run.Results) == 0 && len(run.Errors) == 0 {
+		t.Fatal("results.json records neither results nor errors")
+	}
+	for _, res := range run.Results {
+		if res.Status != reports.Error || !strings.Contains(res.Message, missing) {
+			t.Errorf("%s %s: status %s, message %q: want an error naming %s", res.ID, res.Version, res.Status, res.Message, missing)
+		}
+	}
+}
+
+// secretLeaks lists where secret appears: stdout, stderr or a file of the report directory.
+func secretLeaks(t *testing.T, secret string, r procRun, out string) []string {
+	t.Helper()
+	var leaks []string
+	for name, text := range map[string]string{"stdout": r.stdout, "stderr": r.stderr} {
+		if strings.Contains(text, secret) {
+			leaks = append(leaks, name)
+		}
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatalf("report dir: %v", err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(out, e.Name()))
+		if err != nil {
+			t.Fatalf("read %s: %v", e.Name(), err)
+		}
+		if strings.Contains(string(b), secret) {
+			leaks = append(leaks, e.Name())
+		}
+	}
+	return leaks
+}
+
+func TestCLIHeaderSecretStaysOut(t *testing.T) {
+	t.Parallel()
+	const secret = "s3cr3t-token"
+	d := newRunDir(t)
+	out := t.TempDir()
+	addr := fmt.Sprintf("127.0.0.1:%d", loopbackPort(t))
+	// The fault makes the checks fail, so the reports carry the HTTP exchanges as evidence: the
+	// place a header would leak through.
+	server := d.mcpspec + " reference --http " + addr + " --fault PING-RESPOND"
+	r := runBinary(t, referenceRunTimeout, d.mcpspec, "run",
+		"--http-cmd", server, "--url", "http://"+addr+"/mcp",
+		"--header", "Authorization: Bearer "+secret,
+		"--focus", "PING-RESPOND", "--out", out)
+	if r.code != reports.ExitFailures {
+		t.Errorf("exit code %d, want %d (the fault fails PING-RESPOND)\nstdout:\n%s\nstderr:\n%s", r.code, reports.ExitFailures, r.stdout, r.stderr)
+	}
+	run := assertReports(t, out)
+	evidence := 0
+	for _, res := range run.Results {
+		evidence += len(res.Evidence)
+	}
+	if evidence == 0 {
+		t.Error("no evidence in results.json: the test would not see a header leaking through it")
+	}
+	if leaks := secretLeaks(t, secret, r, out); len(leaks) > 0 {
+		t.Errorf("the --header secret appears in %v", leaks)
+	}
+	assertNoLeftovers(t, d)
+}
+
+func TestCLIEnvSecretEchoedByServerStaysOut(t *testing.T) {
+	t.Parallel()
+	const secret = "s3cr3t-env-value"
+	d := newRunDir(t)
+	out := t.TempDir()
+	// A server that logs its configuration, secret included, to stderr and then never answers
+	// (misbehave's no-init mode): the stderr tail becomes part of every message, so the secret
+	// reaches the result messages.
+	server := fmt.Sprintf(`sh -c 'echo token=$MCPSPEC_E2E_TOKEN >&2; exec "$0" --mode no-init' %s`, d.misbehave)
+	r := runBinary(t, referenceRunTimeout, d.mcpspec, "run", "--stdio", server,
+		"--env", "MCPSPEC_E2E_TOKEN="+secret, "--focus", "PING-RESPOND", "--versions", "2025-11-25",
+		"--timeout-startup", "1s", "--timeout-request", "1s", "--timeout-shutdown", "1s", "--out", out)
+	if r.code != reports.ExitHarness {
+		t.Errorf("exit code %d, want %d (the server never answers initialize)", r.code, reports.ExitHarness)
+	}
+	b, err := os.ReadFile(filepath.Join(out, reports.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "token="+reports.Redacted) {
+		t.Fatalf("results.json does not show the redacted stderr line: the secret never reached a message, the test proves nothing:\n%s", b)
+	}
+	t.Run("reports", func(t *testing.T) {
+		if leaks := secretLeaks(t, secret, procRun{}, out); len(leaks) > 0 {
+			t.Errorf("the --env secret appears in %v", leaks)
+		}
+	})
+	t.Run("console", func(t *testing.T) {
+		for _, name := range []string{"stdout", "stderr"} {
+			text := map[string]string{"stdout": r.stdout, "stderr": r.stderr}[name]
+			if strings.Contains(text, secret) {
+				t.Errorf("the --env secret appears on %s:\n%s", name, tail(text, 20))
+			}
+		}
+	})
+	assertNoLeftovers(t, d)
+}
