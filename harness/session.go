@@ -31,6 +31,36 @@ type Session struct {
 	owner       string
 	methods     map[jsonrpc.ID]string // method of each request the harness sent, by id
 	timeouts    int                   // waits that ran out: the server may be hanging
+	sentinels   map[jsonrpc.ID]bool   // ids of the sentinel pings sent so far
+}
+
+// Sentinel sends a ping whose only purpose is to be answered after everything sent before it;
+// its answer is never counted as a reply to anything else (see Quiet).
+func (s *Session) Sentinel(ctx context.Context) (jsonrpc.ID, *wire.Delivery, error) {
+	id := s.NextID()
+	s.mu.Lock()
+	if s.sentinels == nil {
+		s.sentinels = map[jsonrpc.ID]bool{}
+	}
+	s.sentinels[id] = true
+	s.mu.Unlock()
+	frame, err := jsonrpc.NewRequest(id, "ping", nil)
+	if err != nil {
+		return id, nil, err
+	}
+	s.Sent(id, "ping")
+	d, err := s.Conn.Send(ctx, frame)
+	return id, d, err
+}
+
+// IsSentinelAnswer reports whether m answers one of the session's sentinel pings.
+func (s *Session) IsSentinelAnswer(m jsonrpc.Message) bool {
+	if m.Kind != jsonrpc.Response {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sentinels[m.ID]
 }
 
 // Timeouts counts the waits on this session that ran out of time.
@@ -108,8 +138,14 @@ func Open(ctx context.Context, conn wire.Conn, env *Env, revision, owner string)
 	if err := s.Adopt(resp); err != nil {
 		return s, err
 	}
-	if _, err := s.Notify(ctx, "notifications/initialized", nil); err != nil {
+	nd, err := s.Notify(ctx, "notifications/initialized", nil)
+	if err != nil {
 		return s, &InfraError{What: "sending notifications/initialized", Err: err, Stderr: conn.Diagnostics()}
+	}
+	// Over HTTP, let its 202 arrive now: the next POST must not overtake it, and its answer
+	// belongs to the handshake's evidence, not to the next check's.
+	if nd.CarriesReplies {
+		_ = nd.Finished(ctx)
 	}
 	return s, nil
 }
@@ -322,9 +358,12 @@ func (s *Session) Mark() int { return s.Conn.Inbox().Len() }
 // before it has been read and, on one ordered connection, answered), then listens for the quiet
 // window. It returns every message received since from except the sentinel's answer.
 func (s *Session) Quiet(ctx context.Context, from int) ([]wire.Received, error) {
-	id := s.NextID()
-	if _, err := s.RequestWithID(ctx, id, "ping", nil); err != nil {
-		return s.Conn.Inbox().Since(from), fmt.Errorf("sentinel ping: %w", err)
+	id, d, err := s.Sentinel(ctx)
+	if err == nil {
+		_, err = s.AwaitReply(ctx, d, from, id)
+	}
+	if err != nil {
+		return s.withoutSentinels(s.Conn.Inbox().Since(from)), fmt.Errorf("sentinel ping: %w", err)
 	}
 	timer := time.NewTimer(s.env.Timeouts.Quiet)
 	defer timer.Stop()
@@ -334,16 +373,17 @@ func (s *Session) Quiet(ctx context.Context, from int) ([]wire.Received, error) 
 		return nil, ctx.Err()
 	case <-s.Conn.Done():
 	}
+	return s.withoutSentinels(s.Conn.Inbox().Since(from)), nil
+}
+
+func (s *Session) withoutSentinels(in []wire.Received) []wire.Received {
 	var out []wire.Received
-	sentinelSeen := false
-	for _, r := range s.Conn.Inbox().Since(from) {
-		if !sentinelSeen && r.Msg.Kind == jsonrpc.Response && r.Msg.ID == id {
-			sentinelSeen = true
-			continue
+	for _, r := range in {
+		if !s.IsSentinelAnswer(r.Msg) {
+			out = append(out, r)
 		}
-		out = append(out, r)
 	}
-	return out, nil
+	return out
 }
 
 // Sent records that a request with id and method was sent, so its result is validated against

@@ -9,35 +9,31 @@ import (
 // Redacted replaces every secret in a redacted run.
 const Redacted = "[REDACTED]"
 
-// Redact replaces every occurrence of every non-empty secret in every string
-// of the run (target, serverInfo, results, evidence, errors) with
-// "[REDACTED]". A secret is also found in its JSON-escaped form, as it would
-// appear inside a JSON body. Secrets of any length are redacted, even one or
-// two characters long: that can blank out unrelated text, but a report never
-// leaks what the user declared secret.
+// Redact replaces every occurrence of every non-empty secret with
+// "[REDACTED]" in the text that can carry one: the target description,
+// serverInfo, messages, evidence and errors. A secret is also found in its
+// JSON-escaped form, as it would appear inside a JSON body. Fields mcpspec
+// itself generates (IDs, titles, levels, revisions, transports, spec links,
+// tool version) are left alone, so a secret that happens to look like "2"
+// cannot corrupt the machine-readable parts of a report. Secrets of any
+// length are redacted where they are looked for; the CLI decides which
+// values are secrets.
 func Redact(r *Run, secrets []string) {
 	rep := newRedactor(secrets)
 	if rep == nil {
 		return
 	}
 	s := rep.Replace
-	r.Tool.Name, r.Tool.Version = s(r.Tool.Name), s(r.Tool.Version)
 	r.Target.Description = s(r.Target.Description)
-	replaceAll(r.Target.Transports, s)
-	replaceAll(r.Revisions, s)
 	replaceAll(r.Errors, s)
 	if r.Target.ServerInfo != nil {
 		r.Target.ServerInfo = redactValue(r.Target.ServerInfo, s).(map[string]any)
 	}
 	for i := range r.Results {
 		res := &r.Results[i]
-		for _, f := range []*string{&res.ID, &res.Title, &res.Area, &res.Level, &res.Version,
-			&res.Transport, &res.SpecURL, &res.Message, &res.BaselineReason} {
-			*f = s(*f)
-		}
+		res.Message, res.BaselineReason = s(res.Message), s(res.BaselineReason)
 		for j := range res.Evidence {
 			ev := &res.Evidence[j]
-			ev.Direction, ev.Channel = s(ev.Direction), s(ev.Channel)
 			ev.Meta, ev.Body = s(ev.Meta), s(ev.Body)
 		}
 	}

@@ -67,7 +67,7 @@ func reply(t *conform.T, frame []byte, ids ...jsonrpc.ID) (jsonrpc.Message, *wir
 	if err != nil {
 		return jsonrpc.Message{}, d, err
 	}
-	r, err := t.S.WaitFor(t.Ctx, d, from, func(r wire.Received) bool {
+	r, err := awaitProbe(t, d, from, func(r wire.Received) bool {
 		m := r.Msg
 		if m.Kind != jsonrpc.Response {
 			return false
@@ -163,4 +163,46 @@ func jsonString(raw json.RawMessage) (string, bool) {
 // contextWithTimeout bounds one wait inside a check.
 func contextWithTimeout(t *conform.T, d time.Duration) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(t.Ctx, d)
+}
+
+// lateReplyGrace is how long a reply is still awaited after the sentinel ping sent behind its
+// probe has been answered: a server that answers concurrently may answer the ping first, but one
+// that has answered the ping and stays silent for this long is not going to answer at all.
+const lateReplyGrace = time.Second
+
+// awaitProbe waits for a message matching match after a probe was sent (delivery d, inbox
+// position from). Over HTTP the probe's own response carries the reply, so the wait ends with it.
+// On a stream a sentinel ping follows the probe, so silence costs the grace, not the request
+// timeout.
+func awaitProbe(t *conform.T, d *wire.Delivery, from int, match func(wire.Received) bool) (wire.Received, error) {
+	if d != nil && d.CarriesReplies {
+		return t.S.WaitFor(t.Ctx, d, from, match)
+	}
+	sid, _, err := t.S.Sentinel(t.Ctx)
+	if err != nil {
+		return wire.Received{}, err
+	}
+	r, err := t.S.WaitFor(t.Ctx, nil, from, func(r wire.Received) bool {
+		return match(r) || (r.Msg.Kind == jsonrpc.Response && r.Msg.ID == sid)
+	})
+	if err != nil {
+		return r, err
+	}
+	if match(r) {
+		return r, nil
+	}
+	ctx, cancel := context.WithTimeout(t.Ctx, lateReplyGrace)
+	defer cancel()
+	r, err = t.S.Conn.Inbox().Wait(ctx, from, match)
+	if err != nil {
+		return r, fmt.Errorf("nothing, though a ping sent after it was answered (and %s passed)", lateReplyGrace)
+	}
+	return r, nil
+}
+
+// rejectedOverHTTP reports whether a message came in the body of an HTTP error status: over
+// Streamable HTTP a server may refuse a POST of notifications with a 4xx and an id-less JSON-RPC
+// error, which is a transport answer, not a reply to a notification.
+func rejectedOverHTTP(r wire.Received) bool {
+	return r.Via != nil && r.Via.Status >= 400 && (!r.Msg.HasID || r.Msg.ID.IsNull())
 }

@@ -28,6 +28,11 @@ import (
 	_ "github.com/mcpspec/mcpspec/suites" // registers every check
 )
 
+// minSecretLen: values of --env and --header at least this long are redacted from every report
+// and console line. Shorter ones (PORT=8, DEBUG=1) cannot be secrets worth the name, and
+// blanking every "8" would make the reports unreadable.
+const minSecretLen = 4
+
 // runConfig is everything `mcpspec run` was asked to do.
 type runConfig struct {
 	conform   conform.Config
@@ -39,6 +44,7 @@ type runConfig struct {
 	strict    bool
 	verbose   bool
 	color     bool
+	workers   int
 	secrets   []string
 }
 
@@ -72,6 +78,7 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		slowTool   = fs.String("slow-tool", "", "`NAME` of a tool of the server's that takes a while and reports progress")
 		slowArgs   = fs.String("slow-tool-args", "{}", "arguments of the slow tool, as a JSON object")
 		verbose    = fs.Bool("v", false, "verbose: Ginkgo's full spec output")
+		workers    = fs.Int("parallel", 12, "how many checks may run at once (`N`); checks sharing a session always run one after another")
 		noColor    = fs.Bool("no-color", false, "no ANSI colours (also NO_COLOR)")
 		tStartup   = fs.Duration("timeout-startup", harness.DefaultTimeouts().Startup, "bound on starting a server and its initialize")
 		tRequest   = fs.Duration("timeout-request", harness.DefaultTimeouts().Request, "bound on one request's response")
@@ -93,7 +100,10 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 	if fs.NArg() > 0 {
 		return nil, usageErrorf("run: unexpected argument %q (quote the server command: --stdio \"CMD ARGS\")", fs.Arg(0))
 	}
-	cfg := &runConfig{focus: *focus, labels: *labels, out: *out, baseline: *baseline, writeBase: *writeBase, strict: *strict, verbose: *verbose}
+	cfg := &runConfig{focus: *focus, labels: *labels, out: *out, baseline: *baseline, writeBase: *writeBase, strict: *strict, verbose: *verbose, workers: *workers}
+	if *workers < 1 {
+		return nil, usageErrorf("run: --parallel must be at least 1, got %d", *workers)
+	}
 	cfg.color = !*noColor && os.Getenv("NO_COLOR") == ""
 	cfg.conform.Validator = newValidator()
 	cfg.conform.Timeouts = harness.Timeouts{Startup: *tStartup, Request: *tRequest, Quiet: *tQuiet, Shutdown: *tShutdown}
@@ -127,7 +137,9 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 			return nil, usageErrorf("run: --env %q: want K=V", kv)
 		}
 		env = append(env, kv)
-		cfg.secrets = append(cfg.secrets, v)
+		if len(v) >= minSecretLen {
+			cfg.secrets = append(cfg.secrets, v)
+		}
 	}
 	header := http.Header{}
 	for _, h := range hdrs {
@@ -137,7 +149,9 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		}
 		value = strings.TrimSpace(value)
 		header.Add(strings.TrimSpace(name), value)
-		cfg.secrets = append(cfg.secrets, value)
+		if len(value) >= minSecretLen {
+			cfg.secrets = append(cfg.secrets, value)
+		}
 	}
 	cfg.conform.Secrets = cfg.secrets
 	if *sseURL != "" {
@@ -266,7 +280,7 @@ func execute(cfg *runConfig, stdout, stderr io.Writer) (int, error) {
 		}
 		base = b
 	}
-	if err := conform.Build(runner); err != nil {
+	if err := conform.Build(runner, conform.Selection{Focus: cfg.focus, LabelFilter: cfg.labels, Workers: cfg.workers}); err != nil {
 		return finish(cfg, run, stdout, stderr, fmt.Errorf("building the spec tree: %w", err))
 	}
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()

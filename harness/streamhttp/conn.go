@@ -27,6 +27,10 @@ const (
 	AcceptBoth     = "application/json, text/event-stream"
 )
 
+// seqHeader carries a request's transcript number from newRequest to roundTrip; it is removed
+// before the request is sent.
+const seqHeader = "X-Mcpspec-Transcript-Seq"
+
 // Options configure a connection.
 type Options struct {
 	URL string
@@ -197,7 +201,8 @@ func (c *Conn) newRequest(body []byte, r Request) (*http.Request, error) {
 	for k, vs := range r.Header {
 		req.Header[http.CanonicalHeaderKey(k)] = vs
 	}
-	c.tr.Add(transcript.Send, method, c.describeRequest(req, r), body)
+	seq := c.tr.Add(transcript.Send, method, c.describeRequest(req, r), body)
+	req.Header.Set(seqHeader, fmt.Sprint(seq))
 	return req, nil
 }
 
@@ -215,10 +220,12 @@ func (c *Conn) describeRequest(req *http.Request, r Request) string {
 
 func (c *Conn) roundTrip(ctx context.Context, req *http.Request, r Request, d *wire.Delivery) {
 	defer d.MarkFinished()
+	answers := " (answers #" + req.Header.Get(seqHeader) + ")"
+	req.Header.Del(seqHeader)
 	resp, err := c.client.Do(req)
 	if err != nil {
 		d.Err = fmt.Errorf("%s %s: %w", req.Method, req.URL, err)
-		c.tr.Add(transcript.Recv, "HTTP", "no response", []byte(err.Error()))
+		c.tr.Add(transcript.Recv, "HTTP", "no response"+answers, []byte(err.Error()))
 		return
 	}
 	defer resp.Body.Close()
@@ -233,7 +240,7 @@ func (c *Conn) roundTrip(ctx context.Context, req *http.Request, r Request, d *w
 		meta += "; " + HeaderSession + ": " + s
 	}
 	if media == "text/event-stream" {
-		c.tr.Add(transcript.Recv, "HTTP", meta+" (stream)", nil)
+		c.tr.Add(transcript.Recv, "HTTP", meta+" (stream)"+answers, nil)
 		d.MarkReady()
 		channel := r.Channel
 		if channel == "" {
@@ -251,14 +258,14 @@ func (c *Conn) roundTrip(ctx context.Context, req *http.Request, r Request, d *w
 		c.violate("oversized-body", fmt.Sprintf("response body over %d bytes", c.opts.MaxBody), body)
 	}
 	d.Body = body
-	c.tr.Add(transcript.Recv, "HTTP", meta, body)
+	c.tr.Add(transcript.Recv, "HTTP", meta+answers, body)
 	d.MarkReady()
 	if media == "application/json" && len(bytes.TrimSpace(body)) > 0 {
 		msg := jsonrpc.Parse(body)
 		if msg.Kind == jsonrpc.Invalid {
 			c.violate("invalid-json-body", msg.Problem, body)
 		}
-		c.inbox.Put(req.Method+"-JSON", msg)
+		c.inbox.PutVia(req.Method+"-JSON", msg, d)
 	}
 }
 
@@ -294,7 +301,7 @@ func (c *Conn) readStream(body io.Reader, channel string, d *wire.Delivery) (int
 		if msg.Kind == jsonrpc.Invalid {
 			c.violate("invalid-sse-data", msg.Problem, []byte(ev.Data))
 		}
-		c.inbox.Put(channel, msg)
+		c.inbox.PutVia(channel, msg, d)
 	}
 }
 

@@ -18,6 +18,8 @@ type Received struct {
 	At      time.Time
 	Channel string // where it came from: "stdout", "POST-JSON", "POST-SSE", "GET-SSE", "SSE"
 	Msg     jsonrpc.Message
+	// Via is the HTTP exchange whose response carried the message (nil on stdio).
+	Via *Delivery
 }
 
 // ErrClosed is returned by waits once the connection has ended and nothing more can arrive.
@@ -45,9 +47,12 @@ func (b *Inbox) OnPut(f func(Received)) {
 }
 
 // Put appends a message and wakes every waiter.
-func (b *Inbox) Put(channel string, msg jsonrpc.Message) {
+func (b *Inbox) Put(channel string, msg jsonrpc.Message) { b.PutVia(channel, msg, nil) }
+
+// PutVia appends a message that arrived in the response to an HTTP exchange.
+func (b *Inbox) PutVia(channel string, msg jsonrpc.Message, via *Delivery) {
 	b.mu.Lock()
-	r := Received{Index: len(b.msgs), At: time.Now(), Channel: channel, Msg: msg}
+	r := Received{Index: len(b.msgs), At: time.Now(), Channel: channel, Msg: msg, Via: via}
 	b.msgs = append(b.msgs, r)
 	close(b.wake)
 	b.wake = make(chan struct{})

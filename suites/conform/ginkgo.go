@@ -2,32 +2,58 @@ package conform
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/mcpspec/mcpspec/reports"
 )
 
+// Selection is what Ginkgo will run, as --focus and --label-filter say.
+type Selection struct {
+	Focus       string // a regular expression over the spec's text; "" selects all
+	LabelFilter string // a Ginkgo label filter; "" selects all
+	Workers     int    // executions under way at once
+}
+
 // Build adds one Ginkgo spec per check × selected revision × target transport, at the top level,
-// so every spec's full text begins with its requirement ID. It must be called before RunSpecs.
-func Build(r *Runner) error {
+// so every spec's full text begins with its requirement ID, and starts executing the selected
+// ones in the background. It must be called before RunSpecs.
+func Build(r *Runner, sel Selection) error {
 	all, err := Checks()
 	if err != nil {
 		return err
 	}
+	focus, err := regexp.Compile(sel.Focus)
+	if err != nil {
+		return fmt.Errorf("focus: %w", err)
+	}
+	filter := func([]string) bool { return true }
+	if sel.LabelFilter != "" {
+		if filter, err = types.ParseLabelFilter(sel.LabelFilter); err != nil {
+			return fmt.Errorf("label filter: %w", err)
+		}
+	}
+	var selected []Spec
 	for _, t := range r.cfg.Targets {
 		for _, c := range all {
 			for _, rev := range r.cfg.Revisions {
 				if !c.AppliesTo(rev, t.Transport) || (c.Once && rev != newestOf(c, r.cfg.Revisions)) {
 					continue
 				}
-				It(fmt.Sprintf("%s (%s, %s)", c.Title(), rev, t.Transport), Label(labels(c, rev, t.Transport)...), func() {
-					outcome(r.Execute(c, rev, t.Transport))
-				})
+				spec := Spec{Check: c, Revision: rev, Transport: t.Transport}
+				text := fmt.Sprintf("%s (%s, %s)", c.Title(), rev, t.Transport)
+				lbls := labels(c, rev, t.Transport)
+				if focus.MatchString(text) && filter(lbls) {
+					selected = append(selected, spec)
+				}
+				It(text, Label(lbls...), func() { outcome(r.Result(spec)) })
 			}
 		}
 	}
+	r.Start(selected, sel.Workers)
 	return nil
 }
 

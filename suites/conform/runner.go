@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -44,6 +45,10 @@ type Runner struct {
 	shared  map[string]*sharedSession // by transport + "/" + revision
 	results []reports.Result
 	errors  []string
+
+	futures  map[string]*future
+	order    map[string]int // spec key → position, for results in spec order
+	keyLocks map[string]*sync.Mutex
 }
 
 type sharedSession struct {
@@ -67,7 +72,7 @@ func (n Negotiation) Supported() bool { return n.Err == nil && n.Answered == n.R
 
 // NewRunner prepares a run; nothing is launched until a check needs it.
 func NewRunner(cfg Config) *Runner {
-	r := &Runner{cfg: cfg, env: harness.NewEnv(cfg.Timeouts, cfg.Validator), started: time.Now(), launchers: map[string]*harness.Launcher{}, shared: map[string]*sharedSession{}}
+	r := &Runner{cfg: cfg, env: harness.NewEnv(cfg.Timeouts, cfg.Validator), started: time.Now(), launchers: map[string]*harness.Launcher{}, shared: map[string]*sharedSession{}, order: map[string]int{}}
 	for _, t := range cfg.Targets {
 		r.launchers[t.Transport] = harness.NewLauncher(t, r.env)
 	}
@@ -92,11 +97,19 @@ func (r *Runner) Close() {
 	wg.Wait()
 }
 
-// Results returns what has been recorded so far.
+// Results returns what has been recorded so far, in spec order (execution may overlap).
 func (r *Runner) Results() []reports.Result {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]reports.Result(nil), r.results...)
+	out := append([]reports.Result(nil), r.results...)
+	pos := func(x reports.Result) int {
+		if i, ok := r.order[x.Transport+"/"+x.Version+"/"+x.ID]; ok {
+			return i
+		}
+		return len(r.order)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return pos(out[i]) < pos(out[j]) })
+	return out
 }
 
 // Errors returns infrastructure errors that happened outside any check.
@@ -125,6 +138,9 @@ func (r *Runner) ServerInfo() map[string]any {
 // negotiation returns (opening if needed) the shared session at revision over transport.
 func (r *Runner) negotiation(ctx context.Context, transport, revision string) Negotiation {
 	key := transport + "/" + revision
+	lock := r.keyLock(key)
+	lock.Lock()
+	defer lock.Unlock()
 	r.mu.Lock()
 	sh, ok := r.shared[key]
 	r.mu.Unlock()
@@ -258,6 +274,13 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string) 
 		}
 	}()
 
+	// Whatever connection the check uses, a target that cannot even be initialized at this
+	// revision is an infrastructure failure for it too (the shared session is opened once).
+	if c.Connection != Shared {
+		if neg := r.negotiation(ctx, transport, revision); neg.Err != nil && neg.Infra {
+			return Failed(neg.Err), tail(neg.Session)
+		}
+	}
 	var own *harness.Session
 	switch c.Connection {
 	case Shared:

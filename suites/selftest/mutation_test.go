@@ -81,16 +81,21 @@ func runAll(t *testing.T, faults ...string) map[key]reports.Result {
 	r := conform.NewRunner(conform.Config{Validator: validator, Targets: referenceTargets(t, faults...), Revisions: harness.HandshakeRevisions, Timeouts: selftestTimeouts,
 		Options: conform.Options{SlowTool: "slow", SlowToolArgs: json.RawMessage(`{"steps":4,"stepMs":40}`)}})
 	defer r.Close()
-	out := map[key]reports.Result{}
+	var specs []conform.Spec
 	for _, transport := range []string{wire.Stdio, wire.HTTP} {
 		for _, c := range checks {
 			for _, rev := range harness.HandshakeRevisions {
 				if !c.AppliesTo(rev, transport) || (c.Once && rev != newest(c)) {
 					continue
 				}
-				out[key{c.ID, rev, transport}] = r.Execute(c, rev, transport)
+				specs = append(specs, conform.Spec{Check: c, Revision: rev, Transport: transport})
 			}
 		}
+	}
+	r.Start(specs, selftestWorkers)
+	out := map[key]reports.Result{}
+	for _, s := range specs {
+		out[key{s.Check.ID, s.Revision, s.Transport}] = r.Result(s)
 	}
 	return out
 }
@@ -106,6 +111,9 @@ func newest(c *conform.Check) string {
 }
 
 var validator = schema.New()
+
+// selftestWorkers bounds each run's concurrent executions; the faults run in parallel as well.
+const selftestWorkers = 6
 
 var (
 	cleanOnce sync.Once

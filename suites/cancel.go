@@ -1,0 +1,180 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/harness/streamhttp"
+	"github.com/mcpspec/mcpspec/harness/wire"
+	"github.com/mcpspec/mcpspec/suites/conform"
+)
+
+func init() {
+	conform.Register(
+		conform.Check{ID: "CANCEL-IGNORE-UNKNOWN", Level: "MUST",
+			Summary:     "a cancellation for a request that was never sent gets no reply, and the server keeps serving",
+			LevelReason: "The spec lets receivers ignore such cancellations (MAY); answering one is never allowed, because it is a notification (JSON-RPC: MUST NOT reply).",
+			Run:         checkCancelUnknown},
+		conform.Check{ID: "CANCEL-RACE", Level: "MUST",
+			Summary: "a cancellation that arrives after the response is ignored: no error, no second response",
+			Run:     checkCancelRace},
+		conform.Check{ID: "CANCEL-INVALID-IGNORED", Level: "SHOULD",
+			Summary: "malformed cancellations (no params, a requestId of the wrong type, unknown extra fields) are ignored without a reply",
+			Run:     checkCancelInvalid},
+		conform.Check{ID: "CANCEL-STOP-NO-RESPONSE", Level: "SHOULD", Connection: conform.Fresh,
+			Summary:     "a cancelled request stops its work (no more progress) and gets no response, for a string id and for the id 0",
+			LevelReason: "The spec says receivers SHOULD stop and SHOULD NOT respond; over HTTP a response stream left open past twice the tool's duration fails the same check.",
+			Run:         checkCancelStops},
+		conform.Check{ID: "CANCEL-NO-INIT-CANCEL", Level: "MUST", Connection: conform.Raw,
+			Summary:     "a cancellation of initialize is not honoured: the server still answers initialize and the session works",
+			LevelReason: "Clients MUST NOT cancel initialize, so a server has no reason to honour it; one that drops initialize leaves the client with no session, which mcpspec treats as a failure.",
+			Run:         checkInitNotCancelled},
+	)
+}
+
+func cancelParams(id jsonrpc.ID) map[string]any {
+	return map[string]any{"requestId": id.JSON(), "reason": "mcpspec"}
+}
+
+// expectSilence sends the notifications and fails if anything but the sentinel's answer follows.
+func expectSilence(t *conform.T, what string, frames ...[]byte) conform.Finding {
+	from := t.S.Mark()
+	for _, f := range frames {
+		if _, err := t.S.Send(t.Ctx, f); err != nil {
+			return conform.Crashed("sending %s: %v", what, err)
+		}
+	}
+	after, err := t.S.Quiet(t.Ctx, from)
+	if err != nil {
+		return conform.Crashed("after %s the server stopped serving: %v", what, err)
+	}
+	for _, r := range after {
+		if rejectedOverHTTP(r) {
+			continue
+		}
+		for _, m := range flatten(r.Msg) {
+			if m.Kind == jsonrpc.Response {
+				return conform.Violated("%s was answered: %s", what, show(m))
+			}
+		}
+	}
+	return conform.Passed("")
+}
+
+func checkCancelUnknown(t *conform.T) conform.Finding {
+	unknown := jsonrpc.StringID(fmt.Sprintf("mcpspec:never-sent:%s", t.S.NextID().Text()))
+	return expectSilence(t, "a cancellation of a request that was never sent", rawNotification("notifications/cancelled", cancelParams(unknown)))
+}
+
+func checkCancelRace(t *conform.T) conform.Finding {
+	id := t.S.NextID()
+	if _, err := t.S.RequestWithID(t.Ctx, id, "ping", nil); err != nil {
+		return conform.Violated("ping: %v", err)
+	}
+	return expectSilence(t, "a cancellation of a request already answered", rawNotification("notifications/cancelled", cancelParams(id)))
+}
+
+func checkCancelInvalid(t *conform.T) conform.Finding {
+	unknown := jsonrpc.StringID("mcpspec:never-sent:extra")
+	return expectSilence(t, "malformed cancellations",
+		rawNotification("notifications/cancelled", nil),
+		rawNotification("notifications/cancelled", map[string]any{"requestId": map[string]any{}}),
+		rawNotification("notifications/cancelled", map[string]any{"requestId": unknown.JSON(), "mcpspec/extra": true}),
+	)
+}
+
+func checkCancelStops(t *conform.T) conform.Finding {
+	if f, ok := needSlowTool(t); !ok {
+		return f
+	}
+	// The tool's normal duration sets the window: a cancelled call must stay silent for twice it.
+	_, _, took, err := runSlow(t, "")
+	if err != nil {
+		return conform.CannotTest("%v", err)
+	}
+	window := 2 * took
+	for _, id := range []jsonrpc.ID{t.S.NextID(), jsonrpc.NumberID(0)} {
+		if f, ok := cancelOne(t, id, window); !ok {
+			return f
+		}
+	}
+	return conform.Passed("")
+}
+
+// cancelOne starts a slow call with id, cancels it once it is under way, and judges what follows.
+func cancelOne(t *conform.T, id jsonrpc.ID, window time.Duration) (conform.Finding, bool) {
+	token := t.S.NextID()
+	call, err := startSlow(t, id, token)
+	if err != nil {
+		return conform.Crashed("starting the slow tool: %v", err), false
+	}
+	// Under way: its first progress arrived (or, for a tool that reports none, it was sent).
+	_, _ = t.S.WaitFor(t.Ctx, nil, call.from, func(r wire.Received) bool {
+		return r.Msg.Kind == jsonrpc.Notification && r.Msg.Method == "notifications/progress"
+	})
+	cancelAt := t.S.Mark()
+	if _, err := t.S.Send(t.Ctx, rawNotification("notifications/cancelled", cancelParams(id))); err != nil {
+		return conform.Crashed("sending the cancellation: %v", err), false
+	}
+	// Silence for the window proves the cancel was honoured; a response ends the wait at once.
+	ctx, cancel := context.WithTimeout(t.Ctx, window)
+	_, answered := t.S.Conn.Inbox().Wait(ctx, call.from, wire.RespondsTo(id))
+	cancel()
+	if answered == nil {
+		resp, _ := t.S.AwaitReply(t.Ctx, call.d, call.from, id)
+		return conform.Violated("the cancelled request %s was answered: %s", id.Text(), show(resp)), false
+	}
+	if _, err := t.S.Quiet(t.Ctx, cancelAt); err != nil {
+		return conform.Crashed("after a cancellation the server stopped serving: %v", err), false
+	}
+	for _, r := range t.S.Conn.Inbox().Since(call.from) {
+		if resp, ok := wire.FindResponse(r.Msg, id); ok {
+			return conform.Violated("the cancelled request %s was answered: %s", id.Text(), show(resp)), false
+		}
+	}
+	// One progress notification may already have been on its way when the cancel arrived.
+	if late := progressSince(t, cancelAt); len(late) > 1 {
+		return conform.Violated("the cancelled request %s kept working: %d progress notifications after the cancellation", id.Text(), len(late)), false
+	}
+	if call.d.CarriesReplies && !call.d.IsFinished() {
+		return conform.Violated("the cancelled request %s's HTTP response stream is still open %s after the cancellation", id.Text(), window), false
+	}
+	return conform.Finding{}, true
+}
+
+func checkInitNotCancelled(t *conform.T) conform.Finding {
+	id := t.S.NextID()
+	frame := rawRequest(id, "initialize", harness.InitializeParams(t.Revision))
+	t.S.Sent(id, "initialize")
+	from := t.S.Mark()
+	d, err := t.S.Send(t.Ctx, frame)
+	if err != nil {
+		return conform.Crashed("sending initialize: %v", err)
+	}
+	if _, err := t.S.Send(t.Ctx, rawNotification("notifications/cancelled", cancelParams(id))); err != nil {
+		return conform.Crashed("sending the cancellation of initialize: %v", err)
+	}
+	resp, err := t.S.AwaitReply(t.Ctx, d, from, id)
+	if err != nil {
+		return conform.Violated("initialize, cancelled right after it was sent, was never answered: %v", err)
+	}
+	if !resp.HasResult {
+		return conform.Violated("initialize, cancelled right after it was sent, failed: %s", show(resp))
+	}
+	if hc, ok := t.S.Conn.(*streamhttp.Conn); ok {
+		hc.SetSession(d.Header.Get(streamhttp.HeaderSession))
+	}
+	if err := t.S.Adopt(resp); err != nil {
+		return conform.Violated("%v", err)
+	}
+	if _, err := t.S.Notify(t.Ctx, "notifications/initialized", nil); err != nil {
+		return conform.Crashed("notifications/initialized: %v", err)
+	}
+	if f, ok := stillServes(t); !ok {
+		return f
+	}
+	return conform.Passed("")
+}

@@ -1,0 +1,104 @@
+package conform
+
+import (
+	"sync"
+
+	"github.com/mcpspec/mcpspec/reports"
+)
+
+// Spec is one check at one revision over one transport: one Ginkgo spec.
+type Spec struct {
+	Check     *Check
+	Revision  string
+	Transport string
+}
+
+func (s Spec) key() string { return s.Transport + "/" + s.Revision + "/" + s.Check.ID }
+
+// future is a result being computed in the background.
+type future struct {
+	done chan struct{}
+	res  reports.Result
+}
+
+// Start executes the specs in the background so that independent ones overlap: the specs that
+// share a session at one revision over one transport run one after another on it (their evidence
+// is a slice of its transcript), while specs with connections of their own run beside them. At
+// most workers executions are under way at once. Ginkgo's specs then only collect the results,
+// in their own order, so reports and the console read exactly as a serial run would.
+func (r *Runner) Start(specs []Spec, workers int) {
+	if workers < 1 {
+		workers = 1
+	}
+	sem := make(chan struct{}, workers)
+	r.mu.Lock()
+	if r.futures == nil {
+		r.futures = map[string]*future{}
+	}
+	groups := map[string][]Spec{}
+	var groupOrder []string
+	for i, s := range specs {
+		r.futures[s.key()] = &future{done: make(chan struct{})}
+		r.order[s.key()] = i
+		if s.Check.Connection == Shared {
+			g := s.Transport + "/" + s.Revision
+			if _, seen := groups[g]; !seen {
+				groupOrder = append(groupOrder, g)
+			}
+			groups[g] = append(groups[g], s)
+		}
+	}
+	r.mu.Unlock()
+
+	run := func(s Spec) {
+		sem <- struct{}{}
+		res := r.Execute(s.Check, s.Revision, s.Transport)
+		<-sem
+		f := r.futureOf(s)
+		f.res = res
+		close(f.done)
+	}
+	for _, g := range groupOrder {
+		go func(specs []Spec) {
+			for _, s := range specs {
+				run(s)
+			}
+		}(groups[g])
+	}
+	for _, s := range specs {
+		if s.Check.Connection != Shared {
+			go run(s)
+		}
+	}
+}
+
+func (r *Runner) futureOf(s Spec) *future {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.futures[s.key()]
+}
+
+// Result returns the spec's result: the background one when Start scheduled it, otherwise it
+// executes the spec now.
+func (r *Runner) Result(s Spec) reports.Result {
+	if f := r.futureOf(s); f != nil {
+		<-f.done
+		return f.res
+	}
+	return r.Execute(s.Check, s.Revision, s.Transport)
+}
+
+// keyLock serialises opening the shared session of one revision over one transport.
+func (r *Runner) keyLock(key string) *sync.Mutex {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.keyLocks == nil {
+		r.keyLocks = map[string]*sync.Mutex{}
+	}
+	l, ok := r.keyLocks[key]
+	if !ok {
+		l = &sync.Mutex{}
+		r.keyLocks[key] = l
+	}
+	return l
+}
