@@ -32,8 +32,11 @@ lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 
-bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./harness/...
+# Wall time, specs/s, servers spawned, quiet-window time and peak memory of whole runs, then the
+# Go benchmarks of the hot paths (parsing, framing, SSE, schema validation).
+bench: build
+	$(GO) run ./cmd/mcpspec-bench -mcpspec $(BIN) -runs 5 $(BENCH_FLAGS)
+	$(GO) test -run '^$$' -bench . -benchmem ./harness/jsonrpc ./harness/stdio ./harness/sse ./harness/schema
 
 clean:
 	rm -rf bin mcpspec-report

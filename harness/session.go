@@ -32,6 +32,7 @@ type Session struct {
 	methods     map[jsonrpc.ID]string // method of each request the harness sent, by id
 	timeouts    int                   // waits that ran out: the server may be hanging
 	sentinels   map[jsonrpc.ID]bool   // ids of the sentinel pings sent so far
+	modern      bool                  // stateless revision: _meta on every request, no ping
 }
 
 // Sentinel sends a ping whose only purpose is to be answered after everything sent before it;
@@ -44,11 +45,16 @@ func (s *Session) Sentinel(ctx context.Context) (jsonrpc.ID, *wire.Delivery, err
 	}
 	s.sentinels[id] = true
 	s.mu.Unlock()
-	frame, err := jsonrpc.NewRequest(id, "ping", nil)
+	// The stateless revision has no ping; server/discover is served by every such server.
+	method := "ping"
+	if s.Modern() {
+		method = "server/discover"
+	}
+	frame, err := jsonrpc.NewRequest(id, method, s.withMeta(nil))
 	if err != nil {
 		return id, nil, err
 	}
-	s.Sent(id, "ping")
+	s.Sent(id, method)
 	d, err := s.Conn.Send(ctx, frame)
 	return id, d, err
 }
@@ -249,7 +255,7 @@ func (s *Session) Request(ctx context.Context, method string, params any) (jsonr
 
 // RequestWithID is Request with a chosen id.
 func (s *Session) RequestWithID(ctx context.Context, id jsonrpc.ID, method string, params any) (jsonrpc.Message, error) {
-	frame, err := jsonrpc.NewRequest(id, method, params)
+	frame, err := jsonrpc.NewRequest(id, method, s.withMeta(params))
 	if err != nil {
 		return jsonrpc.Message{}, err
 	}
@@ -291,14 +297,19 @@ func (s *Session) waitFor(ctx context.Context, d *wire.Delivery, from int, match
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	waitCtx := ctx
-	if d != nil && d.CarriesReplies {
+	// A POST whose reply would come on another stream (legacy SSE) but that was refused with an
+	// HTTP error will never be answered there: stop at the refusal.
+	refusable := d != nil && !d.CarriesReplies && d.FinishedChan() != nil
+	if d != nil && (d.CarriesReplies || refusable) {
 		var stop context.CancelCauseFunc
 		waitCtx, stop = context.WithCancelCause(ctx)
 		defer stop(nil)
 		go func() {
 			select {
 			case <-d.FinishedChan():
-				stop(errDeliveryEnded)
+				if d.CarriesReplies || d.Status >= 400 {
+					stop(errDeliveryEnded)
+				}
 			case <-waitCtx.Done():
 			}
 		}()
@@ -367,6 +378,8 @@ func (s *Session) Quiet(ctx context.Context, from int) ([]wire.Received, error) 
 	}
 	timer := time.NewTimer(s.env.Timeouts.Quiet)
 	defer timer.Stop()
+	quietFrom := time.Now()
+	defer func() { s.env.Stats.QuietNanos.Add(int64(time.Since(quietFrom))) }()
 	select {
 	case <-timer.C:
 	case <-ctx.Done():
@@ -400,6 +413,7 @@ func (s *Session) Sent(id jsonrpc.ID, method string) {
 // resultDefinitions names the schema definition of each method's result.
 var resultDefinitions = map[string]string{
 	"initialize":               "InitializeResult",
+	"server/discover":          "DiscoverResult",
 	"ping":                     "EmptyResult",
 	"logging/setLevel":         "EmptyResult",
 	"tools/list":               "ListToolsResult",

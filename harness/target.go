@@ -9,8 +9,10 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/mcpspec/mcpspec/harness/legacysse"
 	"github.com/mcpspec/mcpspec/harness/stdio"
 	"github.com/mcpspec/mcpspec/harness/streamhttp"
 	"github.com/mcpspec/mcpspec/harness/transcript"
@@ -19,10 +21,12 @@ import (
 
 // Target is a server under test reached over one transport.
 type Target struct {
-	Transport string        // wire.Stdio or wire.HTTP
-	Command   stdio.Command // stdio: the server; http: the server to launch first (optional)
-	URL       string        // http: the endpoint
-	Header    http.Header   // http: extra headers on every request (secrets)
+	Transport string        // wire.Stdio, wire.HTTP or wire.SSE
+	Command   stdio.Command // stdio: the server; http, sse: the server to launch first (optional)
+	URL       string        // http: the endpoint; sse: the SSE stream's URL
+	Header    http.Header   // http, sse: extra headers on every request (secrets)
+	// Revisions narrows the run's revisions for this target (nil: all of them).
+	Revisions []string
 }
 
 // Describe is a one-line description for reports.
@@ -32,9 +36,9 @@ func (t Target) Describe() string {
 		return "stdio: " + t.Command.String()
 	default:
 		if len(t.Command.Argv) > 0 {
-			return fmt.Sprintf("http: %s (launched: %s)", t.URL, t.Command.String())
+			return fmt.Sprintf("%s: %s (launched: %s)", t.Transport, t.URL, t.Command.String())
 		}
-		return "http: " + t.URL
+		return t.Transport + ": " + t.URL
 	}
 }
 
@@ -49,6 +53,23 @@ type Env struct {
 	Timeouts  Timeouts
 	IDs       *IDs
 	Validator Validator
+	Stats     Stats
+}
+
+// Stats count what the harness spent, for benchmarks.
+type Stats struct {
+	ServersSpawned atomic.Int64 // processes launched: stdio servers and HTTP servers
+	Connections    atomic.Int64 // connections opened (a stdio connection is a process)
+	QuietNanos     atomic.Int64 // time spent in quiet windows proving silence
+}
+
+// Snapshot returns the counters by name.
+func (s *Stats) Snapshot() map[string]int64 {
+	return map[string]int64{
+		"serversSpawned": s.ServersSpawned.Load(),
+		"connections":    s.Connections.Load(),
+		"quietMs":        s.QuietNanos.Load() / int64(time.Millisecond),
+	}
 }
 
 // NewEnv returns an environment with fresh ids; v should compile each schema once for the run.
@@ -116,6 +137,9 @@ func (l *Launcher) Connect(ctx context.Context) (wire.Conn, error) {
 		return nil, l.broken
 	}
 	conn, err := l.connect(ctx)
+	if err == nil {
+		l.env.Stats.Connections.Add(1)
+	}
 	if err != nil {
 		var infra *InfraError
 		if errors.As(err, &infra) {
@@ -147,6 +171,7 @@ func (l *Launcher) connect(ctx context.Context) (wire.Conn, error) {
 	t := l.env.Timeouts
 	switch l.target.Transport {
 	case wire.Stdio:
+		l.env.Stats.ServersSpawned.Add(1)
 		conn, err := stdio.Launch(l.target.Command, stdio.Options{WriteTimeout: t.Request, StopGrace: t.Shutdown, Transcript: transcript.New()})
 		if err != nil {
 			return nil, &InfraError{What: "cannot start the server " + l.target.Command.String(), Err: err}
@@ -165,6 +190,23 @@ func (l *Launcher) connect(ctx context.Context) (wire.Conn, error) {
 			server = l.server
 		}
 		return streamhttp.Dial(streamhttp.Options{URL: l.target.URL, Header: l.target.Header, HeaderTimeout: t.Request, Transcript: transcript.New(), Server: server}), nil
+	case wire.SSE:
+		if err := l.ensureServer(ctx); err != nil {
+			return nil, err
+		}
+		opts := legacysse.Options{URL: l.target.URL, Header: l.target.Header, HeaderTimeout: t.Request, Transcript: transcript.New()}
+		if l.server != nil {
+			opts.Server = l.server
+		}
+		conn, err := legacysse.Dial(ctx, opts)
+		if err != nil {
+			var stderr string
+			if l.server != nil {
+				stderr = l.server.StderrTail()
+			}
+			return nil, &InfraError{What: "cannot open the legacy SSE stream " + l.target.URL, Err: err, Stderr: stderr}
+		}
+		return conn, nil
 	default:
 		return nil, fmt.Errorf("unknown transport %q", l.target.Transport)
 	}
@@ -178,6 +220,7 @@ func (l *Launcher) ensureServer(ctx context.Context) error {
 	}
 	l.started = true
 	if len(l.target.Command.Argv) > 0 {
+		l.env.Stats.ServersSpawned.Add(1)
 		p, err := stdio.Start(l.target.Command, false)
 		if err != nil {
 			return &InfraError{What: "cannot start the HTTP server " + l.target.Command.String(), Err: err}

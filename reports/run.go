@@ -57,6 +57,9 @@ type Run struct {
 	Summary       map[Status]int `json:"summary"`          // a count for every status, zeros included
 	Results       []Result       `json:"results"`
 	Errors        []string       `json:"errors,omitempty"` // harness/infrastructure errors outside any check
+	// Stats are the harness's own counters (servers spawned, connections opened, time spent in
+	// quiet windows, …), for benchmarks; they say nothing about the server's conformance.
+	Stats map[string]int64 `json:"stats,omitempty"`
 }
 
 // Summarize recomputes Summary from Results, with a count for every status.

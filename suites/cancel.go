@@ -116,9 +116,19 @@ func cancelOne(t *conform.T, id jsonrpc.ID, window time.Duration) (conform.Findi
 		return r.Msg.Kind == jsonrpc.Notification && r.Msg.Method == "notifications/progress"
 	})
 	cancelAt := t.S.Mark()
-	if _, err := t.S.Send(t.Ctx, rawNotification("notifications/cancelled", cancelParams(id))); err != nil {
+	cd, err := t.S.Send(t.Ctx, rawNotification("notifications/cancelled", cancelParams(id)))
+	if err != nil {
 		return conform.Crashed("sending the cancellation: %v", err), false
 	}
+	// From when the server has surely read the cancellation (its HTTP answer came back, or on a
+	// stream a ping sent after it was answered), at most one progress notification already on its
+	// way may follow.
+	if cd.CarriesReplies {
+		_ = waitReady(t, cd)
+	} else if sid, sd, err := t.S.Sentinel(t.Ctx); err == nil {
+		_, _ = t.S.AwaitReply(t.Ctx, sd, cancelAt, sid)
+	}
+	readAt := t.S.Mark()
 	// Silence for the window proves the cancel was honoured; a response ends the wait at once.
 	ctx, cancel := context.WithTimeout(t.Ctx, window)
 	_, answered := t.S.Conn.Inbox().Wait(ctx, call.from, wire.RespondsTo(id))
@@ -136,7 +146,7 @@ func cancelOne(t *conform.T, id jsonrpc.ID, window time.Duration) (conform.Findi
 		}
 	}
 	// One progress notification may already have been on its way when the cancel arrived.
-	if late := progressSince(t, cancelAt); len(late) > 1 {
+	if late := progressSince(t, readAt); len(late) > 1 {
 		return conform.Violated("the cancelled request %s kept working: %d progress notifications after the cancellation", id.Text(), len(late)), false
 	}
 	if call.d.CarriesReplies && !call.d.IsFinished() {
@@ -153,6 +163,11 @@ func checkInitNotCancelled(t *conform.T) conform.Finding {
 	d, err := t.S.Send(t.Ctx, frame)
 	if err != nil {
 		return conform.Crashed("sending initialize: %v", err)
+	}
+	// Where the POST's status comes before the answer (legacy SSE), the cancel follows it, so
+	// it cannot overtake the initialize on another connection.
+	if !d.CarriesReplies {
+		_ = waitReady(t, d)
 	}
 	if _, err := t.S.Send(t.Ctx, rawNotification("notifications/cancelled", cancelParams(id))); err != nil {
 		return conform.Crashed("sending the cancellation of initialize: %v", err)

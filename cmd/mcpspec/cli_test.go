@@ -84,13 +84,15 @@ func TestCLIReferencePassesExit0(t *testing.T) {
 	t.Parallel()
 	d := newRunDir(t)
 	out := t.TempDir()
-	// No target: the bundled reference server, launched from this very binary over stdio and HTTP.
+	// No target: the bundled reference server, launched from this very binary over stdio, HTTP
+	// and (at 2024-11-05, its revision) legacy HTTP+SSE.
 	r := runBinary(t, referenceRunTimeout, d.mcpspec, "run", "--focus", "PING-RESPOND", "--out", out)
 	if r.code != reports.ExitOK {
 		t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, reports.ExitOK, r.stdout, r.stderr)
 	}
 	run := assertReports(t, out)
-	var got, want []string
+	want := []string{"2024-11-05/sse"}
+	var got []string
 	for _, rev := range handshakeRevisions {
 		for _, tr := range []string{"stdio", "http"} {
 			want = append(want, rev+"/"+tr)

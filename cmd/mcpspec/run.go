@@ -45,6 +45,7 @@ type runConfig struct {
 	verbose   bool
 	color     bool
 	workers   int
+	sessions  int
 	secrets   []string
 }
 
@@ -65,8 +66,8 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 	var (
 		stdioCmd   = fs.String("stdio", "", "launch `CMD` (split like a shell would) and speak MCP over its stdin/stdout")
 		url        = fs.String("url", "", "the Streamable HTTP endpoint `URL` of the server")
-		sseURL     = fs.String("sse", "", "the legacy HTTP+SSE endpoint `URL` (2024-11-05)")
-		httpCmd    = fs.String("http-cmd", "", "launch `CMD` first and wait until --url answers")
+		sseURL     = fs.String("sse", "", "the legacy HTTP+SSE stream `URL` of the server (the transport of 2024-11-05)")
+		httpCmd    = fs.String("http-cmd", "", "launch `CMD` first and wait until --url (or --sse) answers")
 		cwd        = fs.String("cwd", "", "working `DIR` of launched commands")
 		versions   = fs.String("versions", "all", "revisions to test: `LIST` (comma-separated) or all")
 		focus      = fs.String("focus", "", "run only specs whose title matches `REGEX` (titles begin with the requirement ID)")
@@ -78,6 +79,7 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		slowTool   = fs.String("slow-tool", "", "`NAME` of a tool of the server's that takes a while and reports progress")
 		slowArgs   = fs.String("slow-tool-args", "{}", "arguments of the slow tool, as a JSON object")
 		verbose    = fs.Bool("v", false, "verbose: Ginkgo's full spec output")
+		sessions   = fs.Int("sessions", 3, "shared sessions per revision and transport (`N`), each running its share of the checks that need no fresh server")
 		workers    = fs.Int("parallel", 12, "how many checks may run at once (`N`); checks sharing a session always run one after another")
 		noColor    = fs.Bool("no-color", false, "no ANSI colours (also NO_COLOR)")
 		tStartup   = fs.Duration("timeout-startup", harness.DefaultTimeouts().Startup, "bound on starting a server and its initialize")
@@ -100,7 +102,10 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 	if fs.NArg() > 0 {
 		return nil, usageErrorf("run: unexpected argument %q (quote the server command: --stdio \"CMD ARGS\")", fs.Arg(0))
 	}
-	cfg := &runConfig{focus: *focus, labels: *labels, out: *out, baseline: *baseline, writeBase: *writeBase, strict: *strict, verbose: *verbose, workers: *workers}
+	cfg := &runConfig{focus: *focus, labels: *labels, out: *out, baseline: *baseline, writeBase: *writeBase, strict: *strict, verbose: *verbose, workers: *workers, sessions: *sessions}
+	if *sessions < 1 {
+		return nil, usageErrorf("run: --sessions must be at least 1, got %d", *sessions)
+	}
 	if *workers < 1 {
 		return nil, usageErrorf("run: --parallel must be at least 1, got %d", *workers)
 	}
@@ -154,11 +159,11 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		}
 	}
 	cfg.conform.Secrets = cfg.secrets
-	if *sseURL != "" {
-		return nil, usageErrorf("run: --sse: legacy HTTP+SSE targets are not supported yet")
+	if *httpCmd != "" && *url == "" && *sseURL == "" {
+		return nil, usageErrorf("run: --http-cmd needs --url or --sse, the endpoint the launched server will answer on")
 	}
-	if *httpCmd != "" && *url == "" {
-		return nil, usageErrorf("run: --http-cmd needs --url, the endpoint the launched server will answer on")
+	if *httpCmd != "" && *url != "" && *sseURL != "" {
+		return nil, usageErrorf("run: --http-cmd goes with one of --url and --sse, not both")
 	}
 	if *stdioCmd != "" {
 		argv, err := splitCommand(*stdioCmd)
@@ -172,6 +177,20 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 			return nil, usageErrorf("run: --url %q: want an http:// or https:// URL", *url)
 		}
 		t := harness.Target{Transport: wire.HTTP, URL: *url, Header: header}
+		if *httpCmd != "" {
+			argv, err := splitCommand(*httpCmd)
+			if err != nil || len(argv) == 0 {
+				return nil, usageErrorf("run: --http-cmd %q: %v", *httpCmd, orEmpty(err))
+			}
+			t.Command = stdio.Command{Argv: argv, Env: env, Dir: *cwd}
+		}
+		cfg.conform.Targets = append(cfg.conform.Targets, t)
+	}
+	if *sseURL != "" {
+		if !strings.HasPrefix(*sseURL, "http://") && !strings.HasPrefix(*sseURL, "https://") {
+			return nil, usageErrorf("run: --sse %q: want an http:// or https:// URL", *sseURL)
+		}
+		t := harness.Target{Transport: wire.SSE, URL: *sseURL, Header: header}
 		if *httpCmd != "" {
 			argv, err := splitCommand(*httpCmd)
 			if err != nil || len(argv) == 0 {
@@ -204,16 +223,14 @@ func orEmpty(err error) error {
 // parseVersions reads --versions.
 func parseVersions(s string) ([]string, error) {
 	if strings.TrimSpace(s) == "all" {
-		return append([]string(nil), harness.HandshakeRevisions...), nil
+		return append([]string(nil), harness.Revisions...), nil
 	}
 	var out []string
 	for _, v := range strings.Split(s, ",") {
 		v = strings.TrimSpace(v)
 		switch {
-		case v == harness.Rev20260728:
-			return nil, usageErrorf("run: --versions: %s (the stateless revision) is not supported yet", v)
-		case !harness.IsHandshake(v):
-			return nil, usageErrorf("run: --versions: unknown revision %q (known: %s, or all)", v, strings.Join(harness.HandshakeRevisions, ", "))
+		case !harness.IsKnownRevision(v):
+			return nil, usageErrorf("run: --versions: unknown revision %q (known: %s, or all)", v, strings.Join(harness.Revisions, ", "))
 		case !slices.Contains(out, v):
 			out = append(out, v)
 		}
@@ -234,16 +251,23 @@ func referenceTargets() ([]harness.Target, error) {
 		return nil, err
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	ssePort, err := freeLoopbackPort()
+	if err != nil {
+		return nil, err
+	}
+	sseAddr := fmt.Sprintf("127.0.0.1:%d", ssePort)
 	return []harness.Target{
 		{Transport: wire.Stdio, Command: stdio.Command{Argv: []string{self, "reference"}}},
 		{Transport: wire.HTTP, URL: "http://" + addr + "/mcp", Command: stdio.Command{Argv: []string{self, "reference", "--http", addr}}},
+		// The legacy transport belongs to 2024-11-05; the reference serves it for that revision.
+		{Transport: wire.SSE, URL: "http://" + sseAddr + "/sse", Command: stdio.Command{Argv: []string{self, "reference", "--sse", sseAddr}}, Revisions: []string{harness.Rev20241105}},
 	}, nil
 }
 
-// The reference server's slow tool: four steps of 40 ms, each reporting progress.
+// The reference server's slow tool: six steps of 30 ms, each reporting progress.
 const (
 	referenceSlowTool     = "slow"
-	referenceSlowToolArgs = `{"steps":4,"stepMs":40}`
+	referenceSlowToolArgs = `{"steps":6,"stepMs":30}`
 )
 
 // freeLoopbackPort asks the kernel for a free loopback port. Another process could take it before the
@@ -280,7 +304,7 @@ func execute(cfg *runConfig, stdout, stderr io.Writer) (int, error) {
 		}
 		base = b
 	}
-	if err := conform.Build(runner, conform.Selection{Focus: cfg.focus, LabelFilter: cfg.labels, Workers: cfg.workers}); err != nil {
+	if err := conform.Build(runner, conform.Selection{Focus: cfg.focus, LabelFilter: cfg.labels, Workers: cfg.workers, Sessions: cfg.sessions}); err != nil {
 		return finish(cfg, run, stdout, stderr, fmt.Errorf("building the spec tree: %w", err))
 	}
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
@@ -299,6 +323,7 @@ func execute(cfg *runConfig, stdout, stderr io.Writer) (int, error) {
 	run.Results = runner.Results()
 	run.Errors = runner.Errors()
 	run.Target.ServerInfo = runner.ServerInfo()
+	run.Stats = runner.Env().Stats.Snapshot()
 	if base != nil {
 		run.Results = base.Apply(run.Results)
 	}

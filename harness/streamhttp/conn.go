@@ -5,6 +5,7 @@ package streamhttp
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -63,6 +64,7 @@ type Conn struct {
 	mu       sync.Mutex
 	session  string
 	protocol string
+	modern   bool // stateless revision: Mcp-Method and Mcp-Name headers mirror the body
 	viol     []wire.Violation
 	streams  sync.WaitGroup
 }
@@ -109,6 +111,36 @@ func (c *Conn) Session() string { c.mu.Lock(); defer c.mu.Unlock(); return c.ses
 // SetProtocolVersion sets the MCP-Protocol-Version header sent on later requests ("" sends none).
 func (c *Conn) SetProtocolVersion(v string) { c.mu.Lock(); c.protocol = v; c.mu.Unlock() }
 
+// SetModern makes every request carry the headers of the stateless revision (Mcp-Method, and
+// Mcp-Name where the method names something), taken from the body.
+func (c *Conn) SetModern(on bool) { c.mu.Lock(); c.modern = on; c.mu.Unlock() }
+
+// Header names of the stateless revision.
+const (
+	HeaderMethod = "Mcp-Method"
+	HeaderName   = "Mcp-Name"
+)
+
+// modernHeaders derives Mcp-Method and Mcp-Name from a single request or notification body.
+func modernHeaders(body []byte) (method, name string) {
+	m := jsonrpc.Parse(body)
+	if m.Kind != jsonrpc.Request && m.Kind != jsonrpc.Notification {
+		return "", ""
+	}
+	var p struct {
+		Name string `json:"name"`
+		URI  string `json:"uri"`
+	}
+	_ = json.Unmarshal(m.Params, &p)
+	switch m.Method {
+	case "tools/call", "prompts/get":
+		name = p.Name
+	case "resources/read":
+		name = p.URI
+	}
+	return m.Method, name
+}
+
 // URL is the endpoint.
 func (c *Conn) URL() string { return c.opts.URL }
 
@@ -122,6 +154,8 @@ type Request struct {
 	ContentType string      // default application/json for POST; "-" sends none
 	URL         string      // default: the endpoint
 	Channel     string      // where SSE messages land: default "POST-SSE" or "GET-SSE"
+	// NoModernHeaders omits Mcp-Method and Mcp-Name on a modern connection.
+	NoModernHeaders bool
 }
 
 // Send implements wire.Conn: POST frame with the default headers.
@@ -190,8 +224,17 @@ func (c *Conn) newRequest(body []byte, r Request) (*http.Request, error) {
 		req.Header.Set("Content-Type", ct)
 	}
 	c.mu.Lock()
-	session, protocol := c.session, c.protocol
+	session, protocol, modern := c.session, c.protocol, c.modern
 	c.mu.Unlock()
+	if modern && body != nil && !r.NoModernHeaders {
+		method, name := modernHeaders(body)
+		if method != "" {
+			req.Header.Set(HeaderMethod, method)
+		}
+		if name != "" {
+			req.Header.Set(HeaderName, name)
+		}
+	}
 	if session != "" && !r.NoSession {
 		req.Header.Set(HeaderSession, session)
 	}
@@ -210,7 +253,7 @@ func (c *Conn) newRequest(body []byte, r Request) (*http.Request, error) {
 func (c *Conn) describeRequest(req *http.Request, r Request) string {
 	var parts []string
 	parts = append(parts, req.URL.Path)
-	for _, h := range []string{"Accept", "Content-Type", HeaderSession, HeaderProtocol, "Origin", "Last-Event-ID"} {
+	for _, h := range []string{"Accept", "Content-Type", HeaderSession, HeaderProtocol, HeaderMethod, HeaderName, "Origin", "Last-Event-ID"} {
 		if v := req.Header.Get(h); v != "" {
 			parts = append(parts, h+": "+v)
 		}

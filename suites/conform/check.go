@@ -68,6 +68,8 @@ func (c *Check) validate() error {
 	if c.Summary == "" || c.Run == nil {
 		return fmt.Errorf("check %s: needs a summary and a Run function", c.ID)
 	}
+	// By default a check runs at the handshake revisions the catalogue names: checks of the
+	// stateless revision name it explicitly, since its sessions have no initialize and no ping.
 	if len(c.Versions) == 0 {
 		for _, v := range e.Versions {
 			if harness.IsHandshake(v) {
@@ -81,7 +83,7 @@ func (c *Check) validate() error {
 		}
 	}
 	if len(c.Transports) == 0 {
-		c.Transports = []string{wire.Stdio, wire.HTTP}
+		c.Transports = []string{wire.Stdio, wire.HTTP, wire.SSE}
 	}
 	return nil
 }
@@ -164,6 +166,9 @@ func (t *T) Open(revision string) (*harness.Session, error) {
 		return nil, err
 	}
 	t.extra = append(t.extra, conn)
+	if harness.IsModern(revision) {
+		return harness.OpenModern(t.Ctx, conn, t.run.env, revision, t.Check.ID)
+	}
 	return harness.Open(t.Ctx, conn, t.run.env, revision, t.Check.ID)
 }
 

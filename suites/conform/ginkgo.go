@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/reports"
 )
 
@@ -16,6 +17,7 @@ type Selection struct {
 	Focus       string // a regular expression over the spec's text; "" selects all
 	LabelFilter string // a Ginkgo label filter; "" selects all
 	Workers     int    // executions under way at once
+	Sessions    int    // shared sessions per revision and transport
 }
 
 // Build adds one Ginkgo spec per check × selected revision × target transport, at the top level,
@@ -39,8 +41,9 @@ func Build(r *Runner, sel Selection) error {
 	var selected []Spec
 	for _, t := range r.cfg.Targets {
 		for _, c := range all {
-			for _, rev := range r.cfg.Revisions {
-				if !c.AppliesTo(rev, t.Transport) || (c.Once && rev != newestOf(c, r.cfg.Revisions)) {
+			revs := targetRevisions(t, r.cfg.Revisions)
+			for _, rev := range revs {
+				if !c.AppliesTo(rev, t.Transport) || (c.Once && rev != newestOf(c, revs)) {
 					continue
 				}
 				spec := Spec{Check: c, Revision: rev, Transport: t.Transport}
@@ -53,8 +56,22 @@ func Build(r *Runner, sel Selection) error {
 			}
 		}
 	}
-	r.Start(selected, sel.Workers)
+	r.StartShared(selected, sel.Workers, sel.Sessions)
 	return nil
+}
+
+// targetRevisions are the run's revisions, narrowed by the target's own list if it has one.
+func targetRevisions(t harness.Target, run []string) []string {
+	if len(t.Revisions) == 0 {
+		return run
+	}
+	var out []string
+	for _, r := range run {
+		if slices.Contains(t.Revisions, r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // newestOf is the newest selected revision the check applies to.

@@ -125,7 +125,7 @@ func (r *Runner) ServerInfo() map[string]any {
 	defer r.mu.Unlock()
 	for _, rev := range r.cfg.Revisions {
 		for _, t := range r.cfg.Targets {
-			if sh, ok := r.shared[t.Transport+"/"+rev]; ok && sh.s != nil {
+			if sh, ok := r.shared[sharedKey(t.Transport, rev, 0)]; ok && sh.s != nil {
 				if info := sh.s.ServerInfo(); info != nil {
 					return info
 				}
@@ -137,7 +137,18 @@ func (r *Runner) ServerInfo() map[string]any {
 
 // negotiation returns (opening if needed) the shared session at revision over transport.
 func (r *Runner) negotiation(ctx context.Context, transport, revision string) Negotiation {
-	key := transport + "/" + revision
+	return r.negotiationIn(ctx, transport, revision, 0)
+}
+
+// sharedKey names one of the shared sessions at revision over transport.
+func sharedKey(transport, revision string, slot int) string {
+	return fmt.Sprintf("%s/%s/%d", transport, revision, slot)
+}
+
+// negotiationIn returns (opening if needed) shared session number slot at revision over
+// transport. Several slots let checks at one revision run side by side.
+func (r *Runner) negotiationIn(ctx context.Context, transport, revision string, slot int) Negotiation {
+	key := sharedKey(transport, revision, slot)
 	lock := r.keyLock(key)
 	lock.Lock()
 	defer lock.Unlock()
@@ -165,7 +176,11 @@ func (r *Runner) open(ctx context.Context, transport, revision string) Negotiati
 		neg.Err, neg.Infra = err, true
 		return neg
 	}
-	s, err := harness.Open(ctx, conn, r.env, revision, "session")
+	open := harness.Open
+	if harness.IsModern(revision) {
+		open = harness.OpenModern
+	}
+	s, err := open(ctx, conn, r.env, revision, "session")
 	neg.Session = s
 	neg.Response = s.InitResponse().Raw
 	neg.Answered = s.Negotiated()
@@ -193,10 +208,10 @@ func isDead(s *harness.Session) bool {
 }
 
 // markSuspect makes the next check open a new shared session (the server may be in a bad state).
-func (r *Runner) markSuspect(transport, revision string) {
+func (r *Runner) markSuspect(transport, revision string, slot int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if sh, ok := r.shared[transport+"/"+revision]; ok {
+	if sh, ok := r.shared[sharedKey(transport, revision, slot)]; ok {
 		sh.suspect = true
 	}
 }
@@ -209,6 +224,11 @@ func (r *Runner) checkDeadline() time.Duration {
 
 // Execute runs one check at revision over transport and records its result.
 func (r *Runner) Execute(c *Check, revision, transport string) reports.Result {
+	return r.execute(c, revision, transport, 0)
+}
+
+// execute runs the check; a check that shares a session uses shared session number slot.
+func (r *Runner) execute(c *Check, revision, transport string, slot int) reports.Result {
 	start := time.Now()
 	e, _ := catalog.Lookup(c.ID)
 	res := reports.Result{
@@ -217,7 +237,7 @@ func (r *Runner) Execute(c *Check, revision, transport string) reports.Result {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), r.checkDeadline())
 	defer cancel()
-	finding, evidence := r.run(ctx, c, revision, transport)
+	finding, evidence := r.run(ctx, c, revision, transport, slot)
 	level := c.Level
 	if finding.Severe {
 		level = "MUST"
@@ -259,7 +279,7 @@ func statusOf(o Outcome, level string) reports.Status {
 
 // run acquires the connection the check needs, runs it, and returns its finding with the
 // transcript entries that are its evidence.
-func (r *Runner) run(ctx context.Context, c *Check, revision, transport string) (f Finding, evidence []transcript.Entry) {
+func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, slot int) (f Finding, evidence []transcript.Entry) {
 	l := r.launcher(transport)
 	if l == nil {
 		return Failed(fmt.Errorf("no %s target in this run", transport)), nil
@@ -284,7 +304,7 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string) 
 	var own *harness.Session
 	switch c.Connection {
 	case Shared:
-		neg := r.negotiation(ctx, transport, revision)
+		neg := r.negotiationIn(ctx, transport, revision, slot)
 		if f, done := notUsable(neg); done {
 			return f, tail(neg.Session)
 		}
@@ -326,7 +346,7 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string) 
 				f.Message = withStderr(f.Message, t.S.Conn.Diagnostics())
 			}
 			if c.Connection == Shared {
-				r.markSuspect(transport, revision)
+				r.markSuspect(transport, revision, slot)
 			}
 		}
 		evidence = t.S.Conn.Transcript().Since(mark)

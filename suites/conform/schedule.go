@@ -27,6 +27,15 @@ type future struct {
 // most workers executions are under way at once. Ginkgo's specs then only collect the results,
 // in their own order, so reports and the console read exactly as a serial run would.
 func (r *Runner) Start(specs []Spec, workers int) {
+	r.StartShared(specs, workers, 1)
+}
+
+// StartShared is Start with up to slots shared sessions per revision and transport, each
+// running its share of the checks one after another.
+func (r *Runner) StartShared(specs []Spec, workers, slots int) {
+	if slots < 1 {
+		slots = 1
+	}
 	if workers < 1 {
 		workers = 1
 	}
@@ -35,39 +44,47 @@ func (r *Runner) Start(specs []Spec, workers int) {
 	if r.futures == nil {
 		r.futures = map[string]*future{}
 	}
-	groups := map[string][]Spec{}
+	type slotted struct {
+		spec Spec
+		slot int
+	}
+	groups := map[string][]slotted{}
 	var groupOrder []string
+	perRevision := map[string]int{}
 	for i, s := range specs {
 		r.futures[s.key()] = &future{done: make(chan struct{})}
 		r.order[s.key()] = i
 		if s.Check.Connection == Shared {
-			g := s.Transport + "/" + s.Revision
+			rk := s.Transport + "/" + s.Revision
+			slot := perRevision[rk] % slots
+			perRevision[rk]++
+			g := sharedKey(s.Transport, s.Revision, slot)
 			if _, seen := groups[g]; !seen {
 				groupOrder = append(groupOrder, g)
 			}
-			groups[g] = append(groups[g], s)
+			groups[g] = append(groups[g], slotted{s, slot})
 		}
 	}
 	r.mu.Unlock()
 
-	run := func(s Spec) {
+	run := func(s Spec, slot int) {
 		sem <- struct{}{}
-		res := r.Execute(s.Check, s.Revision, s.Transport)
+		res := r.execute(s.Check, s.Revision, s.Transport, slot)
 		<-sem
 		f := r.futureOf(s)
 		f.res = res
 		close(f.done)
 	}
 	for _, g := range groupOrder {
-		go func(specs []Spec) {
+		go func(specs []slotted) {
 			for _, s := range specs {
-				run(s)
+				run(s.spec, s.slot)
 			}
 		}(groups[g])
 	}
 	for _, s := range specs {
 		if s.Check.Connection != Shared {
-			go run(s)
+			go run(s, 0)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -51,20 +52,28 @@ var selftestTimeouts = harness.Timeouts{Startup: 10 * time.Second, Request: 2 * 
 
 // referenceTargets are the reference server over stdio and HTTP with the given faults.
 func referenceTargets(t *testing.T, faults ...string) []harness.Target {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
 	var flags []string
 	for _, f := range faults {
 		flags = append(flags, "--fault", f)
 	}
+	httpAddr, sseAddr := freeAddr(t), freeAddr(t)
 	return []harness.Target{
 		{Transport: wire.Stdio, Command: stdio.Command{Argv: append([]string{binary, "reference"}, flags...)}},
-		{Transport: wire.HTTP, URL: "http://" + addr + "/mcp", Command: stdio.Command{Argv: append([]string{binary, "reference", "--http", addr}, flags...)}},
+		{Transport: wire.HTTP, URL: "http://" + httpAddr + "/mcp", Command: stdio.Command{Argv: append([]string{binary, "reference", "--http", httpAddr}, flags...)}},
+		{Transport: wire.SSE, URL: "http://" + sseAddr + "/sse", Command: stdio.Command{Argv: append([]string{binary, "reference", "--sse", sseAddr}, flags...)}, Revisions: legacyRevisions},
 	}
+}
+
+// legacyRevisions: the HTTP+SSE transport is checked at its own revision.
+var legacyRevisions = []string{harness.Rev20241105}
+
+func freeAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
 }
 
 // key names one check at one revision over one transport.
@@ -79,20 +88,24 @@ func runAll(t *testing.T, faults ...string) map[key]reports.Result {
 		t.Fatal(err)
 	}
 	r := conform.NewRunner(conform.Config{Validator: validator, Targets: referenceTargets(t, faults...), Revisions: harness.HandshakeRevisions, Timeouts: selftestTimeouts,
-		Options: conform.Options{SlowTool: "slow", SlowToolArgs: json.RawMessage(`{"steps":4,"stepMs":40}`)}})
+		Options: conform.Options{SlowTool: "slow", SlowToolArgs: json.RawMessage(`{"steps":6,"stepMs":30}`)}})
 	defer r.Close()
 	var specs []conform.Spec
-	for _, transport := range []string{wire.Stdio, wire.HTTP} {
+	for _, transport := range []string{wire.Stdio, wire.HTTP, wire.SSE} {
+		revisions := harness.HandshakeRevisions
+		if transport == wire.SSE {
+			revisions = legacyRevisions
+		}
 		for _, c := range checks {
-			for _, rev := range harness.HandshakeRevisions {
-				if !c.AppliesTo(rev, transport) || (c.Once && rev != newest(c)) {
+			for _, rev := range revisions {
+				if !c.AppliesTo(rev, transport) || (c.Once && rev != newestIn(c, revisions)) {
 					continue
 				}
 				specs = append(specs, conform.Spec{Check: c, Revision: rev, Transport: transport})
 			}
 		}
 	}
-	r.Start(specs, selftestWorkers)
+	r.StartShared(specs, selftestWorkers, selftestSessions)
 	out := map[key]reports.Result{}
 	for _, s := range specs {
 		out[key{s.Check.ID, s.Revision, s.Transport}] = r.Result(s)
@@ -100,10 +113,11 @@ func runAll(t *testing.T, faults ...string) map[key]reports.Result {
 	return out
 }
 
-func newest(c *conform.Check) string {
+// newestIn is the newest of revisions that c applies to (where a Once check runs).
+func newestIn(c *conform.Check, revisions []string) string {
 	n := ""
-	for _, v := range c.Versions {
-		if v > n {
+	for _, v := range revisions {
+		if slices.Contains(c.Versions, v) && v > n {
 			n = v
 		}
 	}
@@ -113,7 +127,10 @@ func newest(c *conform.Check) string {
 var validator = schema.New()
 
 // selftestWorkers bounds each run's concurrent executions; the faults run in parallel as well.
-const selftestWorkers = 6
+const (
+	selftestWorkers  = 6
+	selftestSessions = 2
+)
 
 var (
 	cleanOnce sync.Once

@@ -1,0 +1,152 @@
+// Command mcpspec-bench measures how fast mcpspec runs its default suite: it runs the mcpspec
+// binary several times against each target and prints, per target, the wall time (median and
+// spread), specs run, specs per second, servers spawned, time spent in quiet windows, and the peak
+// memory of mcpspec itself. `make bench` runs it.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mcpspec/mcpspec/reports"
+)
+
+type target struct {
+	name string
+	args []string // mcpspec run arguments naming the target
+}
+
+type sample struct {
+	wall     time.Duration
+	specs    int
+	spawned  int64
+	quiet    time.Duration
+	busy     time.Duration // sum of the specs' own durations
+	maxRSSKB int64
+	exit     int
+}
+
+func main() {
+	bin := flag.String("mcpspec", "bin/mcpspec", "the mcpspec binary")
+	runs := flag.Int("runs", 5, "runs per target")
+	everything := flag.String("everything", "", "path of @modelcontextprotocol/server-everything's dist/index.js (skip those targets when empty)")
+	preload := flag.String("preload", "", "node --require module that binds server-everything to 127.0.0.1")
+	flag.Parse()
+	targets, err := buildTargets(*bin, *everything, *preload)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mcpspec-bench:", err)
+		os.Exit(2)
+	}
+	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "target\truns\twall median\twall min–max\tspecs\tspecs/s\tservers spawned\tquiet windows\tquiet share\tpeak RSS\texit\t")
+	for _, t := range targets {
+		var ss []sample
+		for i := 0; i < *runs; i++ {
+			s, err := runOnce(*bin, t)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "mcpspec-bench: %s: %v\n", t.name, err)
+				os.Exit(3)
+			}
+			ss = append(ss, s)
+		}
+		sort.Slice(ss, func(i, j int) bool { return ss[i].wall < ss[j].wall })
+		med := ss[len(ss)/2]
+		var peak int64
+		for _, s := range ss {
+			peak = max(peak, s.maxRSSKB)
+		}
+		share := 0.0
+		if med.busy > 0 {
+			share = float64(med.quiet) / float64(med.busy)
+		}
+		fmt.Fprintf(w, "%s\t%d\t%.2f s\t%.2f–%.2f s\t%d\t%.0f\t%d\t%.1f s\t%.0f%%\t%.1f MB\t%d\t\n", t.name, len(ss),
+			med.wall.Seconds(), ss[0].wall.Seconds(), ss[len(ss)-1].wall.Seconds(), med.specs,
+			float64(med.specs)/med.wall.Seconds(), med.spawned, med.quiet.Seconds(), 100*share, float64(peak)/1024, med.exit)
+	}
+	w.Flush()
+	fmt.Println("\nquiet share: time in quiet windows over the summed time of all specs (specs overlap, so both exceed the wall time).")
+}
+
+func buildTargets(bin, everything, preload string) ([]target, error) {
+	ref, err := filepath.Abs(bin)
+	if err != nil {
+		return nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	ts := []target{
+		{"reference stdio", []string{"--stdio", ref + " reference", "--slow-tool", "slow", "--slow-tool-args", `{"steps":6,"stepMs":30}`}},
+		{"reference http", []string{"--http-cmd", fmt.Sprintf("%s reference --http 127.0.0.1:%d", ref, port), "--url", fmt.Sprintf("http://127.0.0.1:%d/mcp", port), "--slow-tool", "slow", "--slow-tool-args", `{"steps":6,"stepMs":30}`}},
+	}
+	if everything != "" {
+		node := "node"
+		if preload != "" {
+			node += " --require " + preload
+		}
+		slow := []string{"--slow-tool", "trigger-long-running-operation", "--slow-tool-args", `{"duration":1,"steps":5}`}
+		ts = append(ts,
+			target{"everything stdio", append([]string{"--stdio", node + " " + everything + " stdio"}, slow...)},
+			target{"everything http", append([]string{"--http-cmd", node + " " + everything + " streamableHttp", "--env", "PORT={port}", "--url", "http://127.0.0.1:{port}/mcp"}, slow...)},
+		)
+	}
+	return ts, nil
+}
+
+func runOnce(bin string, t target) (sample, error) {
+	out, err := os.MkdirTemp("", "mcpspec-bench-")
+	if err != nil {
+		return sample{}, err
+	}
+	defer os.RemoveAll(out)
+	port, err := freePort()
+	if err != nil {
+		return sample{}, err
+	}
+	args := []string{"run", "--out", out, "--no-color"}
+	for _, a := range t.args {
+		args = append(args, strings.ReplaceAll(a, "{port}", fmt.Sprint(port)))
+	}
+	cmd := exec.Command(bin, args...)
+	start := time.Now()
+	err = cmd.Run()
+	wall := time.Since(start)
+	s := sample{wall: wall}
+	if cmd.ProcessState == nil {
+		return s, fmt.Errorf("run %v: %w", args, err)
+	}
+	s.exit = cmd.ProcessState.ExitCode()
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		s.maxRSSKB = ru.Maxrss
+	}
+	run, err := reports.ReadResults(filepath.Join(out, reports.ResultsFile))
+	if err != nil {
+		return s, err
+	}
+	s.specs = len(run.Results)
+	s.spawned = run.Stats["serversSpawned"]
+	s.quiet = time.Duration(run.Stats["quietMs"]) * time.Millisecond
+	for _, r := range run.Results {
+		s.busy += time.Duration(r.DurationMs) * time.Millisecond
+	}
+	return s, nil
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}

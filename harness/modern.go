@@ -1,0 +1,121 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/harness/streamhttp"
+	"github.com/mcpspec/mcpspec/harness/wire"
+)
+
+// The per-request _meta keys of the stateless revision (2026-07-28).
+const (
+	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
+)
+
+// IsModern reports whether revision is stateless: no initialize, _meta on every request.
+func IsModern(revision string) bool { return revision >= Rev20260728 }
+
+// NotModernError is a server's answer to server/discover that shows it does not serve the
+// stateless revision (it is a handshake-era server, or it does not list the revision).
+type NotModernError struct {
+	Answer string
+}
+
+func (e *NotModernError) Error() string {
+	return "server/discover was answered " + e.Answer
+}
+
+// OpenModern attaches to conn and discovers the server at the stateless revision: there is no
+// handshake, every request carries the revision and the client's capabilities in its _meta.
+func OpenModern(ctx context.Context, conn wire.Conn, env *Env, revision, owner string) (*Session, error) {
+	s := Attach(conn, env, revision)
+	s.SetOwner(owner)
+	s.mu.Lock()
+	s.modern = true
+	s.mu.Unlock()
+	if hc, ok := conn.(*streamhttp.Conn); ok {
+		hc.SetProtocolVersion(revision)
+		hc.SetModern(true)
+	}
+	id := s.NextID()
+	frame, err := jsonrpc.NewRequest(id, "server/discover", s.withMeta(nil))
+	if err != nil {
+		return s, err
+	}
+	s.Sent(id, "server/discover")
+	from := conn.Inbox().Len()
+	d, err := conn.Send(ctx, frame)
+	if err != nil {
+		return s, &InfraError{What: "sending server/discover", Err: err, Stderr: conn.Diagnostics()}
+	}
+	r, err := s.waitFor(ctx, d, from, wire.RespondsTo(id), env.Timeouts.Startup)
+	if err != nil {
+		if d.CarriesReplies && d.Ready(ctx) == nil && d.Status >= 500 {
+			return s, &InfraError{What: fmt.Sprintf("server/discover was answered with HTTP %d", d.Status), Stderr: conn.Diagnostics()}
+		}
+		if d.CarriesReplies && d.Ready(ctx) == nil && d.Status >= 400 {
+			return s, &NotModernError{Answer: fmt.Sprintf("with HTTP %d: %s", d.Status, clip(string(d.Body), 200))}
+		}
+		return s, &InfraError{What: "the server did not answer server/discover", Err: err, Stderr: conn.Diagnostics()}
+	}
+	resp, _ := wire.FindResponse(r.Msg, id)
+	obj, ok := resp.ResultObject()
+	if !ok {
+		return s, &NotModernError{Answer: "without a result: " + clip(string(resp.Raw), 300)}
+	}
+	var versions []string
+	_ = json.Unmarshal(obj["supportedVersions"], &versions)
+	if !slices.Contains(versions, revision) {
+		return s, &NotModernError{Answer: fmt.Sprintf("with supportedVersions %v, without %s", versions, revision)}
+	}
+	s.mu.Lock()
+	s.init, s.negotiated, s.initialized = resp, revision, true
+	s.mu.Unlock()
+	return s, nil
+}
+
+// Modern reports whether the session speaks the stateless revision.
+func (s *Session) Modern() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.modern
+}
+
+// withMeta adds the stateless revision's required _meta to request params (a modern session's
+// every request carries them); for handshake sessions params are returned unchanged.
+func (s *Session) withMeta(params any) any {
+	if !s.Modern() {
+		return params
+	}
+	obj := map[string]any{}
+	if params != nil {
+		raw, err := json.Marshal(params)
+		if err != nil || json.Unmarshal(raw, &obj) != nil {
+			return params // not an object: sent as is, for the server to refuse
+		}
+	}
+	meta, _ := obj["_meta"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	if _, ok := meta[MetaProtocolVersion]; !ok {
+		meta[MetaProtocolVersion] = s.Requested
+	}
+	if _, ok := meta[MetaClientCapabilities]; !ok {
+		meta[MetaClientCapabilities] = map[string]any{}
+	}
+	if _, ok := meta[MetaClientInfo]; !ok {
+		meta[MetaClientInfo] = ClientInfo
+	}
+	obj["_meta"] = meta
+	return obj
+}
+
+// ModernParams returns params with the required _meta, for checks that build frames themselves.
+func (s *Session) ModernParams(params any) any { return s.withMeta(params) }
