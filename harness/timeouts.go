@@ -17,7 +17,9 @@ type Timeouts struct {
 	// Request: one request to its response. Pings are answered in milliseconds; tools may work.
 	Request time.Duration
 	// Quiet: after a sentinel ping's answer, how long to keep listening for anything that should
-	// not come. Servers answer in order on one connection, so a short window suffices.
+	// not come. The sentinel's answer already shows that everything sent before it was read; the
+	// window only catches a server that answers concurrently and wrote its (wrong) reply a moment
+	// after the ping's, which on one machine takes milliseconds. Raise it for remote servers.
 	Quiet time.Duration
 	// Shutdown: each step of stopping a server (stdin EOF, SIGTERM, SIGKILL).
 	Shutdown time.Duration
@@ -25,7 +27,7 @@ type Timeouts struct {
 
 // DefaultTimeouts are used unless overridden.
 func DefaultTimeouts() Timeouts {
-	return Timeouts{Startup: 20 * time.Second, Request: 10 * time.Second, Quiet: 100 * time.Millisecond, Shutdown: 2 * time.Second}
+	return Timeouts{Startup: 20 * time.Second, Request: 10 * time.Second, Quiet: 50 * time.Millisecond, Shutdown: 2 * time.Second}
 }
 
 // Validate rejects values that cannot work.

@@ -48,7 +48,7 @@ func TestMain(m *testing.M) {
 
 // selftestTimeouts are short: the reference server answers in milliseconds, and a fault that
 // drops a response must not cost the default ten seconds.
-var selftestTimeouts = harness.Timeouts{Startup: 10 * time.Second, Request: 2 * time.Second, Quiet: 100 * time.Millisecond, Shutdown: 2 * time.Second}
+var selftestTimeouts = harness.Timeouts{Startup: 10 * time.Second, Request: 2 * time.Second, Quiet: harness.DefaultTimeouts().Quiet, Shutdown: 2 * time.Second}
 
 // referenceTargets are the reference server over stdio and HTTP with the given faults.
 func referenceTargets(t *testing.T, faults ...string) []harness.Target {
