@@ -52,17 +52,17 @@ func OpenModern(ctx context.Context, conn wire.Conn, env *Env, revision, owner s
 	from := conn.Inbox().Len()
 	d, err := conn.Send(ctx, frame)
 	if err != nil {
-		return s, &InfraError{What: "sending server/discover", Err: err, Stderr: conn.Diagnostics()}
+		return s, &InfraError{What: "sending server/discover", Err: err, Stderr: conn.Diagnostics(), StderrNow: conn.Diagnostics}
 	}
 	r, err := s.waitFor(ctx, d, from, wire.RespondsTo(id), env.Timeouts.Startup)
 	if err != nil {
 		if d.CarriesReplies && d.Ready(ctx) == nil && d.Status >= 500 {
-			return s, &InfraError{What: fmt.Sprintf("server/discover was answered with HTTP %d", d.Status), Stderr: conn.Diagnostics()}
+			return s, &InfraError{What: fmt.Sprintf("server/discover was answered with HTTP %d", d.Status), Stderr: conn.Diagnostics(), StderrNow: conn.Diagnostics}
 		}
 		if d.CarriesReplies && d.Ready(ctx) == nil && d.Status >= 400 {
 			return s, &NotModernError{Answer: fmt.Sprintf("with HTTP %d: %s", d.Status, clip(string(d.Body), 200))}
 		}
-		return s, &InfraError{What: "the server did not answer server/discover", Err: err, Stderr: conn.Diagnostics()}
+		return s, &InfraError{What: "the server did not answer server/discover", Err: err, Stderr: conn.Diagnostics(), StderrNow: conn.Diagnostics}
 	}
 	resp, _ := wire.FindResponse(r.Msg, id)
 	obj, ok := resp.ResultObject()

@@ -125,18 +125,18 @@ func Open(ctx context.Context, conn wire.Conn, env *Env, revision, owner string)
 	from := conn.Inbox().Len()
 	d, err := conn.Send(ctx, frame)
 	if err != nil {
-		return s, &InfraError{What: fmt.Sprintf("sending initialize (%s)", revision), Err: err, Stderr: conn.Diagnostics()}
+		return s, &InfraError{What: fmt.Sprintf("sending initialize (%s)", revision), Err: err, Stderr: conn.Diagnostics(), StderrNow: conn.Diagnostics}
 	}
 	r, err := s.waitFor(ctx, d, from, wire.RespondsTo(id), env.Timeouts.Startup)
 	resp, _ := wire.FindResponse(r.Msg, id)
 	if err != nil {
 		if d.Ready(ctx) == nil && d.Status >= 500 {
-			return s, &InfraError{What: fmt.Sprintf("initialize (%s) was answered with HTTP %d", revision, d.Status), Err: fmt.Errorf("%s", clip(string(d.Body), 300)), Stderr: conn.Diagnostics()}
+			return s, &InfraError{What: fmt.Sprintf("initialize (%s) was answered with HTTP %d", revision, d.Status), Err: fmt.Errorf("%s", clip(string(d.Body), 300)), Stderr: conn.Diagnostics(), StderrNow: conn.Diagnostics}
 		}
 		if d.Ready(ctx) == nil && d.Status >= 400 {
 			return s, &InitError{Response: resp, Status: d.Status, Body: d.Body}
 		}
-		return s, &InfraError{What: fmt.Sprintf("the server did not answer initialize (%s)", revision), Err: err, Stderr: conn.Diagnostics()}
+		return s, &InfraError{What: fmt.Sprintf("the server did not answer initialize (%s)", revision), Err: err, Stderr: conn.Diagnostics(), StderrNow: conn.Diagnostics}
 	}
 	if hc, ok := conn.(*streamhttp.Conn); ok && d.Ready(ctx) == nil {
 		hc.SetSession(d.Header.Get(streamhttp.HeaderSession))
@@ -146,7 +146,7 @@ func Open(ctx context.Context, conn wire.Conn, env *Env, revision, owner string)
 	}
 	nd, err := s.Notify(ctx, "notifications/initialized", nil)
 	if err != nil {
-		return s, &InfraError{What: "sending notifications/initialized", Err: err, Stderr: conn.Diagnostics()}
+		return s, &InfraError{What: "sending notifications/initialized", Err: err, Stderr: conn.Diagnostics(), StderrNow: conn.Diagnostics}
 	}
 	// Over HTTP, let its 202 arrive now: the next POST must not overtake it, and its answer
 	// belongs to the handshake's evidence, not to the next check's.

@@ -83,6 +83,9 @@ type InfraError struct {
 	What   string
 	Err    error
 	Stderr string // the tail of the server's stderr, when there is one
+	// StderrNow reads the tail when the error is shown rather than when it happened: a server's
+	// last words may still be on their way through the pipe at that moment.
+	StderrNow func() string
 }
 
 func (e *InfraError) Error() string {
@@ -90,7 +93,13 @@ func (e *InfraError) Error() string {
 	if e.Err != nil {
 		msg += ": " + e.Err.Error()
 	}
-	if tail := strings.TrimSpace(e.Stderr); tail != "" {
+	tail := e.Stderr
+	if e.StderrNow != nil {
+		if now := e.StderrNow(); len(now) >= len(tail) {
+			tail = now
+		}
+	}
+	if tail := strings.TrimSpace(tail); tail != "" {
 		msg += "\nserver stderr (last lines):\n" + lastLines(tail, 12)
 	}
 	return msg
@@ -104,6 +113,14 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// tailOf reads a launched server's stderr tail later, or nothing when there is no server.
+func tailOf(p *stdio.Process) func() string {
+	if p == nil {
+		return nil
+	}
+	return p.StderrTail
 }
 
 // Launcher makes connections to one target. Over stdio each connection is a new process; over
@@ -263,9 +280,9 @@ func (l *Launcher) awaitListening(ctx context.Context) error {
 		}
 		select {
 		case <-died:
-			return &InfraError{What: "the HTTP server exited before " + l.target.URL + " answered", Err: l.server.ExitErr(), Stderr: l.server.StderrTail()}
+			return &InfraError{What: "the HTTP server exited before " + l.target.URL + " answered", Err: l.server.ExitErr(), Stderr: l.server.StderrTail(), StderrNow: l.server.StderrTail}
 		case <-ctx.Done():
-			return &InfraError{What: fmt.Sprintf("%s did not accept connections within the startup timeout (%s)", l.target.URL, l.env.Timeouts.Startup), Err: lastErr, Stderr: stderr}
+			return &InfraError{What: fmt.Sprintf("%s did not accept connections within the startup timeout (%s)", l.target.URL, l.env.Timeouts.Startup), Err: lastErr, Stderr: stderr, StderrNow: tailOf(l.server)}
 		case <-tick.C:
 		}
 	}
