@@ -22,6 +22,7 @@ Usage:
   mcpspec list [--json]        the requirement catalogue and what is implemented
   mcpspec reference [flags]    run the bundled reference server (stdio, or --http ADDR)
   mcpspec diff [--json] OLD NEW  compare two results.json files; exit 1 on a regression
+  mcpspec matrix --config FILE [--out DIR]  many targets × revisions → one compatibility matrix
   mcpspec version              print the version
 
 Run 'mcpspec run --help' for the flags of run.
@@ -58,6 +59,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		err = cmdList(args[1:], stdout)
 	case "diff":
 		code, err = cmdDiff(args[1:], stdout)
+	case "matrix":
+		code, err = cmdMatrix(args[1:], stdout, stderr)
 	case "reference":
 		err = cmdReference(args[1:], stderr)
 	case "version", "--version":
@@ -65,7 +68,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
-		err = usageErrorf("unknown command %q (want run, list, diff, reference or version)", args[0])
+		err = usageErrorf("unknown command %q (want run, list, diff, matrix, reference or version)", args[0])
 	}
 	if err == nil {
 		return code
