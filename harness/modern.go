@@ -87,8 +87,8 @@ func (s *Session) Modern() bool {
 	return s.modern
 }
 
-// withMeta adds the stateless revision's required _meta to request params (a modern session's
-// every request carries them); for handshake sessions params are returned unchanged.
+// withMeta adds the stateless revision's required _meta to request params that have none (a
+// modern session's every request carries it); for handshake sessions params are unchanged.
 func (s *Session) withMeta(params any) any {
 	if !s.Modern() {
 		return params
@@ -99,21 +99,19 @@ func (s *Session) withMeta(params any) any {
 		if err != nil || json.Unmarshal(raw, &obj) != nil {
 			return params // not an object: sent as is, for the server to refuse
 		}
+		if obj == nil { // a nil map inside the interface
+			obj = map[string]any{}
+		}
 	}
-	meta, _ := obj["_meta"].(map[string]any)
-	if meta == nil {
-		meta = map[string]any{}
+	// A caller that brings its own _meta (a check leaving a key out on purpose) keeps it as is.
+	if _, own := obj["_meta"]; own {
+		return obj
 	}
-	if _, ok := meta[MetaProtocolVersion]; !ok {
-		meta[MetaProtocolVersion] = s.Requested
+	obj["_meta"] = map[string]any{
+		MetaProtocolVersion:    s.Requested,
+		MetaClientCapabilities: map[string]any{},
+		MetaClientInfo:         ClientInfo,
 	}
-	if _, ok := meta[MetaClientCapabilities]; !ok {
-		meta[MetaClientCapabilities] = map[string]any{}
-	}
-	if _, ok := meta[MetaClientInfo]; !ok {
-		meta[MetaClientInfo] = ClientInfo
-	}
-	obj["_meta"] = meta
 	return obj
 }
 

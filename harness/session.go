@@ -294,6 +294,11 @@ func (s *Session) WaitFor(ctx context.Context, d *wire.Delivery, from int, match
 }
 
 func (s *Session) waitFor(ctx context.Context, d *wire.Delivery, from int, match func(wire.Received) bool, limit time.Duration) (wire.Received, error) {
+	// Until a server has said anything at all it may still be starting (a fresh process in a
+	// check of its own): its first answer gets the startup timeout.
+	if s.Conn.Inbox().Len() == 0 && limit < s.env.Timeouts.Startup {
+		limit = s.env.Timeouts.Startup
+	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	waitCtx := ctx

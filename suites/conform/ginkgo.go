@@ -97,7 +97,7 @@ func outcome(res reports.Result) {
 	case reports.Error:
 		Fail("harness error: " + res.Message)
 	case reports.Warn:
-		AddReportEntry("warning", res.Message)
+		AddReportEntry("warning", res.Message, ReportEntryVisibilityFailureOrVerbose)
 	case reports.NA, reports.Untestable:
 		Skip(string(res.Status) + ": " + res.Message)
 	}
