@@ -57,10 +57,12 @@ func OpenModern(ctx context.Context, conn wire.Conn, env *Env, revision, owner s
 	r, err := s.waitFor(ctx, d, from, wire.RespondsTo(id), env.Timeouts.Startup)
 	if err != nil {
 		if d.CarriesReplies && d.Ready(ctx) == nil && d.Status >= 500 {
-			return s, &InfraError{What: fmt.Sprintf("server/discover was answered with HTTP %d", d.Status), Stderr: conn.Diagnostics(), StderrNow: conn.Diagnostics}
+			return s, &InfraError{What: fmt.Sprintf("server/discover was answered with HTTP %d", d.Status), Err: fmt.Errorf("%s", clip(string(d.Body), 300)), Stderr: conn.Diagnostics(), StderrNow: conn.Diagnostics}
 		}
-		if d.CarriesReplies && d.Ready(ctx) == nil && d.Status >= 400 {
-			return s, &NotModernError{Answer: fmt.Sprintf("with HTTP %d: %s", d.Status, clip(string(d.Body), 200))}
+		// An HTTP answer without a JSON-RPC response (an error status, or a body the harness
+		// cannot read as one) is the server's answer, not a failure of its infrastructure.
+		if d.CarriesReplies && d.Ready(ctx) == nil && d.Status != 0 {
+			return s, &NotModernError{Answer: fmt.Sprintf("with HTTP %d %s and no JSON-RPC response: %s", d.Status, d.ContentType, clip(string(d.Body), 200))}
 		}
 		return s, &InfraError{What: "the server did not answer server/discover", Err: err, Stderr: conn.Diagnostics(), StderrNow: conn.Diagnostics}
 	}
@@ -69,9 +71,10 @@ func OpenModern(ctx context.Context, conn wire.Conn, env *Env, revision, owner s
 	if !ok {
 		return s, &NotModernError{Answer: "without a result: " + clip(string(resp.Raw), 300)}
 	}
+	// A result is the mark of a server of the stateless revision; one that lists its versions
+	// without this one does not serve it. (A result without the list is judged by VER26-DISCOVER.)
 	var versions []string
-	_ = json.Unmarshal(obj["supportedVersions"], &versions)
-	if !slices.Contains(versions, revision) {
+	if raw, listed := obj["supportedVersions"]; listed && json.Unmarshal(raw, &versions) == nil && !slices.Contains(versions, revision) {
 		return s, &NotModernError{Answer: fmt.Sprintf("with supportedVersions %v, without %s", versions, revision)}
 	}
 	s.mu.Lock()

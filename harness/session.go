@@ -104,7 +104,7 @@ type InitError struct {
 
 func (e *InitError) Error() string {
 	if e.Status != 0 && len(e.Response.Raw) == 0 {
-		return fmt.Sprintf("initialize was answered with HTTP %d: %s", e.Status, clip(string(e.Body), 300))
+		return fmt.Sprintf("initialize was answered with HTTP %d and no JSON-RPC response: %s", e.Status, clip(string(e.Body), 300))
 	}
 	return fmt.Sprintf("initialize was answered without a result: %s", clip(string(e.Response.Raw), 300))
 }
@@ -133,7 +133,7 @@ func Open(ctx context.Context, conn wire.Conn, env *Env, revision, owner string)
 		if d.Ready(ctx) == nil && d.Status >= 500 {
 			return s, &InfraError{What: fmt.Sprintf("initialize (%s) was answered with HTTP %d", revision, d.Status), Err: fmt.Errorf("%s", clip(string(d.Body), 300)), Stderr: conn.Diagnostics(), StderrNow: conn.Diagnostics}
 		}
-		if d.Ready(ctx) == nil && d.Status >= 400 {
+		if d.CarriesReplies && d.Ready(ctx) == nil && d.Status >= 400 {
 			return s, &InitError{Response: resp, Status: d.Status, Body: d.Body}
 		}
 		return s, &InfraError{What: fmt.Sprintf("the server did not answer initialize (%s)", revision), Err: err, Stderr: conn.Diagnostics(), StderrNow: conn.Diagnostics}

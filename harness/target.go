@@ -172,6 +172,9 @@ func (l *Launcher) Connect(ctx context.Context) (wire.Conn, error) {
 func (l *Launcher) Broken(err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.server != nil {
+		l.server.AwaitStderr(stderrSettle)
+	}
 	if l.broken == nil {
 		l.broken = err
 	}
@@ -246,6 +249,10 @@ func (l *Launcher) ensureServer(ctx context.Context) error {
 	}
 	return l.awaitListening(ctx)
 }
+
+// stderrSettle bounds the wait for a broken server's first stderr line, so the error that
+// every later check repeats can quote it.
+const stderrSettle = 200 * time.Millisecond
 
 // readinessPoll is how often a launched server's port is tried while it starts: nothing tells a
 // client when a port opens, so this is the one place the harness polls, always under a deadline.

@@ -130,6 +130,19 @@ func (p *Process) ExitErr() error {
 	return p.exit
 }
 
+// AwaitStderr waits until the process has written something to stderr, it has exited, or d has
+// passed: an error about a server should carry what the server said, which may still be on its
+// way through the pipe when the error happens.
+func (p *Process) AwaitStderr(d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.stderr.first:
+	case <-p.done:
+	case <-t.C:
+	}
+}
+
 // StderrTail returns the last bytes the process wrote to stderr.
 func (p *Process) StderrTail() string { return p.stderr.String() }
 

@@ -8,13 +8,17 @@ type ring struct {
 	buf   []byte
 	limit int
 	total int64
+	first chan struct{} // closed by the first write
 }
 
-func newRing(limit int) *ring { return &ring{limit: limit} }
+func newRing(limit int) *ring { return &ring{limit: limit, first: make(chan struct{})} }
 
 func (r *ring) Write(p []byte) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.total == 0 && len(p) > 0 {
+		close(r.first)
+	}
 	r.total += int64(len(p))
 	r.buf = append(r.buf, p...)
 	if over := len(r.buf) - r.limit; over > 0 {
