@@ -133,7 +133,9 @@ func Open(ctx context.Context, conn wire.Conn, env *Env, revision, owner string)
 		if d.Ready(ctx) == nil && d.Status >= 500 {
 			return s, &InfraError{What: fmt.Sprintf("initialize (%s) was answered with HTTP %d", revision, d.Status), Err: fmt.Errorf("%s", clip(string(d.Body), 300)), Stderr: conn.Diagnostics(), StderrNow: conn.Diagnostics}
 		}
-		if d.CarriesReplies && d.Ready(ctx) == nil && d.Status >= 400 {
+		// Refused with an HTTP error (over Streamable HTTP, or the POST of legacy SSE): the
+		// server answered, it does not take this initialize.
+		if d.Ready(ctx) == nil && d.Status >= 400 {
 			return s, &InitError{Response: resp, Status: d.Status, Body: d.Body}
 		}
 		return s, &InfraError{What: fmt.Sprintf("the server did not answer initialize (%s)", revision), Err: err, Stderr: conn.Diagnostics(), StderrNow: conn.Diagnostics}

@@ -137,7 +137,7 @@ var misbehaviours = []misbehaviour{
 	{
 		mode: "http-html", http: true, bound: httpNeverAnswers,
 		wantExit: reports.ExitHarness, why: "the server answers initialize with a web page: no MCP endpoint there",
-		stderr: []string{"misbehave: mode http-html"},
+		stderr: []string{"misbehave: mode http-html", "misbehave: answering POST with text/html"},
 		check:  allErrors("initialize"),
 	},
 	{
@@ -251,14 +251,19 @@ func (m misbehaviour) assertStderr(t *testing.T, run *reports.Run, r procRun) {
 	}
 	n := 0
 	for _, res := range run.Results {
-		if res.Status == reports.Pass {
+		// na is a revision the server does not serve, said with its answer: nothing died.
+		if res.Status == reports.Pass || res.Status == reports.NA {
 			continue
 		}
 		n++
+		// The message quotes the tail of stderr (its last lines): a server that logs a line per
+		// request pushes its first lines out, so one of the expected lines is enough.
+		quoted := false
 		for _, line := range m.stderr {
-			if !strings.Contains(res.Message, line) {
-				t.Errorf("%s %s %s: the message lacks the server's stderr %q:\n%s", res.ID, res.Version, res.Transport, line, res.Message)
-			}
+			quoted = quoted || strings.Contains(res.Message, line)
+		}
+		if !quoted {
+			t.Errorf("%s %s %s: the message quotes none of the server's stderr lines %q:\n%s", res.ID, res.Version, res.Transport, m.stderr, res.Message)
 		}
 	}
 	for _, e := range run.Errors {
@@ -272,16 +277,29 @@ func (m misbehaviour) assertStderr(t *testing.T, run *reports.Run, r procRun) {
 	if n == 0 {
 		t.Fatalf("no result says the server died or never answered; summary %v", run.Summary)
 	}
-	if !strings.Contains(r.stdout, m.stderr[0]) {
-		t.Errorf("stdout does not show the server's stderr %q:\n%s", m.stderr[0], tail(r.stdout, 30))
+	shown := false
+	for _, line := range m.stderr {
+		shown = shown || strings.Contains(r.stdout, line)
+	}
+	if !shown {
+		t.Errorf("stdout shows none of the server's stderr lines %q:\n%s", m.stderr, tail(r.stdout, 30))
 	}
 }
 
-// allErrors asserts every result is an error whose message contains want.
+// allErrors asserts every result is an error whose message contains want. At the stateless
+// revision the harness opens sessions with server/discover instead of initialize, so there the
+// same failure reads "server/discover"; a server that answers discover with something that is
+// no JSON-RPC response at all (HTML) does not serve that revision, which is na with the answer.
 func allErrors(want string) func(t *testing.T, run *reports.Run) {
 	return func(t *testing.T, run *reports.Run) {
+		// Whichever session fails first breaks the target for every check, so a handshake
+		// revision's check may repeat the discover failure and the other way round.
+		modern := strings.ReplaceAll(want, "initialize", "server/discover")
 		for _, r := range run.Results {
-			if r.Status != reports.Error || !strings.Contains(r.Message, want) {
+			if r.Version == "2026-07-28" && r.Status == reports.NA && strings.Contains(r.Message, "does not serve revision 2026-07-28") {
+				continue
+			}
+			if r.Status != reports.Error || !(strings.Contains(r.Message, want) || strings.Contains(r.Message, modern)) {
 				t.Errorf("%s %s %s: status %s, message %q: want an error saying %q", r.ID, r.Version, r.Transport, r.Status, r.Message, want)
 			}
 		}

@@ -87,12 +87,12 @@ func runAll(t *testing.T, faults ...string) map[key]reports.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := conform.NewRunner(conform.Config{Validator: validator, Targets: referenceTargets(t, faults...), Revisions: harness.HandshakeRevisions, Timeouts: selftestTimeouts,
+	r := conform.NewRunner(conform.Config{Validator: validator, Targets: referenceTargets(t, faults...), Revisions: harness.Revisions, Timeouts: selftestTimeouts,
 		Options: conform.Options{SlowTool: "slow", SlowToolArgs: json.RawMessage(`{"steps":6,"stepMs":30}`)}})
 	defer r.Close()
 	var specs []conform.Spec
 	for _, transport := range []string{wire.Stdio, wire.HTTP, wire.SSE} {
-		revisions := harness.HandshakeRevisions
+		revisions := harness.Revisions
 		if transport == wire.SSE {
 			revisions = legacyRevisions
 		}
