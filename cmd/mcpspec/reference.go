@@ -21,6 +21,7 @@ func cmdReference(args []string, stderr io.Writer) error {
 	addr := fs.String("http", "", "serve Streamable HTTP at `ADDR`/mcp (and legacy HTTP+SSE at /sse) instead of stdio")
 	sseAddr := fs.String("sse", "", "same as --http: the legacy HTTP+SSE endpoint /sse is served beside /mcp")
 	mode := fs.String("http-responses", "auto", "how POSTed requests are answered: auto, json or sse")
+	era := fs.String("era", reference.EraBoth, "protocol eras served: both (handshake revisions and 2026-07-28) or handshake (no server/discover)")
 	var faults listFlag
 	fs.Var(&faults, "fault", "switch on the fault `ID` (repeatable, or comma-separated); see 'mcpspec list'")
 	if err := fs.Parse(args); err != nil {
@@ -29,7 +30,7 @@ func cmdReference(args []string, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return usageErrorf("reference: unexpected argument %q", fs.Arg(0))
 	}
-	opts := reference.Options{Faults: faults, Stderr: stderr, HTTPResponseMode: *mode}
+	opts := reference.Options{Faults: faults, Stderr: stderr, HTTPResponseMode: *mode, Era: *era}
 	if err := opts.Validate(); err != nil {
 		return usageErrorf("%v", err)
 	}
