@@ -6,7 +6,7 @@ PKGS    := ./...
 RACE_PKGS := ./harness/... ./fixtures/... ./reports/...
 FUZZTIME ?= 3s
 
-.PHONY: all build run test unit race selftest fuzz lint bench clean chromium
+.PHONY: all build run test unit race selftest fuzz lint bench interop clean chromium
 
 all: build
 
@@ -37,6 +37,11 @@ lint:
 bench: build
 	$(GO) run ./cmd/mcpspec-bench -mcpspec $(BIN) -runs 5 $(BENCH_FLAGS)
 	$(GO) test -run '^$$' -bench . -benchmem ./harness/jsonrpc ./harness/stdio ./harness/sse ./harness/schema
+
+# The compatibility matrix over real SDK servers (fixtures/targets/matrix.yaml): installs the pinned
+# targets into $(MCPSPEC_INTEROP_CACHE) (default ~/.cache/mcpspec-interop), never the repository.
+interop:
+	bash fixtures/targets/interop.sh
 
 clean:
 	rm -rf bin mcpspec-report

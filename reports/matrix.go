@@ -1,108 +1,20 @@
 package reports
 
 import (
-	"encoding/json"
 	"fmt"
-	"html/template"
-	"os"
-	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
-// MatrixTarget is one target of a compatibility matrix: how its run went and what it negotiated.
-type MatrixTarget struct {
-	Name        string         `json:"name"`
-	Description string         `json:"description"`
-	ExitCode    int            `json:"exitCode"`
-	Error       string         `json:"error,omitempty"`  // why the target could not be run at all
-	Report      string         `json:"report,omitempty"` // its report.html, relative to the matrix
-	ServerInfo  map[string]any `json:"serverInfo,omitempty"`
-	Summary     map[Status]int `json:"summary,omitempty"`
-	// Served lists the revision/transport pairs at which the target ran checks; NotServed says,
-	// per revision/transport it did not serve, what it answered.
-	Served    []string          `json:"served"`
-	NotServed map[string]string `json:"notServed,omitempty"`
-}
+// A compatibility matrix puts the results of many targets side by side: one row per requirement,
+// one column per target × revision × transport the target served. It is built from each target's
+// results.json and written as matrix.json, matrix.md and matrix.html.
 
-// MatrixRow is one requirement; cells are keyed by column.
-type MatrixRow struct {
-	ID    string            `json:"id"`
-	Level string            `json:"level"`
-	Area  string            `json:"area"`
-	Cells map[string]Status `json:"cells"`
-}
-
-// Matrix is requirements × (target, revision, transport).
-type Matrix struct {
-	SchemaVersion int            `json:"schemaVersion"`
-	Tool          Tool           `json:"tool"`
-	Revisions     []string       `json:"revisions"`
-	Targets       []MatrixTarget `json:"targets"`
-	Columns       []string       `json:"columns"` // "target revision transport"
-	Rows          []MatrixRow    `json:"rows"`
-}
-
-// Column names a cell's column.
-func Column(target, revision, transport string) string {
-	return target + " " + revision + " " + transport
-}
-
-// AddRun adds a target's results to the matrix.
-func (m *Matrix) AddRun(t MatrixTarget, run *Run) {
-	if run != nil {
-		t.ServerInfo = run.Target.ServerInfo
-		run.Summarize()
-		t.Summary = run.Summary
-		served := map[string]bool{}
-		notServed := map[string]string{}
-		rows := map[string]*MatrixRow{}
-		for i := range m.Rows {
-			rows[m.Rows[i].ID] = &m.Rows[i]
-		}
-		for _, r := range run.Results {
-			key := r.Version + " " + r.Transport
-			if r.Status == NA && strings.Contains(r.Message, "does not serve revision") {
-				notServed[key] = r.Message
-				continue
-			}
-			served[key] = true
-			col := Column(t.Name, r.Version, r.Transport)
-			if !contains(m.Columns, col) {
-				m.Columns = append(m.Columns, col)
-			}
-			row, ok := rows[r.ID]
-			if !ok {
-				m.Rows = append(m.Rows, MatrixRow{ID: r.ID, Level: r.Level, Area: r.Area, Cells: map[string]Status{}})
-				rows = map[string]*MatrixRow{}
-				for i := range m.Rows {
-					rows[m.Rows[i].ID] = &m.Rows[i]
-				}
-				row = rows[r.ID]
-			}
-			row.Cells[col] = r.Status
-		}
-		for k := range served {
-			t.Served = append(t.Served, k)
-			delete(notServed, k)
-		}
-		sort.Strings(t.Served)
-		if len(notServed) > 0 {
-			t.NotServed = notServed
-		}
-	}
-	m.Targets = append(m.Targets, t)
-	sort.Slice(m.Rows, func(i, j int) bool { return m.Rows[i].ID < m.Rows[j].ID })
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
+// MatrixSchemaVersion is the layout version of matrix.json.
+const MatrixSchemaVersion = 1
 
 // Matrix file names.
 const (
@@ -111,119 +23,350 @@ const (
 	MatrixHTML = "matrix.html"
 )
 
-// WriteMatrix writes matrix.json, matrix.md and matrix.html into dir.
-func WriteMatrix(dir string, m *Matrix) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	m.SchemaVersion = SchemaVersion
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode matrix: %w", err)
-	}
-	var errs []string
-	if err := os.WriteFile(filepath.Join(dir, MatrixJSON), append(b, '\n'), 0o644); err != nil {
-		errs = append(errs, err.Error())
-	}
-	if err := os.WriteFile(filepath.Join(dir, MatrixMD), []byte(m.Markdown()), 0o644); err != nil {
-		errs = append(errs, err.Error())
-	}
-	f, err := os.Create(filepath.Join(dir, MatrixHTML))
-	if err == nil {
-		err = matrixPage.Execute(f, m)
-		if cerr := f.Close(); err == nil {
-			err = cerr
+// matrixMessageMax caps a cell's message: the full text and its evidence are in the target's report.
+const matrixMessageMax = 300
+
+// Matrix is requirements × (target, revision, transport).
+type Matrix struct {
+	SchemaVersion int            `json:"schemaVersion"`
+	Tool          Tool           `json:"tool"`
+	GeneratedAt   string         `json:"generatedAt"` // RFC 3339
+	Targets       []MatrixTarget `json:"targets"`
+	Columns       []MatrixColumn `json:"columns"`
+	Rows          []MatrixRow    `json:"rows"`
+}
+
+// MatrixTarget is one target: how its run went and what it served.
+type MatrixTarget struct {
+	Name        string `json:"name"`
+	Description string `json:"description"` // how it was launched or reached
+	ExitCode    int    `json:"exitCode"`    // of its `mcpspec run`
+	// Error says why the target, or one of its transports, could not be run at all.
+	Error      string         `json:"error,omitempty"`
+	Report     string         `json:"report,omitempty"` // its report.html, relative to the matrix files
+	ServerInfo map[string]any `json:"serverInfo,omitempty"`
+	Transports []string       `json:"transports"`
+	Summary    map[Status]int `json:"summary"`
+	// Served lists "revision transport" pairs at which the target negotiated and was checked.
+	Served []string `json:"served"`
+	// NotServed maps each "revision transport" pair it did not serve to what it answered.
+	NotServed map[string]string `json:"notServed,omitempty"`
+	// HarnessErrors are the run's errors outside any check.
+	HarnessErrors []string `json:"harnessErrors,omitempty"`
+}
+
+// MatrixColumn is one target at one revision over one transport.
+type MatrixColumn struct {
+	Key       string `json:"key"` // "target revision transport": the key of the row cells
+	Target    string `json:"target"`
+	Revision  string `json:"revision"`
+	Transport string `json:"transport"`
+}
+
+// MatrixRow is one requirement; Cells are keyed by MatrixColumn.Key, and a missing key means the
+// check did not run in that column.
+type MatrixRow struct {
+	ID      string                `json:"id"`
+	Level   string                `json:"level"`
+	Area    string                `json:"area"`
+	Summary string                `json:"summary"` // the check's title without ID and level
+	Cells   map[string]MatrixCell `json:"cells"`
+}
+
+// MatrixCell is one result, its message kept for everything but a pass.
+type MatrixCell struct {
+	Status  Status `json:"status"`
+	Message string `json:"message,omitempty"`
+}
+
+// notServedMarker begins the na message of every check at a revision the server did not
+// negotiate (see suites/conform: "the server does not serve revision …").
+const notServedMarker = "does not serve revision"
+
+// columnKey names a cell's column.
+func columnKey(target, revision, transport string) string {
+	return target + " " + revision + " " + transport
+}
+
+// AddTarget adds a target and, when it produced one, its run. A target whose run is nil, or one of
+// whose transports produced nothing but errors, gets an Error saying why (unless it has one).
+func (m *Matrix) AddTarget(t MatrixTarget, run *Run) {
+	t.Summary = countStatuses(nil)
+	if run == nil {
+		if t.Error == "" {
+			t.Error = "no results"
 		}
+		m.Targets = append(m.Targets, t)
+		return
 	}
-	if err != nil {
-		errs = append(errs, fmt.Sprintf("matrix.html: %v", err))
+	t.ServerInfo = run.Target.ServerInfo
+	t.Transports = append([]string(nil), run.Target.Transports...)
+	t.HarnessErrors = run.Errors
+	t.Summary = countStatuses(run.Results)
+
+	rows := map[string]int{}
+	for i, r := range m.Rows {
+		rows[r.ID] = i
 	}
-	if len(errs) > 0 {
-		return fmt.Errorf("write matrix: %s", strings.Join(errs, "; "))
+	served, notServed := map[string]bool{}, map[string]string{}
+	for _, r := range run.Results {
+		pair := r.Version + " " + r.Transport
+		if r.Status == NA && strings.Contains(r.Message, notServedMarker) {
+			if _, seen := notServed[pair]; !seen {
+				notServed[pair] = r.Message
+			}
+			continue
+		}
+		served[pair] = true
+		key := columnKey(t.Name, r.Version, r.Transport)
+		if !slices.ContainsFunc(m.Columns, func(c MatrixColumn) bool { return c.Key == key }) {
+			m.Columns = append(m.Columns, MatrixColumn{Key: key, Target: t.Name, Revision: r.Version, Transport: r.Transport})
+		}
+		i, ok := rows[r.ID]
+		if !ok {
+			i = len(m.Rows)
+			rows[r.ID] = i
+			m.Rows = append(m.Rows, MatrixRow{ID: r.ID, Level: r.Level, Area: r.Area, Summary: checkSummary(r), Cells: map[string]MatrixCell{}})
+		}
+		cell := MatrixCell{Status: r.Status}
+		if r.Status != Pass {
+			cell.Message = clip(r.Message, matrixMessageMax)
+		}
+		m.Rows[i].Cells[key] = cell
+	}
+	for pair := range served {
+		t.Served = append(t.Served, pair)
+		delete(notServed, pair)
+	}
+	sort.Strings(t.Served)
+	if len(notServed) > 0 {
+		t.NotServed = notServed
+	}
+	if t.Error == "" {
+		t.Error = unrunTransports(run)
+	}
+	m.Targets = append(m.Targets, t)
+	m.sort()
+}
+
+// unrunTransports says which of the run's transports produced no result but errors, and why.
+func unrunTransports(run *Run) string {
+	var why []string
+	for _, tr := range run.Target.Transports {
+		ran, reason := false, ""
+		for _, r := range run.Results {
+			if r.Transport != tr {
+				continue
+			}
+			if r.Status != Error {
+				ran = true
+				break
+			}
+			if reason == "" {
+				reason = r.Message
+			}
+		}
+		if ran {
+			continue
+		}
+		if reason == "" && len(run.Errors) > 0 {
+			reason = run.Errors[0]
+		}
+		if reason == "" {
+			reason = "no results"
+		}
+		why = append(why, tr+": "+clip(reason, matrixMessageMax))
+	}
+	return strings.Join(why, "; ")
+}
+
+// sort orders columns by target (in the order added), revision and transport, and rows by area and ID.
+func (m *Matrix) sort() {
+	order := map[string]int{}
+	for i, t := range m.Targets {
+		order[t.Name] = i
+	}
+	sort.SliceStable(m.Columns, func(i, j int) bool {
+		a, b := m.Columns[i], m.Columns[j]
+		if a.Target != b.Target {
+			return order[a.Target] < order[b.Target]
+		}
+		if a.Revision != b.Revision {
+			return a.Revision < b.Revision
+		}
+		return a.Transport < b.Transport
+	})
+	sort.SliceStable(m.Rows, func(i, j int) bool {
+		if m.Rows[i].Area != m.Rows[j].Area {
+			return m.Rows[i].Area < m.Rows[j].Area
+		}
+		return m.Rows[i].ID < m.Rows[j].ID
+	})
+}
+
+// target returns the target named name.
+func (m *Matrix) target(name string) *MatrixTarget {
+	for i := range m.Targets {
+		if m.Targets[i].Name == name {
+			return &m.Targets[i]
+		}
 	}
 	return nil
 }
 
-// matrixCell escapes text for a Markdown table cell.
-func matrixCell(s string) string {
-	s = strings.NewReplacer("|", "\\|", "\n", " ", "\r", " ", "`", "'").Replace(s)
-	if len(s) > 160 {
-		s = s[:160] + "…"
+// ColumnLabel is a column's heading: the target and revision, plus the transport when the target
+// was reached over more than one.
+func (m *Matrix) ColumnLabel(c MatrixColumn) string {
+	if t := m.target(c.Target); t != nil && len(t.Transports) > 1 {
+		return c.Target + " " + c.Revision + " " + c.Transport
 	}
-	return s
+	return c.Target + " " + c.Revision
 }
 
-// Markdown renders the per-target verdicts and the requirement rows.
-func (m *Matrix) Markdown() string {
-	var b strings.Builder
-	b.WriteString("# mcpspec compatibility matrix\n\n## Targets\n\n| target | exit | pass | fail | warn | na | untestable | error | served | not served |\n|---|---|---|---|---|---|---|---|---|---|\n")
+// Failed reports whether any target could not be run at all, or only in part.
+func (m *Matrix) Failed() bool {
 	for _, t := range m.Targets {
-		ns := ""
-		for k, v := range t.NotServed {
-			ns += k + ": " + v + "; "
-		}
 		if t.Error != "" {
-			ns = "could not run: " + t.Error
+			return true
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %d | %s | %s |\n", matrixCell(t.Name), t.ExitCode,
-			t.Summary[Pass], t.Summary[Fail], t.Summary[Warn], t.Summary[NA], t.Summary[Untestable], t.Summary[Error],
-			matrixCell(strings.Join(t.Served, ", ")), matrixCell(ns))
 	}
-	b.WriteString("\n## Requirements\n\nCells: pass ✓, fail ✗, warn !, na –, untestable ?, error E; blank: not run.\n\n| requirement |")
-	for _, c := range m.Columns {
-		b.WriteString(" " + matrixCell(c) + " |")
-	}
-	b.WriteString("\n|---|" + strings.Repeat("---|", len(m.Columns)) + "\n")
+	return false
+}
+
+// MatrixDeviation is one requirement a target broke (or was baselined for) at one or more columns.
+type MatrixDeviation struct {
+	ID      string   `json:"id"`
+	Level   string   `json:"level"`
+	Summary string   `json:"summary"`
+	Target  string   `json:"target"`
+	Status  Status   `json:"status"`
+	Where   []string `json:"where"` // "revision transport" pairs
+	Message string   `json:"message"`
+}
+
+// Deviations lists every fail, warn, expected, stale and error, merging the columns of one target
+// where the requirement ended the same way with the same message, numbers aside (request ids,
+// ports and timings differ from column to column); the first column's message is kept.
+func (m *Matrix) Deviations() []MatrixDeviation {
+	var out []MatrixDeviation
+	index := map[string]int{}
 	for _, r := range m.Rows {
-		fmt.Fprintf(&b, "| %s [%s] |", r.ID, r.Level)
 		for _, c := range m.Columns {
-			b.WriteString(" " + symbol(r.Cells[c]) + " |")
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
-}
-
-func symbol(s Status) string {
-	return map[Status]string{Pass: "✓", Fail: "✗", Warn: "!", NA: "–", Untestable: "?", Error: "E", Expected: "x", Stale: "s"}[s]
-}
-
-var matrixPage = template.Must(template.New("matrix").Funcs(template.FuncMap{
-	"cell":  func(r MatrixRow, col string) string { return string(r.Cells[col]) },
-	"count": func(summary map[Status]int, s string) int { return summary[Status(s)] },
-	"sym":   func(r MatrixRow, col string) string { return symbol(r.Cells[col]) },
-	"targetOf": func(col string) string {
-		name, _, _ := strings.Cut(col, " ")
-		return name
-	},
-	"reportOf": func(m *Matrix, col string) string {
-		name, _, _ := strings.Cut(col, " ")
-		for _, t := range m.Targets {
-			if t.Name == name {
-				return t.Report
+			cell, ok := r.Cells[c.Key]
+			if !ok || cell.Status == Pass || cell.Status == NA || cell.Status == Untestable {
+				continue
 			}
+			k := strings.Join([]string{r.ID, c.Target, string(cell.Status), digits.ReplaceAllString(cell.Message, "#")}, "\x00")
+			where := c.Revision + " " + c.Transport
+			if i, seen := index[k]; seen {
+				out[i].Where = append(out[i].Where, where)
+				continue
+			}
+			index[k] = len(out)
+			out = append(out, MatrixDeviation{ID: r.ID, Level: r.Level, Summary: r.Summary, Target: c.Target, Status: cell.Status, Where: []string{where}, Message: cell.Message})
 		}
-		return ""
-	},
-}).Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>mcpspec compatibility matrix</title>
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<style>
-body{font:14px system-ui,sans-serif;margin:1.5em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px}
-th.col{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap;font-weight:normal}
-td.pass{background:#d9f2d9}td.fail{background:#f7c6c6}td.warn{background:#fbe7b5}td.na,td.untestable{background:#eee}td.error{background:#e0b3ff}
-td.c{text-align:center}
-</style></head><body>
-<h1>mcpspec compatibility matrix</h1>
-<h2>Targets</h2>
-<table><tr><th>target</th><th>exit</th><th>pass</th><th>fail</th><th>warn</th><th>na</th><th>untestable</th><th>error</th><th>served</th><th>not served (what it answered)</th></tr>
-{{range .Targets}}<tr><td>{{if .Report}}<a href="{{.Report}}">{{.Name}}</a>{{else}}{{.Name}}{{end}}<br><small>{{.Description}}</small></td><td>{{.ExitCode}}</td>
-<td>{{count .Summary "pass"}}</td><td>{{count .Summary "fail"}}</td><td>{{count .Summary "warn"}}</td><td>{{count .Summary "na"}}</td><td>{{count .Summary "untestable"}}</td><td>{{count .Summary "error"}}</td>
-<td>{{range .Served}}{{.}}<br>{{end}}</td><td>{{if .Error}}could not run: {{.Error}}{{end}}{{range $k, $v := .NotServed}}<b>{{$k}}</b>: {{$v}}<br>{{end}}</td></tr>
-{{end}}</table>
-<h2>Requirements</h2>
-<table><tr><th>requirement</th>{{range .Columns}}<th class="col">{{.}}</th>{{end}}</tr>
-{{$m := .}}{{range $r := .Rows}}<tr><td>{{$r.ID}} [{{$r.Level}}]</td>{{range $c := $m.Columns}}<td class="c {{cell $r $c}}" title="{{$c}}: {{cell $r $c}}">{{with reportOf $m $c}}<a href="{{.}}">{{sym $r $c}}</a>{{else}}{{sym $r $c}}{{end}}</td>{{end}}</tr>
-{{end}}</table>
-</body></html>
-`))
+	}
+	return out
+}
+
+// digits are blanked when comparing messages.
+var digits = regexp.MustCompile(`[0-9]+`)
+
+// checkSummary is a result's title without the leading "ID [LEVEL] ".
+func checkSummary(r Result) string {
+	s := strings.TrimPrefix(r.Title, r.ID)
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "[") {
+		if _, rest, ok := strings.Cut(s, "]"); ok {
+			s = rest
+		}
+	}
+	return strings.TrimSpace(s)
+}
+
+// clip shortens s to at most n bytes on a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// statusSymbol is a status in one character, for dense tables.
+func statusSymbol(s Status) string {
+	switch s {
+	case Pass:
+		return "✓"
+	case Fail:
+		return "✗"
+	case Warn:
+		return "!"
+	case NA:
+		return "–"
+	case Untestable:
+		return "?"
+	case Error:
+		return "E"
+	case Expected:
+		return "x"
+	case Stale:
+		return "s"
+	}
+	return ""
+}
+
+// String gives a one-line account of the target, for the console.
+func (t MatrixTarget) String() string {
+	var parts []string
+	for _, s := range AllStatuses() {
+		if n := t.Summary[s]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", s, n))
+		}
+	}
+	line := fmt.Sprintf("%s: exit %d", t.Name, t.ExitCode)
+	if len(parts) > 0 {
+		line += ", " + strings.Join(parts, ", ")
+	}
+	if t.Error != "" {
+		line += "; could not run: " + t.Error
+	}
+	return line
+}
+
+// ServedSummary condenses "revision transport" pairs into revisions grouped by the transports
+// they were served over: "2025-03-26, 2025-06-18 (http, stdio); 2026-07-28 (stdio)".
+func ServedSummary(served []string) string {
+	byRev := map[string][]string{}
+	var revs []string
+	for _, pair := range served {
+		rev, tr, _ := strings.Cut(pair, " ")
+		if _, seen := byRev[rev]; !seen {
+			revs = append(revs, rev)
+		}
+		byRev[rev] = append(byRev[rev], tr)
+	}
+	sort.Strings(revs)
+	var groups []string
+	var group []string
+	flush := func(transports []string) {
+		if len(group) > 0 {
+			groups = append(groups, strings.Join(group, ", ")+" ("+strings.Join(transports, ", ")+")")
+		}
+	}
+	var prev []string
+	for _, rev := range revs {
+		trs := byRev[rev]
+		sort.Strings(trs)
+		if !slices.Equal(trs, prev) {
+			flush(prev)
+			group, prev = nil, trs
+		}
+		group = append(group, rev)
+	}
+	flush(prev)
+	return strings.Join(groups, "; ")
+}

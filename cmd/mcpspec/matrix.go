@@ -1,5 +1,9 @@
 package main
 
+// `mcpspec matrix` runs many targets, each as a `mcpspec run` subprocess of this very binary
+// (Ginkgo runs once per process, and one target's crash must not touch the others), then puts
+// their results.json side by side as matrix.json, matrix.md and matrix.html.
+
 import (
 	"bytes"
 	"context"
@@ -10,44 +14,60 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/reports"
 )
 
-// matrixConfig is the YAML file `mcpspec matrix --config` reads.
+// Defaults of the matrix config.
+const (
+	// defaultTargetTimeout bounds one target's whole `mcpspec run`, servers included.
+	defaultTargetTimeout = 10 * time.Minute
+	// matrixLogFile is where a target's console output goes, inside its report directory.
+	matrixLogFile = "console.log"
+)
+
+// matrixConfig is the YAML file of `mcpspec matrix --config`.
 type matrixConfig struct {
 	Revisions []string       `yaml:"revisions"` // default: all
-	Timeout   string         `yaml:"timeout"`   // per target run, default 10m
+	Timeout   time.Duration  `yaml:"timeout"`   // per target run, e.g. 5m
+	Parallel  int            `yaml:"parallel"`  // targets run at once, default 1
 	Targets   []matrixTarget `yaml:"targets"`
 }
 
-// matrixTarget is one server, reached one way. {port} in any string becomes a free loopback port,
-// {dir} the directory of the config file, and ${VAR} an environment variable.
+// matrixTarget is one server, launched or reached over stdio, Streamable HTTP or both (or legacy
+// SSE). Every string may hold {port} (a free 127.0.0.1 port, one per target run), {dir} (the
+// config file's directory) and ${VAR} (an environment variable, which must be set).
 type matrixTarget struct {
 	Name         string            `yaml:"name"`
-	Stdio        string            `yaml:"stdio"`
-	URL          string            `yaml:"url"`
-	SSE          string            `yaml:"sse"`
-	HTTPCmd      string            `yaml:"httpCmd"`
-	Env          map[string]string `yaml:"env"`
+	Stdio        string            `yaml:"stdio"`   // --stdio
+	URL          string            `yaml:"url"`     // --url
+	SSE          string            `yaml:"sse"`     // --sse
+	HTTPCmd      string            `yaml:"httpCmd"` // --http-cmd
+	Env          map[string]string `yaml:"env"`     // --env, redacted from reports like any --env
 	Cwd          string            `yaml:"cwd"`
-	Baseline     string            `yaml:"baseline"`
+	Baseline     string            `yaml:"baseline"` // relative to the config file
 	SlowTool     string            `yaml:"slowTool"`
 	SlowToolArgs map[string]any    `yaml:"slowToolArgs"`
-	Versions     []string          `yaml:"versions"` // overrides the file's revisions
-	Args         []string          `yaml:"args"`     // further `mcpspec run` flags
+	Revisions    []string          `yaml:"revisions"` // overrides the file's revisions
+	Args         []string          `yaml:"args"`      // further `mcpspec run` flags
 }
 
-var targetName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+// targetNamePattern keeps a name usable as a directory name and a URL path segment.
+var targetNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
+// loadMatrixConfig reads and checks the config; every error is one line.
 func loadMatrixConfig(path string) (*matrixConfig, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -57,49 +77,149 @@ func loadMatrixConfig(path string) (*matrixConfig, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&cfg); err != nil {
-		// yaml lists every problem on a line of its own; the CLI's reason is one line.
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s: empty file", path)
+		}
 		return nil, fmt.Errorf("%s: %s", path, strings.Join(strings.Fields(err.Error()), " "))
 	}
-	if len(cfg.Targets) == 0 {
-		return nil, fmt.Errorf("%s: no targets", path)
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return nil, err
 	}
-	seen := map[string]bool{}
-	for i, t := range cfg.Targets {
-		switch {
-		case !targetName.MatchString(t.Name):
-			return nil, fmt.Errorf("%s: target %d: name %q must be letters, digits, '.', '_' or '-'", path, i+1, t.Name)
-		case seen[t.Name]:
-			return nil, fmt.Errorf("%s: target %q listed twice", path, t.Name)
-		case (t.Stdio != "") == (t.URL != "" || t.SSE != ""):
-			return nil, fmt.Errorf("%s: target %q needs exactly one of stdio, or url/sse (with an optional httpCmd)", path, t.Name)
-		}
-		seen[t.Name] = true
-	}
-	if cfg.Timeout == "" {
-		cfg.Timeout = "10m"
-	}
-	if _, err := time.ParseDuration(cfg.Timeout); err != nil {
-		return nil, fmt.Errorf("%s: timeout: %w", path, err)
+	if err := cfg.check(dir); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &cfg, nil
 }
 
-// runArgs are the `mcpspec run` arguments for one target.
-func (t matrixTarget) runArgs(cfg *matrixConfig, dir, out string) ([]string, error) {
-	port, err := freeLoopbackPort()
-	if err != nil {
-		return nil, err
+func (cfg *matrixConfig) check(dir string) error {
+	if len(cfg.Targets) == 0 {
+		return errors.New("no targets")
 	}
-	expand := func(s string) string {
-		s = strings.ReplaceAll(s, "{port}", fmt.Sprint(port))
-		s = strings.ReplaceAll(s, "{dir}", dir)
-		return os.ExpandEnv(s)
+	if cfg.Timeout == 0 {
+		cfg.Timeout = defaultTargetTimeout
 	}
-	args := []string{"run", "--out", out, "--no-color"}
-	add := func(flag, v string) {
-		if v != "" {
-			args = append(args, flag, expand(v))
+	if cfg.Timeout < 0 {
+		return fmt.Errorf("timeout %s is negative", cfg.Timeout)
+	}
+	if cfg.Parallel == 0 {
+		cfg.Parallel = 1
+	}
+	if cfg.Parallel < 0 {
+		return fmt.Errorf("parallel %d is negative", cfg.Parallel)
+	}
+	if err := checkRevisions(cfg.Revisions); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for i, t := range cfg.Targets {
+		if !targetNamePattern.MatchString(t.Name) {
+			return fmt.Errorf("target %d: name %q: use letters, digits, '.', '_' and '-'", i+1, t.Name)
 		}
+		if seen[t.Name] {
+			return fmt.Errorf("target %q listed twice", t.Name)
+		}
+		seen[t.Name] = true
+		if err := t.check(dir); err != nil {
+			return fmt.Errorf("target %q: %w", t.Name, err)
+		}
+	}
+	return nil
+}
+
+func (t matrixTarget) check(dir string) error {
+	switch {
+	case t.Stdio == "" && t.URL == "" && t.SSE == "":
+		return errors.New("needs stdio, url or sse")
+	case t.HTTPCmd != "" && t.URL == "" && t.SSE == "":
+		return errors.New("httpCmd needs url or sse, the endpoint the launched server answers on")
+	case t.HTTPCmd != "" && t.URL != "" && t.SSE != "":
+		return errors.New("httpCmd goes with one of url and sse, not both")
+	}
+	if err := checkRevisions(t.Revisions); err != nil {
+		return err
+	}
+	// Expanding now finds unset variables before anything runs; {port} is only a placeholder here.
+	fields := []string{t.Stdio, t.URL, t.SSE, t.HTTPCmd, t.Cwd, t.Baseline}
+	for _, v := range t.Env {
+		fields = append(fields, v)
+	}
+	fields = append(fields, t.Args...)
+	for _, f := range fields {
+		if _, err := expandTarget(f, dir, 0); err != nil {
+			return err
+		}
+	}
+	if t.Baseline != "" {
+		path, _ := expandTarget(t.Baseline, dir, 0)
+		if _, err := os.Stat(resolvePath(dir, path)); err != nil {
+			return fmt.Errorf("baseline: %w", err)
+		}
+	}
+	return nil
+}
+
+// keepOnly drops every target not named in names, keeping the config's order.
+func (cfg *matrixConfig) keepOnly(names []string) error {
+	want := map[string]bool{}
+	for _, name := range names {
+		name = strings.TrimSpace(name)
+		if !slices.ContainsFunc(cfg.Targets, func(t matrixTarget) bool { return t.Name == name }) {
+			return fmt.Errorf("no target %q in the config", name)
+		}
+		want[name] = true
+	}
+	cfg.Targets = slices.DeleteFunc(cfg.Targets, func(t matrixTarget) bool { return !want[t.Name] })
+	return nil
+}
+
+func checkRevisions(revs []string) error {
+	for _, r := range revs {
+		if !harness.IsKnownRevision(r) {
+			return fmt.Errorf("unknown revision %q (known: %s)", r, strings.Join(harness.Revisions, ", "))
+		}
+	}
+	return nil
+}
+
+// expandTarget replaces {port}, {dir} and ${VAR} in s; an unset variable is an error.
+func expandTarget(s, dir string, port int) (string, error) {
+	s = strings.ReplaceAll(s, "{port}", fmt.Sprint(port))
+	s = strings.ReplaceAll(s, "{dir}", dir)
+	var unset []string
+	s = os.Expand(s, func(name string) string {
+		v, ok := os.LookupEnv(name)
+		if !ok {
+			unset = append(unset, name)
+		}
+		return v
+	})
+	if len(unset) > 0 {
+		return "", fmt.Errorf("environment variable %s is not set", strings.Join(unset, ", "))
+	}
+	return s, nil
+}
+
+func resolvePath(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
+}
+
+// runArgs are the `mcpspec run` arguments of one target, writing its reports into out.
+func (t matrixTarget) runArgs(cfg *matrixConfig, dir, out string, port int) ([]string, error) {
+	args := []string{"run", "--out", out, "--no-color"}
+	var firstErr error
+	add := func(flag, v string) {
+		if v == "" {
+			return
+		}
+		x, err := expandTarget(v, dir, port)
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		args = append(args, flag, x)
 	}
 	add("--stdio", t.Stdio)
 	add("--url", t.URL)
@@ -107,13 +227,14 @@ func (t matrixTarget) runArgs(cfg *matrixConfig, dir, out string) ([]string, err
 	add("--http-cmd", t.HTTPCmd)
 	add("--cwd", t.Cwd)
 	if t.Baseline != "" {
-		args = append(args, "--baseline", filepath.Join(dir, expand(t.Baseline)))
+		add("--baseline", t.Baseline)
+		args[len(args)-1] = resolvePath(dir, args[len(args)-1])
 	}
 	add("--slow-tool", t.SlowTool)
 	if t.SlowToolArgs != nil {
 		b, err := json.Marshal(t.SlowToolArgs)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("slowToolArgs: %w", err)
 		}
 		args = append(args, "--slow-tool-args", string(b))
 	}
@@ -123,29 +244,41 @@ func (t matrixTarget) runArgs(cfg *matrixConfig, dir, out string) ([]string, err
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		args = append(args, "--env", k+"="+expand(t.Env[k]))
+		add("--env", k+"="+t.Env[k])
 	}
-	versions := t.Versions
-	if len(versions) == 0 {
-		versions = cfg.Revisions
+	revs := t.Revisions
+	if len(revs) == 0 {
+		revs = cfg.Revisions
 	}
-	if len(versions) > 0 {
-		args = append(args, "--versions", strings.Join(versions, ","))
+	if len(revs) > 0 {
+		args = append(args, "--versions", strings.Join(revs, ","))
 	}
 	for _, a := range t.Args {
-		args = append(args, expand(a))
+		x, err := expandTarget(a, dir, port)
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		args = append(args, x)
 	}
-	return args, nil
+	return args, firstErr
 }
 
+// describe says how the target is reached, as its config spells it.
 func (t matrixTarget) describe() string {
-	switch {
-	case t.Stdio != "":
-		return "stdio: " + t.Stdio
-	case t.SSE != "":
-		return "sse: " + t.SSE
+	var parts []string
+	if t.Stdio != "" {
+		parts = append(parts, "stdio: "+t.Stdio)
 	}
-	return "http: " + t.URL
+	if t.URL != "" {
+		parts = append(parts, "http: "+t.URL)
+	}
+	if t.SSE != "" {
+		parts = append(parts, "sse: "+t.SSE)
+	}
+	if t.HTTPCmd != "" {
+		parts = append(parts, "launched by: "+t.HTTPCmd)
+	}
+	return strings.Join(parts, "; ")
 }
 
 func cmdMatrix(args []string, stdout, stderr io.Writer) (int, error) {
@@ -153,15 +286,34 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) (int, error) {
 	fs.SetOutput(io.Discard)
 	config := fs.String("config", "", "the YAML `FILE` listing the targets")
 	out := fs.String("out", "mcpspec-matrix", "write matrix.json, matrix.md, matrix.html and one report directory per target into `DIR`")
+	parallel := fs.Int("parallel", 0, "run `N` targets at once (default: the config's parallel, else 1)")
+	only := fs.String("targets", "", "run only the targets named in `LIST` (comma-separated)")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stdout, "Usage: mcpspec matrix --config FILE [--out DIR] [--parallel N] [--targets LIST]")
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return reports.ExitOK, nil
+		}
 		return reports.ExitUsage, usageErrorf("matrix: %v", err)
 	}
 	if *config == "" || fs.NArg() > 0 {
-		return reports.ExitUsage, usageErrorf("matrix: usage: mcpspec matrix --config FILE [--out DIR]")
+		return reports.ExitUsage, usageErrorf("matrix: usage: mcpspec matrix --config FILE [--out DIR] [--parallel N] [--targets LIST]")
 	}
 	cfg, err := loadMatrixConfig(*config)
 	if err != nil {
 		return reports.ExitUsage, usageErrorf("matrix: %v", err)
+	}
+	if *parallel < 0 {
+		return reports.ExitUsage, usageErrorf("matrix: --parallel must be at least 1, got %d", *parallel)
+	}
+	if *parallel > 0 {
+		cfg.Parallel = *parallel
+	}
+	if *only != "" {
+		if err := cfg.keepOnly(strings.Split(*only, ",")); err != nil {
+			return reports.ExitUsage, usageErrorf("matrix: --targets: %v", err)
+		}
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -169,85 +321,144 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	dir, err := filepath.Abs(filepath.Dir(*config))
 	if err != nil {
-		return reports.ExitHarness, err
+		return reports.ExitHarness, fmt.Errorf("matrix: %w", err)
 	}
-	timeout, _ := time.ParseDuration(cfg.Timeout)
-	m := &reports.Matrix{Tool: reports.Tool{Name: "mcpspec", Version: version}, Revisions: cfg.Revisions}
-	code := reports.ExitOK
-	for _, t := range cfg.Targets {
-		mt, run := runMatrixTarget(self, cfg, t, dir, *out, timeout)
-		if mt.Error != "" {
-			code = reports.ExitHarness
-			fmt.Fprintf(stderr, "mcpspec matrix: %s: %s\n", t.Name, mt.Error)
-		}
-		fmt.Fprintf(stdout, "%-24s exit %d  %s\n", t.Name, mt.ExitCode, summaryLine(run))
-		m.AddRun(mt, run)
-	}
-	if err := reports.WriteMatrix(*out, m); err != nil {
-		return reports.ExitHarness, err
-	}
-	fmt.Fprintf(stdout, "matrix: %s\n", filepath.Join(*out, reports.MatrixHTML))
-	return code, nil
-}
-
-func summaryLine(run *reports.Run) string {
-	if run == nil {
-		return "no results"
-	}
-	run.Summarize()
-	var parts []string
-	for _, s := range reports.AllStatuses() {
-		if n := run.Summary[s]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", s, n))
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
-// runMatrixTarget runs one target as a `mcpspec run` subprocess (Ginkgo runs once per process,
-// and one target's crash must not touch the others) in its own process group, bounded by timeout.
-func runMatrixTarget(self string, cfg *matrixConfig, t matrixTarget, dir, out string, timeout time.Duration) (reports.MatrixTarget, *reports.Run) {
-	mt := reports.MatrixTarget{Name: t.Name, Description: t.describe(), Report: t.Name + "/" + reports.HTMLFile}
-	targetOut := filepath.Join(out, t.Name)
-	args, err := t.runArgs(cfg, dir, targetOut)
+	outDir, err := filepath.Abs(*out)
 	if err != nil {
-		mt.Error, mt.ExitCode = err.Error(), reports.ExitHarness
-		return mt, nil
+		return reports.ExitHarness, fmt.Errorf("matrix: %w", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, self, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	var errOut bytes.Buffer
-	cmd.Stderr = &errOut
-	cmd.Stdout = io.Discard
-	err = cmd.Run()
-	mt.ExitCode = cmd.ProcessState.ExitCode()
-	var exitErr *exec.ExitError
-	if err != nil && !errors.As(err, &exitErr) {
-		mt.Error = err.Error()
+
+	// Ctrl-C or SIGTERM stops the running targets (their process groups) and still writes the matrix.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	results := runMatrixTargets(ctx, self, cfg, dir, outDir, stdout)
+
+	m := &reports.Matrix{Tool: reports.Tool{Name: "mcpspec", Version: version}, GeneratedAt: time.Now().UTC().Format(time.RFC3339)}
+	for _, r := range results {
+		m.AddTarget(r.target, r.run)
+	}
+	for _, t := range m.Targets {
+		fmt.Fprintln(stdout, t.String())
+		if t.Error != "" {
+			fmt.Fprintf(stderr, "mcpspec matrix: %s could not run: %s\n", t.Name, t.Error)
+		}
+	}
+	if err := reports.WriteMatrix(outDir, m); err != nil {
+		return reports.ExitHarness, fmt.Errorf("matrix: %w", err)
+	}
+	fmt.Fprintf(stdout, "matrix: %s\n", filepath.Join(outDir, reports.MatrixHTML))
+	if m.Failed() || ctx.Err() != nil {
+		return reports.ExitHarness, nil
+	}
+	return reports.ExitOK, nil
+}
+
+// targetOutcome is one target's run: what the matrix says of it, and its results if any.
+type targetOutcome struct {
+	target reports.MatrixTarget
+	run    *reports.Run
+}
+
+// runMatrixTargets runs every target, cfg.Parallel at a time in config order, and returns the
+// outcomes in config order.
+func runMatrixTargets(ctx context.Context, self string, cfg *matrixConfig, dir, out string, progress io.Writer) []targetOutcome {
+	outcomes := make([]targetOutcome, len(cfg.Targets))
+	next := make(chan int, len(cfg.Targets))
+	for i := range cfg.Targets {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	var mu sync.Mutex // progress lines
+	for range min(cfg.Parallel, len(cfg.Targets)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				t := cfg.Targets[i]
+				start := time.Now()
+				outcomes[i] = runMatrixTarget(ctx, self, cfg, t, dir, out)
+				mu.Lock()
+				fmt.Fprintf(progress, "ran %s in %.1fs (exit %d)\n", t.Name, time.Since(start).Seconds(), outcomes[i].target.ExitCode)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return outcomes
+}
+
+// runMatrixTarget runs one target as a `mcpspec run` subprocess in its own process group, bounded
+// by the config's timeout; its console output goes to console.log beside its reports.
+func runMatrixTarget(ctx context.Context, self string, cfg *matrixConfig, t matrixTarget, dir, out string) targetOutcome {
+	mt := reports.MatrixTarget{Name: t.Name, Description: t.describe(), ExitCode: -1}
+	fail := func(format string, args ...any) targetOutcome {
+		mt.Error = fmt.Sprintf(format, args...)
+		return targetOutcome{target: mt}
 	}
 	if ctx.Err() != nil {
-		mt.Error = fmt.Sprintf("did not finish within %s", timeout)
+		return fail("interrupted before it started")
 	}
-	run, rerr := reports.ReadResults(filepath.Join(targetOut, reports.ResultsFile))
-	if rerr != nil {
-		mt.Error = strings.TrimSpace(fmt.Sprintf("%s no results: %v; %s", mt.Error, rerr, lastLine(errOut.String())))
-		return mt, nil
+	targetOut := filepath.Join(out, t.Name)
+	// A results.json left by an earlier matrix must never pass for this run's.
+	if err := os.RemoveAll(targetOut); err != nil {
+		return fail("clear %s: %v", targetOut, err)
 	}
+	if err := os.MkdirAll(targetOut, 0o755); err != nil {
+		return fail("create %s: %v", targetOut, err)
+	}
+	port, err := freeLoopbackPort()
+	if err != nil {
+		return fail("%v", err)
+	}
+	args, err := t.runArgs(cfg, dir, targetOut, port)
+	if err != nil {
+		return fail("%v", err)
+	}
+	logFile, err := os.Create(filepath.Join(targetOut, matrixLogFile))
+	if err != nil {
+		return fail("create its console log: %v", err)
+	}
+	defer logFile.Close()
+
+	runCtx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(runCtx, self, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	var tail bytes.Buffer // stderr, for the reason when no results come back
+	cmd.Stdout = logFile
+	cmd.Stderr = io.MultiWriter(logFile, &tail)
+	runErr := cmd.Run()
+	if cmd.ProcessState != nil {
+		mt.ExitCode = cmd.ProcessState.ExitCode()
+	}
+	mt.Report = t.Name + "/" + reports.HTMLFile
 	switch {
+	case ctx.Err() != nil:
+		mt.Error = "interrupted"
+	case runCtx.Err() != nil:
+		mt.Error = fmt.Sprintf("did not finish within %s; its processes were killed", cfg.Timeout)
 	case mt.ExitCode == reports.ExitUsage:
-		mt.Error = "bad configuration: " + lastLine(errOut.String())
-	case mt.ExitCode == reports.ExitHarness && len(run.Errors) > 0:
-		mt.Error = run.Errors[0]
-	case mt.ExitCode == reports.ExitHarness:
-		mt.Error = "harness or infrastructure error (see its report)"
+		mt.Error = "mcpspec run refused the target's settings: " + lastLine(tail.String())
 	}
-	return mt, run
+	var exitErr *exec.ExitError
+	if runErr != nil && !errors.As(runErr, &exitErr) && mt.Error == "" {
+		mt.Error = fmt.Sprintf("start mcpspec run: %v", runErr)
+	}
+	run, err := reports.ReadResults(filepath.Join(targetOut, reports.ResultsFile))
+	if err != nil {
+		if mt.Error == "" {
+			mt.Error = fmt.Sprintf("no results (%v): %s", err, lastLine(tail.String()))
+		}
+		mt.Report = ""
+		return targetOutcome{target: mt}
+	}
+	return targetOutcome{target: mt, run: run}
 }
 
+// lastLine is the last non-blank line of s.
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return lines[len(lines)-1]
+	return strings.TrimSpace(lines[len(lines)-1])
 }
