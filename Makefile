@@ -34,8 +34,10 @@ lint:
 
 # Wall time, specs/s, servers spawned, quiet-window time and peak memory of whole runs, then the
 # Go benchmarks of the hot paths (parsing, framing, SSE, schema validation).
+# server-everything is installed into the interop cache first (npm, pinned).
 bench: build
-	$(GO) run ./cmd/mcpspec-bench -mcpspec $(BIN) -runs 5 $(BENCH_FLAGS)
+	$(GO) run ./cmd/mcpspec-bench -mcpspec $(BIN) -runs 5 \
+	  -everything "$$(bash fixtures/targets/install-everything.sh)" -preload "$(CURDIR)/fixtures/targets/bind-localhost.cjs" $(BENCH_FLAGS)
 	$(GO) test -run '^$$' -bench . -benchmem ./harness/jsonrpc ./harness/stdio ./harness/sse ./harness/schema
 
 # The compatibility matrix over real SDK servers (fixtures/targets/matrix.yaml): installs the pinned

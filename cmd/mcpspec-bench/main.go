@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -31,7 +30,7 @@ type sample struct {
 	spawned  int64
 	quiet    time.Duration
 	busy     time.Duration // sum of the specs' own durations
-	maxRSSKB int64
+	maxRSSKB int64         // mcpspec's own peak, as it reports in results.json
 	exit     int
 }
 
@@ -47,7 +46,7 @@ func main() {
 		os.Exit(2)
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "target\truns\twall median\twall min–max\tspecs\tspecs/s\tservers spawned\tquiet windows\tquiet share\tpeak RSS\texit\t")
+	fmt.Fprintln(w, "target\truns\twall median\twall min–max\tspecs\tspecs/s\tservers spawned\tquiet windows\tquiet share\tmcpspec peak RSS\texit\t")
 	for _, t := range targets {
 		var ss []sample
 		for i := 0; i < *runs; i++ {
@@ -86,6 +85,8 @@ func buildTargets(bin, everything, preload string) ([]target, error) {
 		return nil, err
 	}
 	ts := []target{
+		// What `make run` does: the bundled reference over stdio, HTTP and legacy SSE at once.
+		{"reference (make run)", nil},
 		{"reference stdio", []string{"--stdio", ref + " reference", "--slow-tool", "slow", "--slow-tool-args", `{"steps":6,"stepMs":30}`}},
 		{"reference http", []string{"--http-cmd", fmt.Sprintf("%s reference --http 127.0.0.1:%d", ref, port), "--url", fmt.Sprintf("http://127.0.0.1:%d/mcp", port), "--slow-tool", "slow", "--slow-tool-args", `{"steps":6,"stepMs":30}`}},
 	}
@@ -126,15 +127,14 @@ func runOnce(bin string, t target) (sample, error) {
 		return s, fmt.Errorf("run %v: %w", args, err)
 	}
 	s.exit = cmd.ProcessState.ExitCode()
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		s.maxRSSKB = ru.Maxrss
-	}
 	run, err := reports.ReadResults(filepath.Join(out, reports.ResultsFile))
 	if err != nil {
 		return s, err
 	}
 	s.specs = len(run.Results)
 	s.spawned = run.Stats["serversSpawned"]
+	// The child's rusage would count the servers mcpspec waited for (node alone is ~100 MB).
+	s.maxRSSKB = run.Stats["peakRSSKB"]
 	s.quiet = time.Duration(run.Stats["quietMs"]) * time.Millisecond
 	for _, r := range run.Results {
 		s.busy += time.Duration(r.DurationMs) * time.Millisecond

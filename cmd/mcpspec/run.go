@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -324,6 +325,9 @@ func execute(cfg *runConfig, stdout, stderr io.Writer) (int, error) {
 	run.Errors = runner.Errors()
 	run.Target.ServerInfo = runner.ServerInfo()
 	run.Stats = runner.Env().Stats.Snapshot()
+	if kb, ok := peakRSSKB(); ok {
+		run.Stats["peakRSSKB"] = kb
+	}
 	if base != nil {
 		run.Results = base.Apply(run.Results)
 	}
@@ -384,4 +388,14 @@ func describeTargets(ts []harness.Target) reports.Target {
 	}
 	t.Description = strings.Join(parts, "; ")
 	return t
+}
+
+// peakRSSKB is this process's own peak resident memory, without the servers it launched (their
+// memory is the target's, not mcpspec's).
+func peakRSSKB() (int64, bool) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, false
+	}
+	return int64(ru.Maxrss), true // kilobytes on Linux
 }
