@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -195,7 +196,8 @@ func checkNoEmptyContents(t *conform.T) conform.Finding {
 	if !isResult {
 		return conform.Passed("")
 	}
-	if c := strings.TrimSpace(string(obj["contents"])); c == "" || c == "[]" || c == "null" {
+	var contents []json.RawMessage
+	if json.Unmarshal(obj["contents"], &contents) != nil || len(contents) == 0 {
 		return conform.Violated("resources/read of %s, which does not exist, was answered with a result without contents: %s", unknownResourceURI, show(resp))
 	}
 	return conform.Passed("resources/read of %s returned contents; RES-NOT-FOUND judges that", unknownResourceURI)
