@@ -21,7 +21,7 @@ func cmdReference(args []string, stderr io.Writer) error {
 	addr := fs.String("http", "", "serve Streamable HTTP at `ADDR`/mcp (and legacy HTTP+SSE at /sse) instead of stdio")
 	sseAddr := fs.String("sse", "", "same as --http: the legacy HTTP+SSE endpoint /sse is served beside /mcp")
 	mode := fs.String("http-responses", "auto", "how POSTed requests are answered: auto, json or sse")
-	era := fs.String("era", reference.EraBoth, "protocol eras served: both (handshake revisions and 2026-07-28) or handshake (no server/discover)")
+	era := fs.String("era", reference.EraBoth, "protocol eras served: both (handshake revisions and 2026-07-28), handshake (no server/discover) or stateless (2026-07-28 only, no initialize)")
 	var faults listFlag
 	fs.Var(&faults, "fault", "switch on the fault `ID` (repeatable, or comma-separated); see 'mcpspec list'")
 	if err := fs.Parse(args); err != nil {

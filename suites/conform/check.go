@@ -37,7 +37,10 @@ type Check struct {
 	// Once: the check does not depend on the session's revision (it probes the server with its
 	// own initialize); it runs at the newest selected revision only.
 	Once bool
-	Run  func(t *T) Finding
+	// ModernOnlyServer: the requirement binds only a server that serves no handshake revision;
+	// against a dual-era server the check reports na.
+	ModernOnlyServer bool
+	Run              func(t *T) Finding
 }
 
 // Title is the spec title: the ID first, so --focus 'ID' selects it.

@@ -67,6 +67,22 @@ func referenceTargets(t *testing.T, faults ...string) []harness.Target {
 // legacyRevisions: the HTTP+SSE transport is checked at its own revision.
 var legacyRevisions = []string{harness.Rev20241105}
 
+// statelessTargets are the modern-only reference server (--era stateless) over stdio and HTTP
+// at 2026-07-28 with the given faults: where the checks of requirements that bind only such a
+// server are proven.
+func statelessTargets(t *testing.T, faults ...string) []harness.Target {
+	argv := []string{binary, "reference", "--era", reference.EraStateless}
+	for _, f := range faults {
+		argv = append(argv, "--fault", f)
+	}
+	httpAddr := freeAddr(t)
+	modern := []string{harness.Rev20260728}
+	return []harness.Target{
+		{Transport: wire.Stdio, Command: stdio.Command{Argv: argv}, Revisions: modern},
+		{Transport: wire.HTTP, URL: "http://" + httpAddr + "/mcp", Command: stdio.Command{Argv: append(slices.Clone(argv), "--http", httpAddr)}, Revisions: modern},
+	}
+}
+
 func freeAddr(t *testing.T) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -83,25 +99,36 @@ func (k key) String() string { return k.id + " " + k.rev + " " + k.transport }
 
 // runAll executes every registered check at every revision and transport it applies to.
 func runAll(t *testing.T, faults ...string) map[key]reports.Result {
+	return runOn(t, referenceTargets(t, faults...), func(*conform.Check) bool { return true })
+}
+
+// runStateless executes the checks that need a modern-only server against one.
+func runStateless(t *testing.T, faults ...string) map[key]reports.Result {
+	return runOn(t, statelessTargets(t, faults...), func(c *conform.Check) bool { return c.ModernOnlyServer })
+}
+
+// runOn executes the checks include selects over each target, at each of its revisions (all
+// of them when it names none) that a check applies to.
+func runOn(t *testing.T, targets []harness.Target, include func(*conform.Check) bool) map[key]reports.Result {
 	checks, err := conform.Checks()
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := conform.NewRunner(conform.Config{Validator: validator, Targets: referenceTargets(t, faults...), Revisions: harness.Revisions, Timeouts: selftestTimeouts,
+	r := conform.NewRunner(conform.Config{Validator: validator, Targets: targets, Revisions: harness.Revisions, Timeouts: selftestTimeouts,
 		Options: conform.Options{SlowTool: "slow", SlowToolArgs: json.RawMessage(`{"steps":6,"stepMs":30}`)}})
 	defer r.Close()
 	var specs []conform.Spec
-	for _, transport := range []string{wire.Stdio, wire.HTTP, wire.SSE} {
-		revisions := harness.Revisions
-		if transport == wire.SSE {
-			revisions = legacyRevisions
+	for _, target := range targets {
+		revisions := target.Revisions
+		if revisions == nil {
+			revisions = harness.Revisions
 		}
 		for _, c := range checks {
 			for _, rev := range revisions {
-				if !c.AppliesTo(rev, transport) || (c.Once && rev != newestIn(c, revisions)) {
+				if !include(c) || !c.AppliesTo(rev, target.Transport) || (c.Once && rev != newestIn(c, revisions)) {
 					continue
 				}
-				specs = append(specs, conform.Spec{Check: c, Revision: rev, Transport: transport})
+				specs = append(specs, conform.Spec{Check: c, Revision: rev, Transport: target.Transport})
 			}
 		}
 	}
@@ -142,13 +169,42 @@ func cleanResults(t *testing.T) map[key]reports.Result {
 	return clean
 }
 
-// TestReferencePassesEveryCheck: no false positives against a conformant server.
-func TestReferencePassesEveryCheck(t *testing.T) {
-	for k, res := range cleanResults(t) {
+var (
+	statelessOnce  sync.Once
+	statelessClean map[key]reports.Result
+)
+
+func statelessResults(t *testing.T) map[key]reports.Result {
+	statelessOnce.Do(func() { statelessClean = runStateless(t) })
+	return statelessClean
+}
+
+// expectAllPass fails every result that is not a pass. Against the dual-era reference a check
+// that needs a modern-only server is na instead (statelessResults proves those checks).
+func expectAllPass(t *testing.T, results map[key]reports.Result, round string, dualEra bool) {
+	t.Helper()
+	for k, res := range results {
+		if c, _ := conform.Lookup(k.id); dualEra && c != nil && c.ModernOnlyServer {
+			if res.Status != reports.NA {
+				t.Errorf("%s%s: %s against the dual-era reference, want na: %s", round, k, res.Status, res.Message)
+			}
+			continue
+		}
 		if res.Status != reports.Pass {
-			t.Errorf("%s: %s: %s", k, res.Status, res.Message)
+			t.Errorf("%s%s: %s: %s", round, k, res.Status, res.Message)
 		}
 	}
+}
+
+// TestReferencePassesEveryCheck: no false positives against a conformant server, dual-era or
+// modern-only.
+func TestReferencePassesEveryCheck(t *testing.T) {
+	expectAllPass(t, cleanResults(t), "", true)
+	stateless := statelessResults(t)
+	if len(stateless) == 0 {
+		t.Error("no check ran against the modern-only reference")
+	}
+	expectAllPass(t, stateless, "modern-only: ", false)
 }
 
 // TestEveryFaultFailsItsCheck: no false negatives. Each fault must make its check fail (MUST) or
@@ -168,18 +224,27 @@ func TestEveryFaultFailsItsCheck(t *testing.T) {
 			if c.Level != "MUST" {
 				want = reports.Warn
 			}
-			got := runAll(t, f.ID)
+			run, baseline := runAll, base
+			if c.ModernOnlyServer {
+				run, baseline = runStateless, statelessResults(t)
+			}
+			got := run(t, f.ID)
 			var sideEffects []string
+			ran := 0
 			for k, res := range got {
 				if k.id == c.ID {
+					ran++
 					if res.Status != want && !(want == reports.Warn && res.Status == reports.Fail) {
 						t.Errorf("%s under fault %s: %s, want %s (%s)", k, f.ID, res.Status, want, res.Message)
 					}
 					continue
 				}
-				if b := base[k]; b.Status != res.Status {
+				if b := baseline[k]; b.Status != res.Status {
 					sideEffects = append(sideEffects, fmt.Sprintf("%s: %s → %s (%s)", k, b.Status, res.Status, firstLine(res.Message+b.Message)))
 				}
+			}
+			if ran == 0 {
+				t.Errorf("%s did not run under fault %s", c.ID, f.ID)
 			}
 			sort.Strings(sideEffects)
 			if len(sideEffects) > 0 {
@@ -214,11 +279,7 @@ func TestReferenceIsStable(t *testing.T) {
 		t.Skip("repeats the whole suite")
 	}
 	for i := 0; i < 3; i++ {
-		for k, res := range runAll(t) {
-			if res.Status != reports.Pass {
-				t.Errorf("round %d: %s: %s: %s", i, k, res.Status, res.Message)
-			}
-		}
+		expectAllPass(t, runAll(t), fmt.Sprintf("round %d: ", i), true)
 	}
 }
 
