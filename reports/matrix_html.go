@@ -33,6 +33,9 @@ var matrixTemplate = template.Must(template.New("matrix.html").Parse(`<!doctype 
     .warn { background: #713f12; } .expected { background: #4c1d95; } .na, .untestable { background: #374151; }
   }
   .message { white-space: pre-wrap; word-break: break-word; max-width: 60em; }
+  #targets td.message { min-width: 32em; }
+  #targets td.served { min-width: 14em; }
+  #targets details small { display: block; max-width: 24em; word-break: break-all; }
 </style>
 </head>
 <body>
@@ -45,10 +48,10 @@ var matrixTemplate = template.Must(template.New("matrix.html").Parse(`<!doctype 
 <tbody>
 {{- range .Targets}}
 <tr{{if .Error}} class="error"{{end}}>
-  <td>{{if .Report}}<a href="{{.Report}}">{{.Name}}</a>{{else}}{{.Name}}{{end}}<br><small>{{.Description}}</small></td>
+  <td>{{if .Report}}<a href="{{.Report}}">{{.Name}}</a>{{else}}{{.Name}}{{end}}<details><summary class="muted">how it ran</summary><small>{{.Description}}</small></details></td>
   <td>{{.Server}}</td>
   <td class="num">{{.ExitCode}}</td>
-  <td>{{.ServedText}}</td>
+  <td class="served">{{.ServedText}}</td>
   {{- range .Counts}}<td class="num">{{.}}</td>{{end}}
   <td class="message">{{with .Error}}<strong>could not run:</strong> {{.}}<br>{{end}}{{range .NotServedList}}<strong>{{.Pair}}</strong>: {{.Answer}}<br>{{end}}{{range .HarnessErrors}}<strong>harness:</strong> {{.}}<br>{{end}}</td>
 </tr>
