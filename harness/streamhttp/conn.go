@@ -156,6 +156,9 @@ type Request struct {
 	Channel     string      // where SSE messages land: default "POST-SSE" or "GET-SSE"
 	// NoModernHeaders omits Mcp-Method and Mcp-Name on a modern connection.
 	NoModernHeaders bool
+	// RawHeader is added last with its names exactly as written (not canonicalised), to show
+	// how a server treats the case of header names.
+	RawHeader http.Header
 }
 
 // Send implements wire.Conn: POST frame with the default headers.
@@ -243,6 +246,9 @@ func (c *Conn) newRequest(body []byte, r Request) (*http.Request, error) {
 	}
 	for k, vs := range r.Header {
 		req.Header[http.CanonicalHeaderKey(k)] = vs
+	}
+	for k, vs := range r.RawHeader {
+		req.Header[k] = vs
 	}
 	seq := c.tr.Add(transcript.Send, method, c.describeRequest(req, r), body)
 	req.Header.Set(seqHeader, fmt.Sprint(seq))
