@@ -421,6 +421,7 @@ func (s *Session) Sent(id jsonrpc.ID, method string) {
 var resultDefinitions = map[string]string{
 	"initialize":               "InitializeResult",
 	"server/discover":          "DiscoverResult",
+	"subscriptions/listen":     "SubscriptionsListenResult",
 	"ping":                     "EmptyResult",
 	"logging/setLevel":         "EmptyResult",
 	"tools/list":               "ListToolsResult",

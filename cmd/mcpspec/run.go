@@ -79,6 +79,8 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		strict     = fs.Bool("strict", false, "warnings (broken SHOULDs) fail the run")
 		slowTool   = fs.String("slow-tool", "", "`NAME` of a tool of the server's that takes a while and reports progress")
 		slowArgs   = fs.String("slow-tool-args", "{}", "arguments of the slow tool, as a JSON object")
+		listTool   = fs.String("list-changed-tool", "", "`NAME` of a tool of the server's whose every call changes its tools list (subscription checks call it twice)")
+		listArgs   = fs.String("list-changed-tool-args", "{}", "arguments of the list-changed tool, as a JSON object")
 		verbose    = fs.Bool("v", false, "verbose: Ginkgo's full spec output")
 		sessions   = fs.Int("sessions", 3, "shared sessions per revision and transport (`N`), each running its share of the checks that need no fresh server")
 		workers    = fs.Int("parallel", 12, "how many checks may run at once (`N`); checks sharing a session always run one after another")
@@ -134,7 +136,11 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 	if !json.Valid([]byte(*slowArgs)) || !strings.HasPrefix(strings.TrimSpace(*slowArgs), "{") {
 		return nil, usageErrorf("run: --slow-tool-args must be a JSON object, got %q", *slowArgs)
 	}
-	cfg.conform.Options = conform.Options{SlowTool: *slowTool, SlowToolArgs: json.RawMessage(*slowArgs)}
+	if !json.Valid([]byte(*listArgs)) || !strings.HasPrefix(strings.TrimSpace(*listArgs), "{") {
+		return nil, usageErrorf("run: --list-changed-tool-args must be a JSON object, got %q", *listArgs)
+	}
+	cfg.conform.Options = conform.Options{SlowTool: *slowTool, SlowToolArgs: json.RawMessage(*slowArgs),
+		ListTool: *listTool, ListToolArgs: json.RawMessage(*listArgs)}
 
 	var env []string
 	for _, kv := range envs {
@@ -210,6 +216,9 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		if cfg.conform.Options.SlowTool == "" {
 			cfg.conform.Options.SlowTool, cfg.conform.Options.SlowToolArgs = referenceSlowTool, json.RawMessage(referenceSlowToolArgs)
 		}
+		if cfg.conform.Options.ListTool == "" {
+			cfg.conform.Options.ListTool = referenceListTool
+		}
 	}
 	return cfg, nil
 }
@@ -269,6 +278,8 @@ func referenceTargets() ([]harness.Target, error) {
 const (
 	referenceSlowTool     = "slow"
 	referenceSlowToolArgs = `{"steps":6,"stepMs":30}`
+	// referenceListTool switches a tool on or off: each call changes the tools list.
+	referenceListTool = "toggle"
 )
 
 // freeLoopbackPort asks the kernel for a free loopback port. Another process could take it before the

@@ -20,6 +20,10 @@ import (
 type Options struct {
 	SlowTool     string          // a tool of the target's that takes time and reports progress
 	SlowToolArgs json.RawMessage // its arguments
+	// ListTool is a tool of the target's whose every call changes its tools list, so that
+	// notifications/tools/list_changed follows (subscription checks call it twice).
+	ListTool     string
+	ListToolArgs json.RawMessage
 }
 
 // Config is one run: the targets (one per transport), the revisions, the timeouts.
