@@ -12,6 +12,7 @@ import (
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
 	"github.com/mcpspec/mcpspec/harness/streamhttp"
+	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/suites/conform"
 )
 
@@ -118,6 +119,18 @@ func init() {
 			Summary:     "a follow-up request (a list cursor) sent on another connection is served",
 			LevelReason: "The spec says SHOULD NOT require the same connection; a refused follow-up on a new connection warns.",
 			Run:         checkNoSameConnection},
+		conform.Check{ID: "MSG-RESULT-FIELD", Level: "MUST", Versions: modernOnly, Transports: streamTransport,
+			Summary:     "a successful response carries its result as a JSON object",
+			LevelReason: "At 2025-11-25 JRPC-RESULT-XOR-ERROR and the schema check cover this; the JSON-RPC checks do not run at the stateless revision, so this one does.",
+			Run:         checkResultField},
+		conform.Check{ID: "MSG-ERROR-FIELD", Level: "MUST", Versions: modernOnly, Transports: streamTransport,
+			Summary:     "an error response carries an error object with an integer code and a string message",
+			LevelReason: "At 2025-11-25 JRPC-ERROR-OBJECT and JRPC-ERROR-CODE-INT cover this; the JSON-RPC checks do not run at the stateless revision, so this one does.",
+			Run:         checkErrorField},
+		conform.Check{ID: "MSG-ERROR-ID", Level: "MUST", Versions: modernOnly, Transports: streamTransport,
+			Summary:     "an error answering a readable request carries that request's id (-32601, -32602, -32022)",
+			LevelReason: "At 2025-11-25 JRPC-ID-ECHO and JRPC-METHOD-NOT-FOUND cover this; the JSON-RPC checks do not run at the stateless revision, so this one does.",
+			Run:         checkErrorID},
 		conform.Check{ID: "STATELESS-EXPLICIT-STATE", Level: "MUST", Versions: modernOnly, Transports: streamTransport,
 			Summary:     "state between requests lives in the identifier the client sends: a cursor replayed, on the same or another connection, gives the same page",
 			LevelReason: "mcpspec reads 'referenced by an explicit identifier' as: the identifier alone selects the state, so its replay selects the same page.",
@@ -401,7 +414,7 @@ func compareAnswers(t *conform.T, method string, variants []string, params []map
 		}
 		got, ok := withoutMeta(resp)
 		if !ok {
-			return conform.Violated("%s %s was refused: %s", method, variants[i], show(resp))
+			return conform.Violated("%s %s was not answered with a result object: %s", method, variants[i], show(resp))
 		}
 		if i == 0 {
 			first = got
@@ -634,7 +647,7 @@ func walkListWith(t *conform.T, s *harness.Session, method, key string, nextID f
 		}
 		obj, ok := resp.ResultObject()
 		if !ok {
-			return w, fmt.Errorf("%s (page %d) was refused: %s", method, len(w.pages)+1, show(resp))
+			return w, fmt.Errorf("%s (page %d) was not answered with a result object: %s", method, len(w.pages)+1, show(resp))
 		}
 		w.pages = append(w.pages, resp)
 		var items []json.RawMessage
@@ -890,6 +903,110 @@ func checkCacheScopeAllPages(t *conform.T) conform.Finding {
 		return conform.NA("the server declares none of tools, resources, prompts: no list to page through")
 	case paged == 0:
 		return conform.CannotTest("every list (%s) fits one page: there are no pages to compare", strings.Join(declared, ", "))
+	}
+	return conform.Passed("")
+}
+
+func checkResultField(t *conform.T) conform.Finding {
+	samples, f := sampleResults(t)
+	if f != nil {
+		return *f
+	}
+	for _, s := range samples {
+		if s.resp.HasError {
+			continue // not a success: nothing to judge here
+		}
+		if _, ok := s.resp.ResultObject(); !ok {
+			return conform.Violated("the successful response to %s has no result object: %s", s.method, show(s.resp))
+		}
+	}
+	return conform.Passed("")
+}
+
+// errorProbe is a request the server must refuse, and the code it must refuse it with.
+type errorProbe struct {
+	what   string
+	method string
+	params map[string]any
+	header http.Header
+	code   int64
+}
+
+// errorProbes are requests every server of the stateless revision refuses.
+func errorProbes(t *conform.T) []errorProbe {
+	const bogus = "1900-01-01"
+	probes := []errorProbe{
+		{what: "an unknown method", method: unknownMethod, code: codeMethodNotFound},
+		{what: "an unsupported protocol version", method: "server/discover", code: codeUnsupportedVersion,
+			params: map[string]any{"_meta": modernMeta(bogus, nil)}, header: http.Header{streamhttp.HeaderProtocol: {bogus}}},
+		{what: "_meta without clientCapabilities", method: "server/discover", code: codeInvalidParams,
+			params: map[string]any{"_meta": modernMeta(t.Revision, map[string]any{harness.MetaClientCapabilities: nil})}},
+	}
+	if method, params, ok := invalidParamsProbe(t.S); ok {
+		probes = append(probes, errorProbe{what: method + " without its required params", method: method, params: params, code: codeInvalidParams})
+	}
+	return probes
+}
+
+// probeReply sends a probe with an integer id and returns the response that answers it, whatever
+// id that response carries (ids the harness gave other requests excepted).
+func probeReply(t *conform.T, p errorProbe, id jsonrpc.ID) (jsonrpc.Message, error) {
+	frame := rawRequest(id, p.method, t.S.ModernParams(p.params))
+	from := t.S.Mark()
+	var d *wire.Delivery
+	if hc, ok := t.S.Conn.(*streamhttp.Conn); ok {
+		d = hc.Do(t.Ctx, frame, streamhttp.Request{Header: p.header})
+	} else {
+		var err error
+		if d, err = t.S.Send(t.Ctx, frame); err != nil {
+			return jsonrpc.Message{}, err
+		}
+	}
+	r, err := t.S.WaitFor(t.Ctx, d, from, func(r wire.Received) bool {
+		return r.Msg.Kind == jsonrpc.Response && (r.Msg.ID == id || t.S.Env().IDs.Owner(r.Msg.ID) == "")
+	})
+	return r.Msg, err
+}
+
+func checkErrorField(t *conform.T) conform.Finding {
+	for _, p := range errorProbes(t) {
+		resp, _, err := modernRequest(t, p.method, p.params, p.header)
+		if err != nil {
+			return conform.Violated("%s got no reply: %v", p.what, err)
+		}
+		if !resp.HasError {
+			continue // refusing it is another check's business (e.g. VER26-UNSUPPORTED)
+		}
+		e, ok := resp.ErrorObject()
+		var obj map[string]json.RawMessage
+		if !ok || json.Unmarshal(resp.Error, &obj) != nil {
+			return conform.Violated("the error answering %s is not an object: %s", p.what, show(resp))
+		}
+		if _, ok := jsonString(obj["message"]); !ok || !e.CodeIsInt {
+			return conform.Violated("the error answering %s lacks an integer code or a string message: %s", p.what, show(resp))
+		}
+	}
+	return conform.Passed("")
+}
+
+func checkErrorID(t *conform.T) conform.Finding {
+	judged := 0
+	for _, p := range errorProbes(t) {
+		id := t.S.NextNumberID()
+		resp, err := probeReply(t, p, id)
+		if err != nil {
+			return conform.Violated("%s (id %s) got no reply: %v", p.what, id.Text(), err)
+		}
+		if !resp.HasError {
+			continue
+		}
+		judged++
+		if !resp.HasID || resp.ID != id {
+			return conform.Violated("the error answering %s (request id %s) carries id %s: %s", p.what, id.Text(), resp.ID.Text(), show(resp))
+		}
+	}
+	if judged == 0 {
+		return conform.CannotTest("the server refused none of the probes with an error")
 	}
 	return conform.Passed("")
 }
