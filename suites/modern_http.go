@@ -242,22 +242,24 @@ type markedParam struct {
 	schema                  map[string]any
 }
 
-// listTools returns the tools of the first tools/list page (nil when the server offers none).
+// listTools returns every tool the server lists, across all pages (nil when it offers none).
 func listTools(t *conform.T) ([]map[string]any, error) {
 	if !t.S.HasCapability("tools") {
 		return nil, nil
 	}
-	resp, err := t.S.Request(t.Ctx, "tools/list", nil)
+	w, err := walkList(t, t.S, "tools/list", "tools")
 	if err != nil {
-		return nil, fmt.Errorf("tools/list: %w", err)
+		return nil, err
 	}
-	var r struct {
-		Tools []map[string]any `json:"tools"`
+	tools := make([]map[string]any, 0, len(w.items))
+	for _, raw := range w.items {
+		var tool map[string]any
+		if json.Unmarshal(raw, &tool) != nil {
+			return nil, fmt.Errorf("tools/list listed a tool that is not an object: %s", raw)
+		}
+		tools = append(tools, tool)
 	}
-	if json.Unmarshal(resp.Result, &r) != nil {
-		return nil, fmt.Errorf("tools/list was not answered with a tool list: %s", show(resp))
-	}
-	return r.Tools, nil
+	return tools, nil
 }
 
 // usableMarks are the top-level properties marked with a well-formed x-mcp-header, of the
