@@ -20,6 +20,10 @@ import (
 type Options struct {
 	SlowTool     string          // a tool of the target's that takes time and reports progress
 	SlowToolArgs json.RawMessage // its arguments
+	// InputTool is a tool of the target's that needs the client's input (2026-07-28: it answers
+	// with an InputRequiredResult), and InputToolArgs its arguments.
+	InputTool     string
+	InputToolArgs json.RawMessage
 }
 
 // Config is one run: the targets (one per transport), the revisions, the timeouts.
