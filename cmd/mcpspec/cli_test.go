@@ -37,6 +37,7 @@ func TestCLIUsageErrorsExit2WithOneLine(t *testing.T) {
 		{"unknown flag", []string{"run", "--nope"}, "flag provided but not defined: -nope"},
 		{"malformed revision", []string{"run", "--versions", "2025-13-01"}, `unknown revision "2025-13-01"`},
 		{"header without colon", []string{"run", "--header", "nocolon"}, `--header "nocolon": want "Name: value"`},
+		{"input tool args not an object", []string{"run", "--input-tool", "confirm", "--input-tool-args", "[1]"}, `--input-tool-args must be a JSON object`},
 		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
 	}
 	for _, c := range cases {

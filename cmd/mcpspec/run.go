@@ -81,6 +81,8 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		slowArgs   = fs.String("slow-tool-args", "{}", "arguments of the slow tool, as a JSON object")
 		listTool   = fs.String("list-changed-tool", "", "`NAME` of a tool of the server's whose every call changes its tools list (subscription checks call it twice)")
 		listArgs   = fs.String("list-changed-tool-args", "{}", "arguments of the list-changed tool, as a JSON object")
+		inputTool  = fs.String("input-tool", "", "`NAME` of a tool of the server's that asks for elicitation input (2026-07-28: answers with an InputRequiredResult)")
+		inputArgs  = fs.String("input-tool-args", "{}", "arguments of the input tool, as a JSON object")
 		verbose    = fs.Bool("v", false, "verbose: Ginkgo's full spec output")
 		sessions   = fs.Int("sessions", 3, "shared sessions per revision and transport (`N`), each running its share of the checks that need no fresh server")
 		workers    = fs.Int("parallel", 12, "how many checks may run at once (`N`); checks sharing a session always run one after another")
@@ -139,8 +141,12 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 	if !json.Valid([]byte(*listArgs)) || !strings.HasPrefix(strings.TrimSpace(*listArgs), "{") {
 		return nil, usageErrorf("run: --list-changed-tool-args must be a JSON object, got %q", *listArgs)
 	}
+	if !json.Valid([]byte(*inputArgs)) || !strings.HasPrefix(strings.TrimSpace(*inputArgs), "{") {
+		return nil, usageErrorf("run: --input-tool-args must be a JSON object, got %q", *inputArgs)
+	}
 	cfg.conform.Options = conform.Options{SlowTool: *slowTool, SlowToolArgs: json.RawMessage(*slowArgs),
-		ListTool: *listTool, ListToolArgs: json.RawMessage(*listArgs)}
+		ListTool: *listTool, ListToolArgs: json.RawMessage(*listArgs),
+		InputTool: *inputTool, InputToolArgs: json.RawMessage(*inputArgs)}
 
 	var env []string
 	for _, kv := range envs {
@@ -219,6 +225,9 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		if cfg.conform.Options.ListTool == "" {
 			cfg.conform.Options.ListTool = referenceListTool
 		}
+		if cfg.conform.Options.InputTool == "" {
+			cfg.conform.Options.InputTool, cfg.conform.Options.InputToolArgs = referenceInputTool, json.RawMessage(referenceInputToolArgs)
+		}
 	}
 	return cfg, nil
 }
@@ -280,6 +289,12 @@ const (
 	referenceSlowToolArgs = `{"steps":6,"stepMs":30}`
 	// referenceListTool switches a tool on or off: each call changes the tools list.
 	referenceListTool = "toggle"
+)
+
+// The reference server's input tool: it asks the user to confirm through an elicitation.
+const (
+	referenceInputTool     = "confirm"
+	referenceInputToolArgs = `{"action":"mcpspec"}`
 )
 
 // freeLoopbackPort asks the kernel for a free loopback port. Another process could take it before the

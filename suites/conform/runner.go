@@ -24,6 +24,10 @@ type Options struct {
 	// notifications/tools/list_changed follows (subscription checks call it twice).
 	ListTool     string
 	ListToolArgs json.RawMessage
+	// InputTool is a tool of the target's that needs the client's input (2026-07-28: it answers
+	// with an InputRequiredResult), and InputToolArgs its arguments.
+	InputTool     string
+	InputToolArgs json.RawMessage
 }
 
 // Config is one run: the targets (one per transport), the revisions, the timeouts.

@@ -115,7 +115,8 @@ func runOn(t *testing.T, targets []harness.Target, include func(*conform.Check) 
 		t.Fatal(err)
 	}
 	r := conform.NewRunner(conform.Config{Validator: validator, Targets: targets, Revisions: harness.Revisions, Timeouts: selftestTimeouts,
-		Options: conform.Options{SlowTool: "slow", SlowToolArgs: json.RawMessage(`{"steps":6,"stepMs":30}`), ListTool: "toggle"}})
+		Options: conform.Options{SlowTool: "slow", SlowToolArgs: json.RawMessage(`{"steps":6,"stepMs":30}`), ListTool: "toggle",
+			InputTool: "confirm", InputToolArgs: json.RawMessage(`{"action":"mcpspec"}`)}})
 	defer r.Close()
 	var specs []conform.Spec
 	for _, target := range targets {
