@@ -69,3 +69,20 @@ func modernFrame(s *harness.Session, frame []byte) []byte {
 func probeRequest(s *harness.Session, id jsonrpc.ID) []byte {
 	return rawRequest(id, probeMethod(s), s.ModernParams(nil))
 }
+
+// withProgressToken returns request params carrying token (unless "") in their _meta, beside
+// the required _meta keys of a modern session.
+func withProgressToken(s *harness.Session, params map[string]any, token jsonrpc.ID) any {
+	p := s.ModernParams(params)
+	obj, ok := p.(map[string]any)
+	if token == "" || !ok {
+		return p
+	}
+	meta, _ := obj["_meta"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	meta["progressToken"] = token.JSON()
+	obj["_meta"] = meta
+	return obj
+}
