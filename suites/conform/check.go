@@ -36,7 +36,7 @@ type Check struct {
 	// ModernTransports narrows Transports at the stateless revision (nil: the same), for checks
 	// whose probe means something else there on some transport.
 	ModernTransports []string
-	Connection  Connection
+	Connection       Connection
 	// Once: the check does not depend on the session's revision (it probes the server with its
 	// own initialize); it runs at the newest selected revision only.
 	Once bool
