@@ -78,6 +78,9 @@ func withProgressToken(s *harness.Session, params map[string]any, token jsonrpc.
 	if token == "" || !ok {
 		return p
 	}
+	if obj == nil {
+		obj = map[string]any{}
+	}
 	meta, _ := obj["_meta"].(map[string]any)
 	if meta == nil {
 		meta = map[string]any{}
