@@ -19,8 +19,8 @@ import (
 var (
 	streamableRevisions = []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125}
 	// streamableToo: the rows that hold at the stateless revision as well.
-	streamableToo = []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125, harness.Rev20260728}
-	headerRevisions     = []string{harness.Rev20250618, harness.Rev20251125}
+	streamableToo   = []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125, harness.Rev20260728}
+	headerRevisions = []string{harness.Rev20250618, harness.Rev20251125}
 )
 
 const (
