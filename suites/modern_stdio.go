@@ -2,10 +2,15 @@ package suites
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
+	"time"
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/harness/stdio"
+	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/suites/catalog"
 	"github.com/mcpspec/mcpspec/suites/conform"
 )
@@ -88,4 +93,153 @@ func withProgressToken(s *harness.Session, params map[string]any, token jsonrpc.
 	meta["progressToken"] = token.JSON()
 	obj["_meta"] = meta
 	return obj
+}
+
+// cancelRaceGrace is how long after the server has surely read a cancellation a message for
+// the cancelled request may still arrive: one already written, or being written, when it did.
+const cancelRaceGrace = 100 * time.Millisecond
+
+func init() {
+	conform.Register(
+		conform.Check{ID: "STDIO26-NO-REQUESTS", Level: "MUST", Versions: modernOnly, Transports: stdioOnly, Connection: conform.Fresh,
+			Summary: "the server writes no JSON-RPC request of its own to stdout: not while serving discover, lists, errors or a tool call",
+			Run:     checkNoServerRequests},
+		conform.Check{ID: "MRTR-NO-SERVER-REQUESTS", Level: "MUST", Versions: modernOnly, Transports: streamTransport, Connection: conform.Fresh,
+			Summary:     "the server initiates no JSON-RPC request: anything it needs from the client comes back as an MRTR result instead",
+			LevelReason: "Only the prohibition is observable from outside; whether a server that needs client input uses MRTR is judged by the MRTR-* checks.",
+			Run:         checkNoServerRequests},
+		conform.Check{ID: "CANCEL26-NO-FURTHER", Level: "MUST", Versions: modernOnly, Transports: stdioOnly, Connection: conform.Fresh,
+			Summary:     "after notifications/cancelled nothing more comes for that request: no response, no progress for its token",
+			LevelReason: "Over Streamable HTTP a request is cancelled by closing its response stream, after which nothing can arrive for it, so the check runs over stdio. Messages within 100 ms of the server having read the cancellation are allowed: they may already have been under way.",
+			Run:         checkNoFurtherAfterCancel},
+		conform.Check{ID: "LIFE-STDIO-EXIT-ON-EOF", Level: "SHOULD", Versions: modernOnly, Transports: stdioOnly, Connection: conform.Raw,
+			Summary: "a stdio server exits soon after its stdin is closed, within the shutdown timeout",
+			Run:     checkExitOnEOF},
+	)
+}
+
+// checkNoServerRequests provokes the ordinary exchanges (discover, a list, an error and, given
+// a slow tool, a tool call with a progress token) and fails on any request the server sent.
+func checkNoServerRequests(t *conform.T) conform.Finding {
+	from := t.S.Mark()
+	for _, m := range []string{"server/discover", listMethod(t.S), unknownMethod} {
+		if _, err := t.S.Request(t.Ctx, m, nil); err != nil {
+			return conform.Violated("%s: %v", m, err)
+		}
+	}
+	note := "no --slow-tool: only discover, list and error exchanges were observed"
+	if _, ok := needSlowTool(t); ok {
+		if _, _, _, err := runSlow(t, t.S.NextID()); err != nil {
+			return conform.CannotTest("%v", err)
+		}
+		note = ""
+	}
+	if _, err := t.S.Quiet(t.Ctx, from); err != nil {
+		return conform.Crashed("%v", err)
+	}
+	for _, r := range t.S.Conn.Inbox().Since(from) {
+		for _, m := range flatten(r.Msg) {
+			if m.Kind == jsonrpc.Request {
+				return conform.Violated("the server sent a request of its own: %s", show(m))
+			}
+		}
+	}
+	return conform.Passed("%s", note)
+}
+
+func checkNoFurtherAfterCancel(t *conform.T) conform.Finding {
+	if f, ok := needSlowTool(t); !ok {
+		return f
+	}
+	// The tool's normal duration sets the window in which anything further would show.
+	_, _, took, err := runSlow(t, "")
+	if err != nil {
+		return conform.CannotTest("%v", err)
+	}
+	id, token := t.S.NextID(), t.S.NextID()
+	call, err := startSlow(t, id, token)
+	if err != nil {
+		return conform.Crashed("starting the slow tool: %v", err)
+	}
+	_, _ = t.S.WaitFor(t.Ctx, nil, call.from, func(r wire.Received) bool {
+		return r.Msg.Kind == jsonrpc.Notification && r.Msg.Method == "notifications/progress"
+	})
+	cancelAt := t.S.Mark()
+	if _, err := t.S.Send(t.Ctx, rawNotification("notifications/cancelled", cancelParams(id))); err != nil {
+		return conform.Crashed("sending the cancellation: %v", err)
+	}
+	// The answer to a request sent after the cancellation proves the server has read it.
+	sid, sd, err := t.S.Sentinel(t.Ctx)
+	if err == nil {
+		_, err = t.S.AwaitReply(t.Ctx, sd, cancelAt, sid)
+	}
+	if err != nil {
+		return conform.Crashed("after a cancellation the server stopped serving: %v", err)
+	}
+	readAt := time.Now()
+	// Anything for the request later than the grace ends the wait at once; silence lasts the window.
+	late := func(r wire.Received) bool {
+		if r.At.Before(readAt.Add(cancelRaceGrace)) {
+			return false
+		}
+		if _, ok := wire.FindResponse(r.Msg, id); ok {
+			return true
+		}
+		got, ok := progressTokenOf(r.Msg)
+		return ok && got == token
+	}
+	ctx, cancel := context.WithTimeout(t.Ctx, 2*took+cancelRaceGrace)
+	r, err := t.S.Conn.Inbox().Wait(ctx, cancelAt, late)
+	cancel()
+	if err == nil {
+		return conform.Violated("%s after the server had read the cancellation of %s, this came for it: %s", r.At.Sub(readAt).Round(time.Millisecond), id.Text(), show(r.Msg))
+	}
+	if t.Ctx.Err() != nil {
+		return conform.Failed(t.Ctx.Err())
+	}
+	if cause := t.S.Conn.Inbox().Closed(); cause != nil {
+		return conform.Crashed("the server's output ended after the cancellation: %v", cause)
+	}
+	return conform.Passed("")
+}
+
+// progressTokenOf is the token of a progress notification.
+func progressTokenOf(m jsonrpc.Message) (jsonrpc.ID, bool) {
+	if m.Kind != jsonrpc.Notification || m.Method != "notifications/progress" {
+		return "", false
+	}
+	var p struct {
+		Token json.RawMessage `json:"progressToken"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil || p.Token == nil {
+		return "", false
+	}
+	id, err := jsonrpc.CanonicalID(p.Token)
+	return id, err == nil
+}
+
+func checkExitOnEOF(t *conform.T) conform.Finding {
+	sc, ok := t.S.Conn.(*stdio.Conn)
+	if !ok {
+		return conform.Failed(fmt.Errorf("not a stdio connection"))
+	}
+	// A stateless request first: the server is up and serving the revision.
+	if _, err := t.S.Request(t.Ctx, "server/discover", nil); err != nil {
+		return conform.CannotTest("server/discover got no answer, so the server may never have been up: %v", err)
+	}
+	if err := sc.CloseStdin(); err != nil {
+		return conform.Failed(fmt.Errorf("closing the server's stdin: %w", err))
+	}
+	limit := t.S.Env().Timeouts.Shutdown
+	start := time.Now()
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	select {
+	case <-sc.Done():
+		return conform.Passed("exited %s after stdin was closed", time.Since(start).Round(time.Millisecond))
+	case <-timer.C:
+		return conform.Violated("the server was still running %s after its stdin was closed", limit)
+	case <-t.Ctx.Done():
+		return conform.Failed(t.Ctx.Err())
+	}
 }
