@@ -243,3 +243,140 @@ func checkExitOnEOF(t *conform.T) conform.Finding {
 		return conform.Failed(t.Ctx.Err())
 	}
 }
+
+// metaLogLevel is the _meta key by which a stateless request asks for log messages.
+const metaLogLevel = "io.modelcontextprotocol/logLevel"
+
+// logSeverity orders the RFC 5424 levels, least severe first.
+var logSeverity = map[string]int{
+	"debug": 0, "info": 1, "notice": 2, "warning": 3,
+	"error": 4, "critical": 5, "alert": 6, "emergency": 7,
+}
+
+func init() {
+	conform.Register(
+		conform.Check{ID: "LOG26-OPT-IN", Level: "MUST", Versions: modernOnly, Transports: streamTransport, Connection: conform.Fresh,
+			Summary: "a request whose _meta names no log level gets no log messages (the log tool logs when asked to)",
+			Run:     checkLogOptIn},
+		conform.Check{ID: "LOG26-SCOPE", Level: "MUST", Versions: modernOnly, Transports: streamTransport, Connection: conform.Fresh,
+			Summary: "a request's log messages come only before its response, on its own response stream",
+			Run:     checkLogScope},
+		conform.Check{ID: "LOG26-AT-OR-ABOVE", Level: "MAY", Versions: modernOnly, Transports: streamTransport, Connection: conform.Fresh,
+			Summary:     "log messages for a request are at or above the level it asked for",
+			LevelReason: "The spec allows messages at or above the requested level (MAY); one below it was not asked for, which mcpspec reports as a warning.",
+			Run:         checkLogAtOrAbove},
+	)
+}
+
+// logRun is what came for one call of the log tool.
+type logRun struct {
+	d      *wire.Delivery
+	respAt int             // inbox index of the response
+	logs   []wire.Received // every notifications/message from the call on
+}
+
+// runLogTool calls the --log-tool with level in its _meta (none when "") and gathers every log
+// message from the call until the server is quiet after its response.
+func runLogTool(t *conform.T, level string) (logRun, *conform.Finding) {
+	var run logRun
+	if t.Options().LogTool == "" {
+		f := conform.CannotTest("needs a tool that writes log messages; name one with --log-tool NAME --log-tool-args JSON")
+		return run, &f
+	}
+	if !t.S.HasCapability("tools") {
+		f := conform.CannotTest("the server declares no tools capability, so --log-tool %q cannot be called", t.Options().LogTool)
+		return run, &f
+	}
+	args := t.Options().LogToolArgs
+	if args == nil {
+		args = json.RawMessage(`{}`)
+	}
+	params, _ := t.S.ModernParams(map[string]any{"name": t.Options().LogTool, "arguments": args}).(map[string]any)
+	if meta, ok := params["_meta"].(map[string]any); ok && level != "" {
+		meta[metaLogLevel] = level
+	}
+	id := t.S.NextID()
+	t.S.Sent(id, "tools/call")
+	from := t.S.Mark()
+	d, err := t.S.Send(t.Ctx, rawRequest(id, "tools/call", params))
+	if err != nil {
+		f := conform.Crashed("calling the log tool: %v", err)
+		return run, &f
+	}
+	run.d = d
+	resp, err := t.S.AwaitReply(t.Ctx, d, from, id)
+	if err != nil || !resp.HasResult {
+		f := conform.CannotTest("the log tool %q was not answered with a result: %v %s", t.Options().LogTool, err, show(resp))
+		return run, &f
+	}
+	if _, err := t.S.Quiet(t.Ctx, from); err != nil {
+		f := conform.Crashed("%v", err)
+		return run, &f
+	}
+	for _, r := range t.S.Conn.Inbox().Since(from) {
+		if wire.ContainsResponse(r.Msg, id) {
+			run.respAt = r.Index
+		}
+		for _, m := range flatten(r.Msg) {
+			if m.Kind == jsonrpc.Notification && m.Method == "notifications/message" {
+				run.logs = append(run.logs, r)
+			}
+		}
+	}
+	return run, nil
+}
+
+func checkLogOptIn(t *conform.T) conform.Finding {
+	asked, f := runLogTool(t, "debug")
+	if f != nil {
+		return *f
+	}
+	if len(asked.logs) == 0 {
+		return conform.CannotTest("the log tool %q wrote nothing even at debug, so its silence without a level would prove nothing", t.Options().LogTool)
+	}
+	unasked, f := runLogTool(t, "")
+	if f != nil {
+		return *f
+	}
+	if len(unasked.logs) > 0 {
+		return conform.Violated("%d log message(s) for a request that named no log level: %s", len(unasked.logs), show(unasked.logs[0].Msg))
+	}
+	return conform.Passed("")
+}
+
+func checkLogScope(t *conform.T) conform.Finding {
+	run, f := runLogTool(t, "debug")
+	if f != nil {
+		return *f
+	}
+	if len(run.logs) == 0 {
+		return conform.CannotTest("the log tool %q wrote nothing at debug, so there is no log message to place", t.Options().LogTool)
+	}
+	for _, r := range run.logs {
+		if r.Index > run.respAt {
+			return conform.Violated("a log message came after the request's response: %s", show(r.Msg))
+		}
+		if run.d.CarriesReplies && r.Via != run.d {
+			return conform.Violated("a log message came on another stream than the request's response: %s", show(r.Msg))
+		}
+	}
+	return conform.Passed("")
+}
+
+func checkLogAtOrAbove(t *conform.T) conform.Finding {
+	const asked = "warning"
+	run, f := runLogTool(t, asked)
+	if f != nil {
+		return *f
+	}
+	for _, r := range run.logs {
+		var p struct {
+			Level string `json:"level"`
+		}
+		_ = json.Unmarshal(r.Msg.Params, &p)
+		if n, known := logSeverity[p.Level]; !known || n < logSeverity[asked] {
+			return conform.Violated("a log message at %q for a request that asked for %s and above: %s", p.Level, asked, show(r.Msg))
+		}
+	}
+	return conform.Passed("%d log message(s), all at %s or above", len(run.logs), asked)
+}

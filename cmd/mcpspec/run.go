@@ -78,6 +78,8 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		strict     = fs.Bool("strict", false, "warnings (broken SHOULDs) fail the run")
 		slowTool   = fs.String("slow-tool", "", "`NAME` of a tool of the server's that takes a while and reports progress")
 		slowArgs   = fs.String("slow-tool-args", "{}", "arguments of the slow tool, as a JSON object")
+		logTool    = fs.String("log-tool", "", "`NAME` of a tool of the server's that writes log messages while it runs (checks of 2026-07-28 logging)")
+		logArgs    = fs.String("log-tool-args", "{}", "arguments of the log tool, as a JSON object")
 		verbose    = fs.Bool("v", false, "verbose: Ginkgo's full spec output")
 		sessions   = fs.Int("sessions", 3, "shared sessions per revision and transport (`N`), each running its share of the checks that need no fresh server")
 		workers    = fs.Int("parallel", 12, "how many checks may run at once (`N`); checks sharing a session always run one after another")
@@ -133,7 +135,11 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 	if !json.Valid([]byte(*slowArgs)) || !strings.HasPrefix(strings.TrimSpace(*slowArgs), "{") {
 		return nil, usageErrorf("run: --slow-tool-args must be a JSON object, got %q", *slowArgs)
 	}
-	cfg.conform.Options = conform.Options{SlowTool: *slowTool, SlowToolArgs: json.RawMessage(*slowArgs)}
+	if !json.Valid([]byte(*logArgs)) || !strings.HasPrefix(strings.TrimSpace(*logArgs), "{") {
+		return nil, usageErrorf("run: --log-tool-args must be a JSON object, got %q", *logArgs)
+	}
+	cfg.conform.Options = conform.Options{SlowTool: *slowTool, SlowToolArgs: json.RawMessage(*slowArgs),
+		LogTool: *logTool, LogToolArgs: json.RawMessage(*logArgs)}
 
 	var env []string
 	for _, kv := range envs {
@@ -209,6 +215,9 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		if cfg.conform.Options.SlowTool == "" {
 			cfg.conform.Options.SlowTool, cfg.conform.Options.SlowToolArgs = referenceSlowTool, json.RawMessage(referenceSlowToolArgs)
 		}
+		if cfg.conform.Options.LogTool == "" {
+			cfg.conform.Options.LogTool, cfg.conform.Options.LogToolArgs = referenceLogTool, json.RawMessage("{}")
+		}
 	}
 	return cfg, nil
 }
@@ -268,6 +277,8 @@ func referenceTargets() ([]harness.Target, error) {
 const (
 	referenceSlowTool     = "slow"
 	referenceSlowToolArgs = `{"steps":6,"stepMs":30}`
+	// referenceLogTool logs at debug, info, warning and error, as far as the level allows.
+	referenceLogTool = "log"
 )
 
 // freeLoopbackPort asks the kernel for a free loopback port. Another process could take it before the

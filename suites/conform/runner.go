@@ -20,6 +20,8 @@ import (
 type Options struct {
 	SlowTool     string          // a tool of the target's that takes time and reports progress
 	SlowToolArgs json.RawMessage // its arguments
+	LogTool      string          // a tool of the target's that writes log messages (2026-07-28)
+	LogToolArgs  json.RawMessage // its arguments
 }
 
 // Config is one run: the targets (one per transport), the revisions, the timeouts.

@@ -88,7 +88,7 @@ func runAll(t *testing.T, faults ...string) map[key]reports.Result {
 		t.Fatal(err)
 	}
 	r := conform.NewRunner(conform.Config{Validator: validator, Targets: referenceTargets(t, faults...), Revisions: harness.Revisions, Timeouts: selftestTimeouts,
-		Options: conform.Options{SlowTool: "slow", SlowToolArgs: json.RawMessage(`{"steps":6,"stepMs":30}`)}})
+		Options: conform.Options{SlowTool: "slow", SlowToolArgs: json.RawMessage(`{"steps":6,"stepMs":30}`), LogTool: "log", LogToolArgs: json.RawMessage(`{}`)}})
 	defer r.Close()
 	var specs []conform.Spec
 	for _, transport := range []string{wire.Stdio, wire.HTTP, wire.SSE} {
