@@ -51,7 +51,7 @@ func init() {
 			Summary: "a POSTed batch of requests gets every response (JSON array or SSE); a POSTed batch of notifications gets 202 with no body",
 			Run:     checkBatchHTTP},
 		conform.Check{ID: "BATCH-REMOVED", Level: "SHOULD",
-			Versions:    []string{harness.Rev20250618, harness.Rev20251125},
+			Versions:    []string{harness.Rev20250618, harness.Rev20251125, harness.Rev20260728},
 			Summary:     "from 2025-06-18 on a batch is rejected unprocessed: one -32600 error with a null id, or HTTP 400",
 			LevelReason: "2025-06-18 removed batching without saying how to refuse one; mcpspec expects a -32600 error with a null id or an HTTP 400 and warns otherwise (processing it included), but a server that dies on it fails.",
 			Run:         checkBatchRemoved},
@@ -147,7 +147,7 @@ func batchNotifications(t *conform.T) [][]byte {
 	}
 }
 
-// pingBatch builds n ping requests with fresh ids.
+// pingBatch builds n ping requests (server/discover at 2026-07-28) with fresh ids.
 func pingBatch(t *conform.T, n int) ([][]byte, []jsonrpc.ID) {
 	var frames [][]byte
 	var ids []jsonrpc.ID
@@ -157,7 +157,7 @@ func pingBatch(t *conform.T, n int) ([][]byte, []jsonrpc.ID) {
 			id = t.S.NextNumberID() // mix string and number ids
 		}
 		ids = append(ids, id)
-		frames = append(frames, rawRequest(id, "ping", nil))
+		frames = append(frames, probeRequest(t.S, id))
 	}
 	return frames, ids
 }

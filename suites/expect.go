@@ -88,10 +88,11 @@ func reply(t *conform.T, frame []byte, ids ...jsonrpc.ID) (jsonrpc.Message, *wir
 	return r.Msg, d, nil
 }
 
-// stillServes proves the server still answers after what was sent: a ping must come back.
+// stillServes proves the server still answers after what was sent: a ping (at 2026-07-28 a
+// server/discover) must come back.
 func stillServes(t *conform.T) (conform.Finding, bool) {
-	if _, err := t.S.Request(t.Ctx, "ping", nil); err != nil {
-		return conform.Crashed("the server stopped serving afterwards: a follow-up ping failed: %v", err), false
+	if _, err := t.S.Request(t.Ctx, probeMethod(t.S), nil); err != nil {
+		return conform.Crashed("the server stopped serving afterwards: a follow-up %s failed: %v", probeMethod(t.S), err), false
 	}
 	return conform.Finding{}, true
 }
@@ -127,14 +128,14 @@ func invalidParamsProbe(s *harness.Session) (method string, params map[string]an
 	return "", nil, false
 }
 
-// listMethod is a list request the server serves, or ping when it declares none.
+// listMethod is a list request the server serves, or probeMethod when it declares none.
 func listMethod(s *harness.Session) string {
 	for _, c := range []struct{ cap, method string }{{"tools", "tools/list"}, {"resources", "resources/list"}, {"prompts", "prompts/list"}} {
 		if s.HasCapability(c.cap) {
 			return c.method
 		}
 	}
-	return "ping"
+	return probeMethod(s)
 }
 
 // isEmptyResult reports whether a result object is {} or carries only _meta.

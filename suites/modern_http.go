@@ -57,7 +57,7 @@ func init() {
 		conform.Check{ID: "HTTP26-NO-SERVER-REQUESTS", Level: "MUST", Versions: modernOnly, Transports: httpOnly,
 			Summary:     "an SSE stream answering a POST never carries a JSON-RPC request from the server",
 			LevelReason: "MUST NOT in the spec: any request on the stream is a failure.",
-			Run:         checkNoServerRequests},
+			Run:         checkNoStreamRequests},
 		conform.Check{ID: "HTTP26-X-ACCEL", Level: "SHOULD", Versions: modernOnly, Transports: httpOnly,
 			Summary: "an SSE response carries X-Accel-Buffering: no, so proxies pass events on at once",
 			Run:     checkXAccel},
@@ -626,7 +626,7 @@ func isEventStream(d *wire.Delivery) bool {
 	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(d.ContentType)), "text/event-stream")
 }
 
-func checkNoServerRequests(t *conform.T) conform.Finding {
+func checkNoStreamRequests(t *conform.T) conform.Finding {
 	d, got, f := modernSlowCall(t)
 	if f != nil {
 		return *f

@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	conform.Register(
+	conform.Register(modernToo(
 		conform.Check{ID: "PROG-TOKEN-TYPE", Level: "MUST",
 			Summary: "progress notifications carry the request's token unchanged, same JSON type and value, for string and integer tokens",
 			Run:     checkProgressTokenType},
@@ -24,10 +24,10 @@ func init() {
 			Summary: "no progress for a token after its request's final response",
 			Run:     checkProgressStop},
 		conform.Check{ID: "PROG-MESSAGE", Level: "SHOULD",
-			Versions: []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125},
+			Versions: []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125, harness.Rev20260728},
 			Summary:  "a progress message, when present, is a string",
 			Run:      checkProgressMessage},
-	)
+	)...)
 }
 
 // withProgress runs the slow tool with token and returns its progress, or a finding that ends

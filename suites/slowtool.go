@@ -33,10 +33,7 @@ func needSlowTool(t *conform.T) (conform.Finding, bool) {
 // startSlow calls the slow tool with id and, unless token is "", a progress token.
 func startSlow(t *conform.T, id, token jsonrpc.ID) (slowCall, error) {
 	params := map[string]any{"name": t.Options().SlowTool, "arguments": json.RawMessage(t.Options().SlowToolArgs)}
-	if token != "" {
-		params["_meta"] = map[string]any{"progressToken": token.JSON()}
-	}
-	frame, err := jsonrpc.NewRequest(id, "tools/call", params)
+	frame, err := jsonrpc.NewRequest(id, "tools/call", withProgressToken(t.S, params, token))
 	if err != nil {
 		return slowCall{}, err
 	}

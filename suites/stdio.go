@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	conform.Register(
+	conform.Register(modernToo(
 		conform.Check{
 			ID: "STDIO-NEWLINE", Level: "MUST", Connection: conform.Fresh, Transports: stdioOnly,
 			Summary: "every message is written on one line: no pretty-printed JSON spread over several",
@@ -26,16 +26,16 @@ func init() {
 		},
 		conform.Check{
 			ID: "STDIO-UTF8", Level: "MUST", Connection: conform.Fresh, Transports: stdioOnly,
-			Versions: []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125},
+			Versions: []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125, harness.Rev20260728},
 			Summary:  "stdout is UTF-8 without a byte order mark, and non-ASCII text comes back unchanged",
 			Run:      checkUTF8,
 		},
-	)
+	)...)
 }
 
 // stdioWorkload makes the server write a few ordinary messages: results, a list, an error.
 func stdioWorkload(t *conform.T) error {
-	for _, m := range []string{"ping", listMethod(t.S), unknownMethod} {
+	for _, m := range []string{probeMethod(t.S), listMethod(t.S), unknownMethod} {
 		if _, err := t.S.Request(t.Ctx, m, nil); err != nil {
 			return fmt.Errorf("%s: %w", m, err)
 		}
@@ -86,13 +86,13 @@ func checkUTF8(t *conform.T) conform.Finding {
 	const text = "ü-ÿ 日本 🎉"
 	id := jsonrpc.StringID(fmt.Sprintf("mcpspec:%s:%s", t.Check.ID, text))
 	from := t.S.Mark()
-	d, err := t.S.Send(t.Ctx, rawRequest(id, "ping", nil))
+	d, err := t.S.Send(t.Ctx, probeRequest(t.S, id))
 	if err != nil {
-		return conform.Violated("sending a ping with a non-ASCII id: %v", err)
+		return conform.Violated("sending a %s with a non-ASCII id: %v", probeMethod(t.S), err)
 	}
 	r, err := t.S.WaitFor(t.Ctx, d, from, func(r wire.Received) bool { return r.Msg.Kind == jsonrpc.Response })
 	if err != nil {
-		return conform.Violated("ping with a non-ASCII id got no response: %v", err)
+		return conform.Violated("%s with a non-ASCII id got no response: %v", probeMethod(t.S), err)
 	}
 	for _, v := range t.S.Conn.Violations() {
 		if v.Kind == stdio.InvalidUTF8 || v.Kind == stdio.ByteOrderMark {

@@ -320,9 +320,16 @@ func evidenceContains(r reports.Result, s string) bool {
 // msg.
 func wantStatus(t *testing.T, run *reports.Run, id string, want reports.Status, msg string) {
 	t.Helper()
-	rs := resultsOf(run, id)
+	var rs []reports.Result
+	for _, r := range resultsOf(run, id) {
+		// The misbehaving servers are of the handshake era: 2026-07-28 is not theirs to serve.
+		if want != reports.NA && r.Status == reports.NA && strings.Contains(r.Message, "does not serve revision") {
+			continue
+		}
+		rs = append(rs, r)
+	}
 	if len(rs) == 0 {
-		t.Errorf("no result for %s", id)
+		t.Errorf("no result for %s at a revision the server serves", id)
 	}
 	for _, r := range rs {
 		if r.Status != want || !strings.Contains(r.Message, msg) {

@@ -83,6 +83,8 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		listArgs   = fs.String("list-changed-tool-args", "{}", "arguments of the list-changed tool, as a JSON object")
 		inputTool  = fs.String("input-tool", "", "`NAME` of a tool of the server's that asks for elicitation input (2026-07-28: answers with an InputRequiredResult)")
 		inputArgs  = fs.String("input-tool-args", "{}", "arguments of the input tool, as a JSON object")
+		logTool    = fs.String("log-tool", "", "`NAME` of a tool of the server's that writes log messages while it runs (checks of 2026-07-28 logging)")
+		logArgs    = fs.String("log-tool-args", "{}", "arguments of the log tool, as a JSON object")
 		verbose    = fs.Bool("v", false, "verbose: Ginkgo's full spec output")
 		sessions   = fs.Int("sessions", 3, "shared sessions per revision and transport (`N`), each running its share of the checks that need no fresh server")
 		workers    = fs.Int("parallel", 12, "how many checks may run at once (`N`); checks sharing a session always run one after another")
@@ -138,15 +140,15 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 	if !json.Valid([]byte(*slowArgs)) || !strings.HasPrefix(strings.TrimSpace(*slowArgs), "{") {
 		return nil, usageErrorf("run: --slow-tool-args must be a JSON object, got %q", *slowArgs)
 	}
-	if !json.Valid([]byte(*listArgs)) || !strings.HasPrefix(strings.TrimSpace(*listArgs), "{") {
-		return nil, usageErrorf("run: --list-changed-tool-args must be a JSON object, got %q", *listArgs)
-	}
-	if !json.Valid([]byte(*inputArgs)) || !strings.HasPrefix(strings.TrimSpace(*inputArgs), "{") {
-		return nil, usageErrorf("run: --input-tool-args must be a JSON object, got %q", *inputArgs)
+	for flag, v := range map[string]string{"list-changed-tool-args": *listArgs, "input-tool-args": *inputArgs, "log-tool-args": *logArgs} {
+		if !json.Valid([]byte(v)) || !strings.HasPrefix(strings.TrimSpace(v), "{") {
+			return nil, usageErrorf("run: --%s must be a JSON object, got %q", flag, v)
+		}
 	}
 	cfg.conform.Options = conform.Options{SlowTool: *slowTool, SlowToolArgs: json.RawMessage(*slowArgs),
 		ListTool: *listTool, ListToolArgs: json.RawMessage(*listArgs),
-		InputTool: *inputTool, InputToolArgs: json.RawMessage(*inputArgs)}
+		InputTool: *inputTool, InputToolArgs: json.RawMessage(*inputArgs),
+		LogTool: *logTool, LogToolArgs: json.RawMessage(*logArgs)}
 
 	var env []string
 	for _, kv := range envs {
@@ -228,6 +230,9 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		if cfg.conform.Options.InputTool == "" {
 			cfg.conform.Options.InputTool, cfg.conform.Options.InputToolArgs = referenceInputTool, json.RawMessage(referenceInputToolArgs)
 		}
+		if cfg.conform.Options.LogTool == "" {
+			cfg.conform.Options.LogTool, cfg.conform.Options.LogToolArgs = referenceLogTool, json.RawMessage("{}")
+		}
 	}
 	return cfg, nil
 }
@@ -289,6 +294,8 @@ const (
 	referenceSlowToolArgs = `{"steps":6,"stepMs":30}`
 	// referenceListTool switches a tool on or off: each call changes the tools list.
 	referenceListTool = "toggle"
+	// referenceLogTool logs at debug, info, warning and error, as far as the level allows.
+	referenceLogTool = "log"
 )
 
 // The reference server's input tool: it asks the user to confirm through an elicitation.

@@ -29,6 +29,7 @@ var ErrClosed = errors.New("connection closed")
 // check waiting for a response never steals a message another is waiting for.
 type Inbox struct {
 	mu     sync.Mutex
+	putMu  sync.Mutex // one Put at a time, so that the hook sees every message before waiters do
 	msgs   []Received
 	wake   chan struct{}
 	closed error
@@ -49,18 +50,23 @@ func (b *Inbox) OnPut(f func(Received)) {
 // Put appends a message and wakes every waiter.
 func (b *Inbox) Put(channel string, msg jsonrpc.Message) { b.PutVia(channel, msg, nil) }
 
-// PutVia appends a message that arrived in the response to an HTTP exchange.
+// PutVia appends a message that arrived in the response to an HTTP exchange. The hook runs
+// before the message is visible: a check that has seen a reply can rely on its validation.
 func (b *Inbox) PutVia(channel string, msg jsonrpc.Message, via *Delivery) {
+	b.putMu.Lock()
+	defer b.putMu.Unlock()
 	b.mu.Lock()
 	r := Received{Index: len(b.msgs), At: time.Now(), Channel: channel, Msg: msg, Via: via}
-	b.msgs = append(b.msgs, r)
-	close(b.wake)
-	b.wake = make(chan struct{})
 	hook := b.onPut
 	b.mu.Unlock()
 	if hook != nil {
-		hook(r)
+		hook(r) // outside the lock: the hook may take its own
 	}
+	b.mu.Lock()
+	b.msgs = append(b.msgs, r)
+	close(b.wake)
+	b.wake = make(chan struct{})
+	b.mu.Unlock()
 }
 
 // Close marks the end of input with its cause; waiters return once they have seen everything.

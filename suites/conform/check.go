@@ -33,7 +33,10 @@ type Check struct {
 	Summary     string // the requirement in mcpspec's words
 	Versions    []string
 	Transports  []string
-	Connection  Connection
+	// ModernTransports narrows Transports at the stateless revision (nil: the same), for checks
+	// whose probe means something else there on some transport.
+	ModernTransports []string
+	Connection       Connection
 	// Once: the check does not depend on the session's revision (it probes the server with its
 	// own initialize); it runs at the newest selected revision only.
 	Once bool
@@ -54,7 +57,11 @@ func (c *Check) Area() string {
 
 // AppliesTo reports whether the check runs at revision over transport.
 func (c *Check) AppliesTo(revision, transport string) bool {
-	return slices.Contains(c.Versions, revision) && slices.Contains(c.Transports, transport)
+	transports := c.Transports
+	if c.ModernTransports != nil && harness.IsModern(revision) {
+		transports = c.ModernTransports
+	}
+	return slices.Contains(c.Versions, revision) && slices.Contains(transports, transport)
 }
 
 // validate fills defaults from the catalogue and rejects what cannot be right.

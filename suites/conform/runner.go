@@ -28,6 +28,8 @@ type Options struct {
 	// with an InputRequiredResult), and InputToolArgs its arguments.
 	InputTool     string
 	InputToolArgs json.RawMessage
+	LogTool       string          // a tool of the target's that writes log messages (2026-07-28)
+	LogToolArgs   json.RawMessage // its arguments
 }
 
 // Config is one run: the targets (one per transport), the revisions, the timeouts.

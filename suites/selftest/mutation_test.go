@@ -116,7 +116,7 @@ func runOn(t *testing.T, targets []harness.Target, include func(*conform.Check) 
 	}
 	r := conform.NewRunner(conform.Config{Validator: validator, Targets: targets, Revisions: harness.Revisions, Timeouts: selftestTimeouts,
 		Options: conform.Options{SlowTool: "slow", SlowToolArgs: json.RawMessage(`{"steps":6,"stepMs":30}`), ListTool: "toggle",
-			InputTool: "confirm", InputToolArgs: json.RawMessage(`{"action":"mcpspec"}`)}})
+			InputTool: "confirm", InputToolArgs: json.RawMessage(`{"action":"mcpspec"}`), LogTool: "log", LogToolArgs: json.RawMessage(`{}`)}})
 	defer r.Close()
 	var specs []conform.Spec
 	for _, target := range targets {
