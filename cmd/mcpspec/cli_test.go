@@ -262,3 +262,28 @@ func TestCLIEnvSecretEchoedByServerStaysOut(t *testing.T) {
 	})
 	assertNoLeftovers(t, d)
 }
+
+// --focus is matched against the spec's title alone, so an anchored pattern selects the check,
+// and what the console counts is exactly what was checked.
+func TestAnchoredFocusSelectsTheCheck(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	out := t.TempDir()
+	r := runBinary(t, referenceRunTimeout, d.mcpspec, "run", "--focus", "^VER26-DISCOVER ", "--out", out)
+	if r.code != reports.ExitOK {
+		t.Fatalf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, reports.ExitOK, r.stdout, r.stderr)
+	}
+	run := assertReports(t, out)
+	if len(run.Results) != 2 {
+		t.Errorf("%d results, want VER26-DISCOVER over stdio and HTTP: %+v", len(run.Results), run.Results)
+	}
+	for _, res := range run.Results {
+		if res.ID != "VER26-DISCOVER" || res.Status != reports.Pass {
+			t.Errorf("result %s %s %s: status %s: %s", res.ID, res.Version, res.Transport, res.Status, res.Message)
+		}
+	}
+	if !strings.Contains(r.stdout, fmt.Sprintf("%d/%d specs", len(run.Results), len(run.Results))) {
+		t.Errorf("the console does not count the checks that ran:\n%s", r.stdout)
+	}
+	assertNoLeftovers(t, d)
+}

@@ -341,11 +341,8 @@ func execute(cfg *runConfig, stdout, stderr io.Writer) (int, error) {
 	if err := conform.Build(runner, conform.Selection{Focus: cfg.focus, LabelFilter: cfg.labels, Workers: cfg.workers, Sessions: cfg.sessions}); err != nil {
 		return finish(cfg, run, stdout, stderr, fmt.Errorf("building the spec tree: %w", err))
 	}
+	// conform.Build registered only the specs --focus and --label-filter select.
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
-	if cfg.focus != "" {
-		suiteConfig.FocusStrings = []string{cfg.focus}
-	}
-	suiteConfig.LabelFilter = cfg.labels
 	suiteConfig.RandomSeed = 1
 	suiteConfig.Timeout = 24 * time.Hour
 	reporterConfig.NoColor = !cfg.color
