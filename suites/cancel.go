@@ -26,13 +26,13 @@ func init() {
 			Run:     checkCancelInvalid},
 		// At 2026-07-28 over HTTP a request is cancelled by closing its response stream, not by a
 		// notification (CANCEL26-HTTP-CLOSE), so the check runs there over stdio only.
-		conform.Check{ID: "CANCEL-STOP-NO-RESPONSE", Level: "SHOULD", Connection: conform.Fresh, ModernTransports: stdioOnly,
+		conform.Check{ID: "CANCEL-STOP-NO-RESPONSE", Level: "SHOULD", Connection: conform.Fresh, Waits: true, ModernTransports: stdioOnly,
 			Summary:     "a cancelled request stops its work (no more progress) and gets no response, for a string id and for the id 0",
 			LevelReason: "The spec says receivers SHOULD stop and SHOULD NOT respond; over HTTP a response stream left open past twice the tool's duration fails the same check.",
 			Run:         checkCancelStops},
 	)...)
 	conform.Register(
-		conform.Check{ID: "CANCEL-NO-INIT-CANCEL", Level: "MUST", Connection: conform.Raw,
+		conform.Check{ID: "CANCEL-NO-INIT-CANCEL", Level: "MUST", Connection: conform.Raw, Waits: true,
 			Summary:     "a cancellation of initialize is not honoured: the server still answers initialize and the session works",
 			LevelReason: "Clients MUST NOT cancel initialize, so a server has no reason to honour it; one that drops initialize leaves the client with no session, which mcpspec treats as a failure.",
 			Run:         checkInitNotCancelled},

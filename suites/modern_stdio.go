@@ -108,7 +108,7 @@ func init() {
 			Summary:     "the server initiates no JSON-RPC request: anything it needs from the client comes back as an MRTR result instead",
 			LevelReason: "Only the prohibition is observable from outside; whether a server that needs client input uses MRTR is judged by the MRTR-* checks.",
 			Run:         checkNoServerRequests},
-		conform.Check{ID: "CANCEL26-NO-FURTHER", Level: "MUST", Versions: modernOnly, Transports: stdioOnly, Connection: conform.Fresh,
+		conform.Check{ID: "CANCEL26-NO-FURTHER", Level: "MUST", Versions: modernOnly, Transports: stdioOnly, Connection: conform.Fresh, Waits: true,
 			Summary:     "after notifications/cancelled nothing more comes for that request: no response, no progress for its token",
 			LevelReason: "Over Streamable HTTP a request is cancelled by closing its response stream, after which nothing can arrive for it, so the check runs over stdio. Messages within 100 ms of the server having read the cancellation are allowed: they may already have been under way.",
 			Run:         checkNoFurtherAfterCancel},

@@ -43,7 +43,11 @@ type Check struct {
 	// ModernOnlyServer: the requirement binds only a server that serves no handshake revision;
 	// against a dual-era server the check reports na.
 	ModernOnlyServer bool
-	Run              func(t *T) Finding
+	// Waits: the check spends most of its time waiting out a bounded window (a cancelled
+	// request's silence, an answer that may never come). Such checks are started first, so that
+	// their waits overlap the rest of the run instead of ending it.
+	Waits bool
+	Run   func(t *T) Finding
 }
 
 // Title is the spec title: the ID first, so --focus 'ID' selects it.

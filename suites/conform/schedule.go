@@ -67,26 +67,52 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 	}
 	r.mu.Unlock()
 
-	run := func(s Spec, slot int) {
-		sem <- struct{}{}
+	// held runs a spec whose worker slot is already taken, and frees the slot.
+	held := func(s Spec, slot int) {
 		res := r.execute(s.Check, s.Revision, s.Transport, slot)
 		<-sem
 		f := r.futureOf(s)
 		f.res = res
 		close(f.done)
 	}
-	for _, g := range groupOrder {
-		go func(specs []slotted) {
-			for _, s := range specs {
-				run(s.spec, s.slot)
-			}
-		}(groups[g])
+	run := func(s Spec, slot int) {
+		sem <- struct{}{}
+		held(s, slot)
 	}
+	// Checks that mostly wait take their slots before anything else competes for them: the run
+	// then ends when the longest work does, not a wait that began late. (Only checks with a
+	// connection of their own: shared sessions keep their order.)
+	var waiting, others []Spec
 	for _, s := range specs {
-		if s.Check.Connection != Shared {
-			go run(s, 0)
+		switch {
+		case s.Check.Connection == Shared:
+		case s.Check.Waits:
+			waiting = append(waiting, s)
+		default:
+			others = append(others, s)
 		}
 	}
+	// At most half the slots are held this way, so that the rest of the run goes on beside them.
+	if n := max(1, workers/2); len(waiting) > n {
+		others = append(waiting[n:], others...)
+		waiting = waiting[:n]
+	}
+	go func() {
+		for _, s := range waiting {
+			sem <- struct{}{}
+			go held(s, 0)
+		}
+		for _, g := range groupOrder {
+			go func(specs []slotted) {
+				for _, s := range specs {
+					run(s.spec, s.slot)
+				}
+			}(groups[g])
+		}
+		for _, s := range others {
+			go run(s, 0)
+		}
+	}()
 }
 
 func (r *Runner) futureOf(s Spec) *future {
