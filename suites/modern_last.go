@@ -2,7 +2,11 @@ package suites
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/mcpspec/mcpspec/harness"
@@ -18,6 +22,9 @@ func init() {
 			Summary:     "every 400 or 404 a stateless request provokes (unknown method, unsupported version, missing _meta field, header mismatch) carries a JSON-RPC error body",
 			LevelReason: "The catalogue files this as guidance: the backward-compatibility section explains why dual-era clients need a readable error body, without a keyword. A plain body breaks their fallback, so it is a warning.",
 			Run:         checkModernErrorBody},
+		conform.Check{ID: "RES26-PATH-TRAVERSAL", Level: "MUST", Versions: modernOnly,
+			Summary: "reading a file:// URI (listed, or built from a file:// template) that climbs out of its directory with ../ is refused, never served",
+			Run:     checkPathTraversal},
 	)
 }
 
@@ -82,4 +89,113 @@ func jsonRPCErrorBody(body []byte) bool {
 		Message string `json:"message"`
 	}
 	return json.Unmarshal(m.Error, &e) == nil && e.Code != nil
+}
+
+// traversalDepth is how many ../ a probe climbs: enough to reach the file system's root from
+// any sensible directory.
+const traversalDepth = 16
+
+func checkPathTraversal(t *conform.T) conform.Finding {
+	if !t.S.HasCapability("resources") {
+		return conform.NA("the server declares no resources capability")
+	}
+	bases, err := fileURIBases(t)
+	if err != nil {
+		return conform.CannotTest("%v", err)
+	}
+	if len(bases) == 0 {
+		return conform.NA("the server lists no file:// resource or resource template")
+	}
+	canary, token, cleanup, err := writeCanary()
+	if err != nil {
+		return conform.CannotTest("a file for the probes to aim at: %v", err)
+	}
+	defer cleanup()
+	target := strings.TrimPrefix(filepath.ToSlash(canary), "/")
+	probes := 0
+	for _, base := range bases {
+		for _, climb := range []string{"../", "%2E%2E/"} {
+			uri := base(strings.Repeat(climb, traversalDepth) + target)
+			resp, err := t.S.Request(t.Ctx, "resources/read", map[string]any{"uri": uri})
+			if err != nil {
+				return conform.CannotTest("resources/read %s: %v", uri, err)
+			}
+			probes++
+			if resp.HasError {
+				continue
+			}
+			served := ""
+			if strings.Contains(string(resp.Raw), token) {
+				served = " (the contents of the file outside, " + canary + ")"
+			}
+			return conform.Violated("resources/read %s was answered with a result%s: %s", uri, served, show(resp))
+		}
+	}
+	return conform.Passed("%d traversal reads refused", probes)
+}
+
+// fileURIBases lists, for each file:// resource and template the server offers (a few at most),
+// a function that puts a relative path in place of its last path segment or first variable.
+func fileURIBases(t *conform.T) ([]func(rel string) string, error) {
+	var out []func(string) string
+	res, err := walkList(t, t.S, "resources/list", "resources")
+	if err != nil {
+		return nil, err
+	}
+	for _, raw := range res.items {
+		var r struct {
+			URI string `json:"uri"`
+		}
+		if json.Unmarshal(raw, &r) == nil && hasFileScheme(r.URI) && len(out) < 2 {
+			dir := r.URI[:strings.LastIndex(r.URI, "/")+1]
+			out = append(out, func(rel string) string { return dir + rel })
+		}
+	}
+	tpl, err := walkList(t, t.S, "resources/templates/list", "resourceTemplates")
+	if err != nil {
+		return out, nil // templates are optional: the resources alone will do
+	}
+	for _, raw := range tpl.items {
+		var r struct {
+			URITemplate string `json:"uriTemplate"`
+		}
+		if json.Unmarshal(raw, &r) == nil && hasFileScheme(r.URITemplate) && len(out) < 4 {
+			template := r.URITemplate
+			out = append(out, func(rel string) string { return expandWith(template, rel) })
+		}
+	}
+	return out, nil
+}
+
+func hasFileScheme(uri string) bool { return len(uri) >= 7 && strings.EqualFold(uri[:7], "file://") }
+
+var templateVar = regexp.MustCompile(`\{[^}]*\}`)
+
+// expandWith fills a URI template's first variable with rel and any others with "x".
+func expandWith(template, rel string) string {
+	first := true
+	return templateVar.ReplaceAllStringFunc(template, func(string) string {
+		if first {
+			first = false
+			return rel
+		}
+		return "x"
+	})
+}
+
+// writeCanary writes a file holding a random token for the probes to climb to: if a server
+// serves it, the token in the reply shows that the traversal reached the disk.
+func writeCanary() (path, token string, cleanup func(), err error) {
+	dir, err := os.MkdirTemp("", "mcpspec-canary-")
+	if err != nil {
+		return "", "", nil, fmt.Errorf("creating a temporary directory: %w", err)
+	}
+	cleanup = func() { _ = os.RemoveAll(dir) }
+	token = "mcpspec-canary-" + randomHex(8)
+	path = filepath.Join(dir, "canary.txt")
+	if err := os.WriteFile(path, []byte(token), 0o600); err != nil {
+		cleanup()
+		return "", "", nil, fmt.Errorf("writing %s: %w", path, err)
+	}
+	return path, token, cleanup, nil
 }
