@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/jsonrpc"
 	"github.com/mcpspec/mcpspec/harness/streamhttp"
 	"github.com/mcpspec/mcpspec/suites/conform"
 )
@@ -25,6 +26,9 @@ func init() {
 		conform.Check{ID: "RES26-PATH-TRAVERSAL", Level: "MUST", Versions: modernOnly,
 			Summary: "reading a file:// URI (listed, or built from a file:// template) that climbs out of its directory with ../ is refused, never served",
 			Run:     checkPathTraversal},
+		conform.Check{ID: "PROG26-REQUEST-STREAM", Level: "MUST", Versions: modernOnly,
+			Summary: "with two slow calls running at once, each one's progress comes only on its own response stream (HTTP: its SSE stream; stdio: before its response), under its own token",
+			Run:     checkProgressOwnStream},
 	)
 }
 
@@ -198,4 +202,89 @@ func writeCanary() (path, token string, cleanup func(), err error) {
 		return "", "", nil, fmt.Errorf("writing %s: %w", path, err)
 	}
 	return path, token, cleanup, nil
+}
+
+func checkProgressOwnStream(t *conform.T) conform.Finding {
+	if f, ok := needSlowTool(t); !ok {
+		return f
+	}
+	var calls []slowCall
+	for _, name := range []string{"a", "b"} {
+		token := jsonrpc.ID(fmt.Sprintf("%q", "mcpspec-stream-"+name+"-"+randomHex(4)))
+		c, err := startSlow(t, t.S.NextID(), token)
+		if err != nil {
+			return conform.CannotTest("starting slow call %s: %v", name, err)
+		}
+		calls = append(calls, c)
+	}
+	for _, c := range calls {
+		if _, err := c.finish(t); err != nil {
+			return conform.CannotTest("the slow tool %q got no response: %v", t.Options().SlowTool, err)
+		}
+	}
+	if err := allArrived(t, calls); err != nil {
+		return conform.CannotTest("%v", err)
+	}
+	return judgeProgressStreams(t, calls)
+}
+
+// allArrived waits until nothing more can come for the calls: over HTTP their response streams
+// have ended, on stdio a sentinel has been answered.
+func allArrived(t *conform.T, calls []slowCall) error {
+	if _, ok := t.S.Conn.(*streamhttp.Conn); !ok {
+		_, err := t.S.Quiet(t.Ctx, calls[0].from)
+		return err
+	}
+	ctx, cancel := contextWithTimeout(t, t.S.Env().Timeouts.Request)
+	defer cancel()
+	for _, c := range calls {
+		if err := c.d.Finished(ctx); err != nil {
+			return fmt.Errorf("the response stream of a slow call did not end within %s", t.S.Env().Timeouts.Request)
+		}
+	}
+	return nil
+}
+
+// judgeProgressStreams checks where each progress notification came: on its call's stream
+// (HTTP) and before its call's response, under one of the calls' tokens.
+func judgeProgressStreams(t *conform.T, calls []slowCall) conform.Finding {
+	byToken := map[jsonrpc.ID]slowCall{}
+	answered := map[jsonrpc.ID]int{} // call id → inbox index of its response
+	for _, c := range calls {
+		byToken[c.token] = c
+	}
+	seen := 0
+	for _, r := range t.S.Conn.Inbox().Since(calls[0].from) {
+		for _, m := range flatten(r.Msg) {
+			if m.Kind == jsonrpc.Response && m.HasID {
+				if _, done := answered[m.ID]; !done {
+					answered[m.ID] = r.Index
+				}
+				continue
+			}
+			if m.Kind != jsonrpc.Notification || m.Method != "notifications/progress" {
+				continue
+			}
+			seen++
+			var p struct {
+				Token json.RawMessage `json:"progressToken"`
+			}
+			_ = json.Unmarshal(m.Params, &p)
+			token, _ := jsonrpc.CanonicalID(p.Token)
+			c, ok := byToken[token]
+			switch {
+			case !ok:
+				return conform.Violated("progress under a token neither call sent: %s", show(m))
+			case r.Via != nil && r.Via != c.d:
+				return conform.Violated("progress of one call came on another response stream (%s): %s", r.Channel, show(m))
+			}
+			if at, done := answered[c.id]; done && at < r.Index {
+				return conform.Violated("progress of a call came after that call's response: %s", show(m))
+			}
+		}
+	}
+	if seen == 0 {
+		return conform.CannotTest("the slow tool %q reported no progress for either call", t.Options().SlowTool)
+	}
+	return conform.Passed("%d progress notifications, each on its own call's stream before its response", seen)
 }
