@@ -307,8 +307,14 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 	// Whatever connection the check uses, a target that cannot even be initialized at this
 	// revision is an infrastructure failure for it too (the shared session is opened once).
 	if c.Connection != Shared {
-		if neg := r.negotiation(ctx, transport, revision); neg.Err != nil && neg.Infra {
+		neg := r.negotiation(ctx, transport, revision)
+		if neg.Err != nil && neg.Infra {
 			return Failed(neg.Err), tail(neg.Session)
+		}
+		// A revision the shared session found unserved is unserved on a fresh server too: no
+		// process is launched just to hear the same answer again.
+		if f, done := notUsable(neg); done && c.Connection == Fresh {
+			return f, tail(neg.Session)
 		}
 	}
 	var own *harness.Session
