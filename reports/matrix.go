@@ -108,13 +108,19 @@ func (m *Matrix) AddTarget(t MatrixTarget, run *Run) {
 	for i, r := range m.Rows {
 		rows[r.ID] = i
 	}
+	// The shared session's answer decides whether a revision was served; a check on a raw
+	// connection of its own that does not depend on the revision may still have run there, but
+	// a revision the server refused gets no column.
 	served, notServed := map[string]bool{}, map[string]string{}
 	for _, r := range run.Results {
 		pair := r.Version + " " + r.Transport
-		if r.Status == NA && strings.Contains(r.Message, notServedMarker) {
-			if _, seen := notServed[pair]; !seen {
-				notServed[pair] = r.Message
-			}
+		if _, seen := notServed[pair]; !seen && r.Status == NA && strings.Contains(r.Message, notServedMarker) {
+			notServed[pair] = r.Message
+		}
+	}
+	for _, r := range run.Results {
+		pair := r.Version + " " + r.Transport
+		if _, refused := notServed[pair]; refused {
 			continue
 		}
 		served[pair] = true
@@ -136,7 +142,6 @@ func (m *Matrix) AddTarget(t MatrixTarget, run *Run) {
 	}
 	for pair := range served {
 		t.Served = append(t.Served, pair)
-		delete(notServed, pair)
 	}
 	sort.Strings(t.Served)
 	if len(notServed) > 0 {

@@ -19,6 +19,9 @@ func TestMatrixAddTargetColumnsAndVerdict(t *testing.T) {
 			matrixResult("PING-RESPOND", "2024-11-05", "stdio", NA, "the server does not serve revision 2024-11-05: it answered initialize with protocolVersion \"2025-06-18\""),
 			matrixResult("PING-RESPOND", "2024-11-05", "http", NA, "the server does not serve revision 2024-11-05: it answered initialize with protocolVersion \"2025-06-18\""),
 			matrixResult("BATCH-REMOVED", "2025-06-18", "stdio", NA, "the server declares no tools"),
+			// A check on a raw connection of its own ran at a revision the server does not serve:
+			// the revision is still not served.
+			matrixResult("LIFE-STDIO-EXIT-ON-EOF", "2024-11-05", "stdio", Pass, ""),
 		},
 	})
 	m.AddTarget(MatrixTarget{Name: "b"}, &Run{
