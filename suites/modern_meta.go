@@ -583,30 +583,22 @@ func cacheableSamples(t *conform.T) ([]sample, *conform.Finding) {
 }
 
 func checkTTLNonNegative(t *conform.T) conform.Finding {
-	samples, f := cacheableSamples(t)
-	if f != nil {
-		return *f
-	}
-	seen := 0
-	for _, s := range samples {
-		obj, _ := s.resp.ResultObject()
-		raw, ok := obj["ttlMs"]
-		if !ok {
-			continue // a missing ttlMs is CACHE-HINTS's to judge
-		}
-		seen++
+	return judgeCacheField(t, "ttlMs", "an integer of at least 0", func(raw json.RawMessage) bool {
 		var n int64
-		if json.Unmarshal(raw, &n) != nil || n < 0 {
-			return conform.Violated("the result of %s has ttlMs %s, not an integer of at least 0", s.method, clip(string(raw), 60))
-		}
-	}
-	if seen == 0 {
-		return conform.CannotTest("none of the results sampled carries ttlMs")
-	}
-	return conform.Passed("")
+		return json.Unmarshal(raw, &n) == nil && n >= 0
+	})
 }
 
 func checkCacheScopeValues(t *conform.T) conform.Finding {
+	return judgeCacheField(t, "cacheScope", "public or private", func(raw json.RawMessage) bool {
+		v, _ := jsonString(raw)
+		return v == "public" || v == "private"
+	})
+}
+
+// judgeCacheField checks field wherever a sampled cacheable result carries it; a missing field
+// is CACHE-HINTS's to judge.
+func judgeCacheField(t *conform.T, field, want string, valid func(json.RawMessage) bool) conform.Finding {
 	samples, f := cacheableSamples(t)
 	if f != nil {
 		return *f
@@ -614,17 +606,17 @@ func checkCacheScopeValues(t *conform.T) conform.Finding {
 	seen := 0
 	for _, s := range samples {
 		obj, _ := s.resp.ResultObject()
-		raw, ok := obj["cacheScope"]
+		raw, ok := obj[field]
 		if !ok {
-			continue // a missing cacheScope is CACHE-HINTS's to judge
+			continue
 		}
 		seen++
-		if v, _ := jsonString(raw); v != "public" && v != "private" {
-			return conform.Violated("the result of %s has cacheScope %s, not public or private", s.method, clip(string(raw), 60))
+		if !valid(raw) {
+			return conform.Violated("the result of %s has %s %s, not %s", s.method, field, clip(string(raw), 60), want)
 		}
 	}
 	if seen == 0 {
-		return conform.CannotTest("none of the results sampled carries cacheScope")
+		return conform.CannotTest("none of the results sampled carries %s", field)
 	}
 	return conform.Passed("")
 }

@@ -89,7 +89,7 @@ func legacyInitialize(t *conform.T) (jsonrpc.Message, *wire.Delivery, error) {
 // revision, or it answers a legacy initialize with a result (it serves the handshake too).
 func dualEra(t *conform.T, resp jsonrpc.Message) (conform.Finding, bool) {
 	if neg := t.Negotiation(t.Revision); neg.Err != nil {
-		return conform.NA("the server does not serve %s: %v", t.Revision, neg.Err), true
+		return conform.NA("the server does not serve revision %s: %v", t.Revision, neg.Err), true
 	}
 	if _, ok := resp.ResultObject(); ok {
 		return conform.NA("the server answers a legacy initialize with a result: it serves the handshake revisions too, and this binds only servers that serve %s alone (%s)", t.Revision, show(resp)), true
