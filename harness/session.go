@@ -59,6 +59,20 @@ func (s *Session) Sentinel(ctx context.Context) (jsonrpc.ID, *wire.Delivery, err
 	return id, d, err
 }
 
+// Responsive reports whether the server still answers on this session: a sentinel sent now is
+// answered within the request timeout. A session whose check found a violation stays in use
+// only if it is; the sentinel's id names the session's current owner, so a late reply to it is
+// never taken for someone else's.
+func (s *Session) Responsive(ctx context.Context) bool {
+	from := s.Mark()
+	id, d, err := s.Sentinel(ctx)
+	if err != nil {
+		return false
+	}
+	_, err = s.AwaitReply(ctx, d, from, id)
+	return err == nil
+}
+
 // IsSentinelAnswer reports whether m answers one of the session's sentinel pings.
 func (s *Session) IsSentinelAnswer(m jsonrpc.Message) bool {
 	if m.Kind != jsonrpc.Response {

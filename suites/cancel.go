@@ -159,22 +159,20 @@ func cancelOne(t *conform.T, id jsonrpc.ID, window time.Duration) (conform.Findi
 	return conform.Finding{}, true
 }
 
-// awaitStarted waits until a freshly launched stdio server has read initialize and its
-// cancellation: a sentinel ping sent behind them is answered (or initialize is). Until then the
-// server may still be starting and gets the startup timeout; from then on initialize is an
-// ordinary request, bounded by the request timeout like every other, so a server that drops it
-// is found in seconds rather than after the whole startup allowance.
-func awaitStarted(t *conform.T, d *wire.Delivery, from int, id jsonrpc.ID) (conform.Finding, bool) {
-	if _, _, err := t.S.Sentinel(t.Ctx); err != nil {
-		return conform.Crashed("sending a ping behind the cancellation of initialize: %v", err), false
+// awaitInit waits for the answer to initialize. Over stdio a sentinel ping follows the
+// cancellation: until something is answered the freshly launched server may still be starting
+// (the startup timeout), and once the ping is answered initialize has been read, so silence
+// costs the late-reply grace, as for every other probe, not the whole request timeout.
+func awaitInit(t *conform.T, d *wire.Delivery, from int, id jsonrpc.ID) (jsonrpc.Message, error) {
+	if t.Transport != wire.Stdio {
+		return t.S.AwaitReply(t.Ctx, d, from, id)
 	}
-	answersInit := wire.RespondsTo(id)
-	if _, err := t.S.WaitFor(t.Ctx, d, from, func(r wire.Received) bool {
-		return answersInit(r) || t.S.IsSentinelAnswer(r.Msg)
-	}); err != nil {
-		return conform.Violated("initialize, cancelled right after it was sent, was never answered, nor a ping sent after it: %v", err), false
+	r, err := awaitProbe(t, d, from, wire.RespondsTo(id))
+	if err != nil {
+		return jsonrpc.Message{}, err
 	}
-	return conform.Finding{}, true
+	resp, _ := wire.FindResponse(r.Msg, id)
+	return resp, nil
 }
 
 func checkInitNotCancelled(t *conform.T) conform.Finding {
@@ -194,12 +192,7 @@ func checkInitNotCancelled(t *conform.T) conform.Finding {
 	if _, err := t.S.Send(t.Ctx, rawNotification("notifications/cancelled", cancelParams(id))); err != nil {
 		return conform.Crashed("sending the cancellation of initialize: %v", err)
 	}
-	if t.Transport == wire.Stdio {
-		if f, ok := awaitStarted(t, d, from, id); !ok {
-			return f
-		}
-	}
-	resp, err := t.S.AwaitReply(t.Ctx, d, from, id)
+	resp, err := awaitInit(t, d, from, id)
 	if err != nil {
 		return conform.Violated("initialize, cancelled right after it was sent, was never answered: %v", err)
 	}

@@ -148,6 +148,39 @@ func TestCLIFaultFailsExit1(t *testing.T) {
 	assertNoLeftovers(t, d)
 }
 
+// TestCLIViolationKeepsAnsweringSession: a check that finds a violation on a shared session
+// leaves it in use when the server still answers, so the checks after it cost no new server.
+// (Its counterpart, a session replaced because the server stopped answering, is the misbehaving
+// mode "wedge".)
+func TestCLIViolationKeepsAnsweringSession(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	out := t.TempDir()
+	server := d.mcpspec + " reference --fault JRPC-VERSION"
+	r := runBinary(t, referenceRunTimeout, d.mcpspec, "run", "--stdio", server, "--versions", "2025-11-25", "--sessions", "1",
+		"--focus", "JRPC-VERSION|PING-RESPOND", "--out", out) // in this order, on the one session
+	if r.code != reports.ExitFailures {
+		t.Errorf("exit code %d, want %d (failures)\nstdout:\n%s", r.code, reports.ExitFailures, r.stdout)
+	}
+	run := assertReports(t, out)
+	for _, res := range run.Results {
+		want := reports.Pass
+		if res.ID == "JRPC-VERSION" {
+			want = reports.Fail
+		}
+		if res.Status != want {
+			t.Errorf("%s: %s, want %s: %s", res.ID, res.Status, want, res.Message)
+		}
+	}
+	if len(run.Results) != 2 {
+		t.Errorf("%d results, want 2", len(run.Results))
+	}
+	if n := run.Stats["serversSpawned"]; n != 1 {
+		t.Errorf("%d servers spawned, want 1: the session that still answered after the violation was replaced", n)
+	}
+	assertNoLeftovers(t, d)
+}
+
 func TestCLIServerCannotStartExit3(t *testing.T) {
 	t.Parallel()
 	const missing = "/no/such/binary"

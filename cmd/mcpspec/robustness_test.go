@@ -46,6 +46,7 @@ type misbehaviour struct {
 	focus string // --focus, where the full suite would make the bound depend on its size
 	// versions narrows --versions ("" = all), for the same reason.
 	versions string
+	extra    []string // more run flags
 	// bound is the most the run may take, from the timeouts above (see each case).
 	bound    time.Duration
 	wantExit int
@@ -109,6 +110,21 @@ var misbehaviours = []misbehaviour{
 			wantStatus(t, run, "JRPC-REPLY-REQUIRED", reports.Fail, "responses")
 			wantStatus(t, run, "JRPC-ID-ECHO", reports.Fail, "")
 			wantStatus(t, run, "PING-RESPOND", reports.Pass, "") // stray ids are not taken for answers
+		},
+	},
+	{
+		// One shared session, so both checks use it in turn: the unknown method waits one request
+		// timeout, the probe behind the violation another, then a new server is started.
+		mode: "wedge", focus: "JRPC-METHOD-NOT-FOUND|PING-RESPOND", versions: "2025-11-25", extra: []string{"--sessions", "1"},
+		bound:    startupTimeout + 2*requestTimeout + 2*stopBound + slack,
+		wantExit: reports.ExitFailures, why: "an unknown method wedges the server: that check fails, and the session it leaves behind is replaced",
+		stderr: []string{"misbehave: wedged by"},
+		check: func(t *testing.T, run *reports.Run) {
+			wantStatus(t, run, "JRPC-METHOD-NOT-FOUND", reports.Fail, "")
+			wantStatus(t, run, "PING-RESPOND", reports.Pass, "") // on a new server: the wedged one was let go
+			if n := run.Stats["serversSpawned"]; n != 2 {
+				t.Errorf("%d servers spawned, want 2: the wedged session must be replaced", n)
+			}
 		},
 	},
 	{
@@ -195,7 +211,7 @@ func (m misbehaviour) run(t *testing.T) {
 	if m.versions != "" {
 		args = append(args, "--versions", m.versions)
 	}
-	args = append(args, timeoutArgs...)
+	args = append(append(args, m.extra...), timeoutArgs...)
 
 	// Killed at twice the bound, so an overrun is measured rather than cut at the bound.
 	r := runBinary(t, 2*m.bound, d.mcpspec, args...)

@@ -361,13 +361,16 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 				// Silence from a live server: what it said on stderr may tell why.
 				f.Message = withStderr(f.Message, t.S.Conn.Diagnostics())
 			}
-			if c.Connection == Shared {
-				r.markSuspect(transport, revision, slot)
-			}
 		}
 		evidence = t.S.Conn.Transcript().Since(mark)
 		for _, extra := range t.extra {
 			evidence = append(evidence, extra.Transcript().Since(0)...)
+		}
+		// A violation need not leave the server unwell (most are a wrong answer to one
+		// request): the shared session is replaced only when it no longer answers, which
+		// spares a server start per violation. The probe comes after the evidence is taken.
+		if c.Connection == Shared && (f.Outcome == Violation || f.Outcome == Broken) && (isDead(t.S) || !t.S.Responsive(ctx)) {
+			r.markSuspect(transport, revision, slot)
 		}
 	}()
 	return c.Run(t), nil
