@@ -388,7 +388,7 @@ func (s *Session) Mark() int { return s.Conn.Inbox().Len() }
 
 // Quiet proves silence: it sends a sentinel ping and waits for its answer (so everything sent
 // before it has been read and, on one ordered connection, answered), then listens for the quiet
-// window. It returns every message received since from except the sentinel's answer.
+// window, or until no stream that could carry a message is open (wire.Drainer). It returns every message received since from except the sentinel's answer.
 func (s *Session) Quiet(ctx context.Context, from int) ([]wire.Received, error) {
 	id, d, err := s.Sentinel(ctx)
 	if err == nil {
@@ -401,8 +401,15 @@ func (s *Session) Quiet(ctx context.Context, from int) ([]wire.Received, error) 
 	defer timer.Stop()
 	quietFrom := time.Now()
 	defer func() { s.env.Stats.QuietNanos.Add(int64(time.Since(quietFrom))) }()
+	// Over Streamable HTTP every message comes on a response stream the harness opened: once
+	// all of them have ended the silence is proven, and the window need not run out.
+	var drained <-chan struct{}
+	if dr, ok := s.Conn.(wire.Drainer); ok {
+		drained = dr.Drained()
+	}
 	select {
 	case <-timer.C:
+	case <-drained:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-s.Conn.Done():

@@ -67,6 +67,8 @@ type Conn struct {
 	modern   bool // stateless revision: Mcp-Method and Mcp-Name headers mirror the body
 	viol     []wire.Violation
 	streams  sync.WaitGroup
+	open     int             // requests whose response (body or stream) has not ended
+	drained  []chan struct{} // closed when open drops to zero
 }
 
 // Dial returns a connection; it sends nothing until asked.
@@ -179,11 +181,44 @@ func (c *Conn) Do(ctx context.Context, body []byte, r Request) *wire.Delivery {
 		return d
 	}
 	c.streams.Add(1)
+	c.mu.Lock()
+	c.open++
+	c.mu.Unlock()
 	go func() {
 		defer c.streams.Done()
+		defer c.streamEnded()
 		c.roundTrip(ctx, req, r, d)
 	}()
 	return d
+}
+
+// streamEnded counts one response as over (its messages are in the inbox by then) and wakes
+// the waiters of Drained when it was the last one open.
+func (c *Conn) streamEnded() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.open--
+	if c.open > 0 {
+		return
+	}
+	for _, ch := range c.drained {
+		close(ch)
+	}
+	c.drained = nil
+}
+
+// Drained implements wire.Drainer: every message this connection can receive comes in the
+// response to a request the harness made.
+func (c *Conn) Drained() <-chan struct{} {
+	ch := make(chan struct{})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.open == 0 {
+		close(ch)
+		return ch
+	}
+	c.drained = append(c.drained, ch)
+	return ch
 }
 
 func (c *Conn) newRequest(body []byte, r Request) (*http.Request, error) {

@@ -408,3 +408,49 @@ func TestReadyThenStreamEnd(t *testing.T) {
 		t.Errorf("Finished = %v", err)
 	}
 }
+
+// TestDrainedFollowsOpenStreams: Drained is closed at once on an idle connection, stays open
+// while a response stream is, and is closed when the last one ends.
+func TestDrainedFollowsOpenStreams(t *testing.T) {
+	release := make(chan struct{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		<-release // the stream stays open until the test lets it end
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+
+	c := dial(t, Options{URL: "http://" + ln.Addr().String() + "/mcp"})
+	select {
+	case <-c.Drained():
+	default:
+		t.Fatal("Drained is not closed on a connection with no request made")
+	}
+	d := c.Do(context.Background(), request(t, jsonrpc.StringID("1"), "ping", nil), Request{})
+	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
+	defer cancel()
+	if err := d.Ready(ctx); err != nil {
+		t.Fatalf("the stream never opened: %v", err)
+	}
+	drained := c.Drained()
+	select {
+	case <-drained:
+		t.Fatal("Drained is closed while a response stream is open")
+	default:
+	}
+	close(release)
+	select {
+	case <-drained:
+	case <-ctx.Done():
+		t.Fatal("Drained stayed open after the last stream ended")
+	}
+	if !d.IsFinished() {
+		t.Error("Drained closed before the delivery finished")
+	}
+}

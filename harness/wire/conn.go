@@ -38,6 +38,14 @@ type Conn interface {
 	Close() error
 }
 
+// Drainer is a Conn whose every incoming message comes on a stream the harness opened (each
+// Streamable HTTP POST or GET): once none is open, nothing more can arrive until the harness
+// sends again, so silence needs no further waiting.
+type Drainer interface {
+	// Drained is closed once no stream of the connection is open (at once, if none is now).
+	Drained() <-chan struct{}
+}
+
 // Violation is something a transport observed that breaks a framing rule.
 type Violation struct {
 	At     time.Time
