@@ -11,11 +11,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/reports"
 )
 
@@ -30,6 +32,7 @@ type sample struct {
 	spawned  int64
 	quiet    time.Duration
 	busy     time.Duration // sum of the specs' own durations
+	cpu      time.Duration // user+system time of mcpspec and the servers it waited for
 	maxRSSKB int64         // mcpspec's own peak, as it reports in results.json
 	exit     int
 }
@@ -46,7 +49,7 @@ func main() {
 		os.Exit(2)
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "target\truns\twall median\twall min–max\tspecs\tspecs/s\tservers spawned\tquiet windows\tquiet share\tmcpspec peak RSS\texit\t")
+	fmt.Fprintln(w, "target\truns\twall median\twall min–max\tspecs\tspecs/s\tservers spawned\tquiet windows\tquiet share\tCPU\tmcpspec peak RSS\texit\t")
 	for _, t := range targets {
 		var ss []sample
 		for i := 0; i < *runs; i++ {
@@ -67,12 +70,13 @@ func main() {
 		if med.busy > 0 {
 			share = float64(med.quiet) / float64(med.busy)
 		}
-		fmt.Fprintf(w, "%s\t%d\t%.2f s\t%.2f–%.2f s\t%d\t%.0f\t%d\t%.1f s\t%.0f%%\t%.1f MB\t%d\t\n", t.name, len(ss),
+		fmt.Fprintf(w, "%s\t%d\t%.2f s\t%.2f–%.2f s\t%d\t%.0f\t%d\t%.1f s\t%.0f%%\t%.1f s\t%.1f MB\t%d\t\n", t.name, len(ss),
 			med.wall.Seconds(), ss[0].wall.Seconds(), ss[len(ss)-1].wall.Seconds(), med.specs,
-			float64(med.specs)/med.wall.Seconds(), med.spawned, med.quiet.Seconds(), 100*share, float64(peak)/1024, med.exit)
+			float64(med.specs)/med.wall.Seconds(), med.spawned, med.quiet.Seconds(), 100*share, med.cpu.Seconds(), float64(peak)/1024, med.exit)
 	}
 	w.Flush()
 	fmt.Println("\nquiet share: time in quiet windows over the summed time of all specs (specs overlap, so both exceed the wall time).")
+	fmt.Println("CPU: user and system time of mcpspec and of the servers it launched and reaped (this machine has", runtime.NumCPU(), "cores).")
 }
 
 func buildTargets(bin, everything, preload string) ([]target, error) {
@@ -89,6 +93,10 @@ func buildTargets(bin, everything, preload string) ([]target, error) {
 		{"reference (make run)", nil},
 		{"reference stdio", []string{"--stdio", ref + " reference", "--slow-tool", "slow", "--slow-tool-args", `{"steps":6,"stepMs":30}`}},
 		{"reference http", []string{"--http-cmd", fmt.Sprintf("%s reference --http 127.0.0.1:%d", ref, port), "--url", fmt.Sprintf("http://127.0.0.1:%d/mcp", port), "--slow-tool", "slow", "--slow-tool-args", `{"steps":6,"stepMs":30}`}},
+		// The issue's first target: every handshake revision, stdio and HTTP in one run.
+		{"reference stdio+http, handshake revisions", []string{"--stdio", ref + " reference",
+			"--http-cmd", fmt.Sprintf("%s reference --http 127.0.0.1:%d", ref, port), "--url", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
+			"--versions", strings.Join(harness.HandshakeRevisions, ","), "--slow-tool", "slow", "--slow-tool-args", `{"steps":6,"stepMs":30}`}},
 	}
 	if everything != "" {
 		node := "node"
@@ -127,6 +135,7 @@ func runOnce(bin string, t target) (sample, error) {
 		return s, fmt.Errorf("run %v: %w", args, err)
 	}
 	s.exit = cmd.ProcessState.ExitCode()
+	s.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	run, err := reports.ReadResults(filepath.Join(out, reports.ResultsFile))
 	if err != nil {
 		return s, err
