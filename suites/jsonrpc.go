@@ -121,11 +121,18 @@ func checkReplyRequired(t *conform.T) conform.Finding {
 
 func checkNotificationNoReply(t *conform.T) conform.Finding {
 	from := t.S.Mark()
-	for _, n := range []struct {
+	type note struct {
 		method string
 		params any
-	}{
-		{"notifications/initialized", nil},
+	}
+	known := note{"notifications/initialized", nil}
+	if t.S.Modern() {
+		// 2026-07-28 has no initialized notification; a cancellation of a request that never
+		// existed is a notification of that revision every server must take without a reply.
+		known = note{"notifications/cancelled", t.S.ModernParams(cancelParams(t.S.NextID()))}
+	}
+	for _, n := range []note{
+		known,
 		{"notifications/mcpspec/unknown", map[string]any{"x": 1}},
 		{"notifications/message", map[string]any{}},
 	} {
