@@ -21,6 +21,10 @@ func init() {
 		"MSG-ERROR-CODE-INT":         "the same rule as JRPC-ERROR-CODE-INT, which checks it",
 		"MSG-NOTIF-NO-RESPONSE":      "the same rule as JRPC-NOTIF-NO-REPLY, which checks it",
 		"LIFE-STDIO-SERVER-SHUTDOWN": "a permission: a server closing stdout after its responses is a clean shutdown",
+		"META26-NO-UNDECLARED-CAP":   "the union of MRTR-CAP-GATED (no input requests of an undeclared kind) and LOG26-OPT-IN (no logging without a log level), which check it",
+		"SSE-DEPRECATED":             "advice on which transport to adopt; whether an implementation is new is not observable, and the report shows which transports answer",
+		"HTTP26-LEGACY-NO-HEADER":    "a permission (MAY) of dual-era servers, used only in era detection",
+		"VER26-DUAL-ERA":             "a permission (MAY); the runner detects each era on its own and checks the revisions a server serves",
 	} {
 		conform.Exclude(id, reason)
 	}

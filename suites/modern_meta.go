@@ -204,8 +204,10 @@ func checkResultTypeSet(t *conform.T) conform.Finding {
 		if !ok || slices.Contains(coreResultTypes, rt) {
 			continue // a missing resultType is MSG-RESULTTYPE's to judge
 		}
+		// The samples declare no extension, so no extension's value applies to them either
+		// (VER26-EXT-FALLBACK): an advertised extension does not excuse the value.
 		if ext := extensionIDs(t); len(ext) > 0 {
-			return conform.CannotTest("%s has resultType %q, outside the core set: it may belong to the advertised extensions %v, whose values mcpspec does not know", s.method, rt, ext)
+			return conform.Violated("%s has resultType %q, outside the core set %v; the server advertises the extensions %v, but the request declared none of them: %s", s.method, rt, coreResultTypes, ext, show(s.resp))
 		}
 		return conform.Violated("%s has resultType %q, which is neither a core value %v nor one of an advertised extension (none are advertised): %s", s.method, rt, coreResultTypes, show(s.resp))
 	}
