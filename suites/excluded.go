@@ -21,6 +21,8 @@ func init() {
 		"MSG-ERROR-CODE-INT":         "the same rule as JRPC-ERROR-CODE-INT, which checks it",
 		"MSG-NOTIF-NO-RESPONSE":      "the same rule as JRPC-NOTIF-NO-REPLY, which checks it",
 		"LIFE-STDIO-SERVER-SHUTDOWN": "a permission: a server closing stdout after its responses is a clean shutdown",
+		"TOOL-RESOURCE-LINK":         "a permission: a tool may return resource links; their shape is judged by TOOL-CALL-RESULT's schema validation",
+		"TOOL26-MRTR":                "a permission: a tool call may answer with an InputRequiredResult; the MRTR- checks judge that result when it comes",
 	} {
 		conform.Exclude(id, reason)
 	}
