@@ -96,12 +96,12 @@ func init() {
 		conform.Check{ID: "TOOL-EMBEDDED-RES-CAP", Level: "SHOULD", Versions: structuredRevisions,
 			Summary: "a server whose tool results embed resources declares the resources capability",
 			Run:     checkToolEmbeddedResCap},
-		conform.Check{ID: "TOOL-LISTCHANGED", Level: "SHOULD", Versions: handshake, Connection: conform.Fresh,
-			Summary: "a server that declares tools.listChanged sends notifications/tools/list_changed when its tools list changes",
-			LevelReason: "Needs a tool whose call changes the list (--list-changed-tool). At 2026-07-28 the notification travels on subscriptions/listen streams, " +
-				"which the SUB- checks judge. Over Streamable HTTP a GET stream is opened first where the server offers one, so the notification may come on it or on the call's stream.",
-			Run: checkToolListChanged},
 	)
+	conform.Register(modernToo(conform.Check{ID: "TOOL-LISTCHANGED", Level: "SHOULD", Connection: conform.Fresh,
+		Summary: "a server that declares tools.listChanged sends notifications/tools/list_changed when its tools list changes (2026-07-28: on a listen stream that asked for it)",
+		LevelReason: "Needs a tool whose call changes the list (--list-changed-tool). Over Streamable HTTP a GET stream is opened first where the server offers one, " +
+			"so the notification may come on it or on the call's own stream.",
+		Run: checkToolListChanged})...)
 }
 
 // toolDef is one tool as listed.
@@ -852,6 +852,9 @@ func checkToolListChanged(t *conform.T) conform.Finding {
 	if !caps.Tools.ListChanged {
 		return conform.NA("the server does not declare tools.listChanged")
 	}
+	if t.S.Modern() {
+		return checkToolListChangedModern(t)
+	}
 	if t.Transport == wire.HTTP {
 		if _, f := openGet(t); f != nil {
 			return *f
@@ -870,6 +873,29 @@ func checkToolListChanged(t *conform.T) conform.Finding {
 	})
 	if err != nil {
 		return conform.Violated("the tools list was changed twice (with %s) but no notifications/tools/list_changed arrived: %v", t.Options().ListTool, err)
+	}
+	return conform.Passed("")
+}
+
+// checkToolListChangedModern listens for tool list changes, changes the list and expects the
+// notification on the listen stream.
+func checkToolListChangedModern(t *conform.T) conform.Finding {
+	if t.Options().ListTool == "" {
+		return conform.CannotTest("%s", noListTool)
+	}
+	l, _, f := acknowledged(t, t.S, t.S.NextID(), map[string]any{"toolsListChanged": true})
+	if f != nil {
+		return *f
+	}
+	if !l.hearsToolChanges() {
+		return conform.CannotTest("the listen acknowledgment did not take toolsListChanged on: %s", show(l.ack))
+	}
+	from := t.S.Mark()
+	if _, err := changeTools(t); err != nil {
+		return conform.CannotTest("%v", err)
+	}
+	if err := l.awaitToolChanges(t, from, 1); err != nil {
+		return conform.Violated("the tools list was changed twice (with %s) but listen %s heard of no change: %v", t.Options().ListTool, l.id.Text(), err)
 	}
 	return conform.Passed("")
 }
