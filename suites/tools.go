@@ -597,25 +597,36 @@ func checkContentBase64(t *conform.T) conform.Finding {
 	return conform.Passed("%d item(s) checked", n)
 }
 
-// compileSchema compiles a schema a server sent, 2020-12 unless it names another dialect. A
-// reference to a remote document cannot be followed offline and is reported as ok=false.
-func compileSchema(name string, raw json.RawMessage) (*jsonschema.Schema, bool, error) {
+// noLoader refuses every document a server's schema refers to: mcpspec works offline and never
+// reads a file or a URL because a server named it.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("mcpspec does not load %s", url)
+}
+
+// compileSchema compiles a schema a server sent, 2020-12 unless it names another dialect.
+// judged is false when the error says nothing about the schema's validity (a dialect or a
+// document mcpspec cannot load): only a schema its metaschema rejects, or a broken pattern, is
+// judged invalid.
+func compileSchema(name string, raw json.RawMessage) (sch *jsonschema.Schema, judged bool, err error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, true, err
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(noLoader{})
 	url := "urn:mcpspec:tool:" + name
 	if err := c.AddResource(url, doc); err != nil {
-		return nil, true, err
-	}
-	sch, err := c.Compile(url)
-	var load *jsonschema.LoadURLError
-	if errors.As(err, &load) {
 		return nil, false, err
 	}
-	return sch, true, err
+	if sch, err = c.Compile(url); err == nil {
+		return sch, true, nil
+	}
+	var invalid *jsonschema.SchemaValidationError
+	var regex *jsonschema.InvalidRegexError
+	return nil, errors.As(err, &invalid) || errors.As(err, &regex), err
 }
 
 func checkToolInputSchemaValid(t *conform.T) conform.Finding {
