@@ -25,6 +25,8 @@ func init() {
 		"SSE-DEPRECATED":             "advice on which transport to adopt; whether an implementation is new is not observable, and the report shows which transports answer",
 		"HTTP26-LEGACY-NO-HEADER":    "a permission (MAY) of dual-era servers, used only in era detection",
 		"VER26-DUAL-ERA":             "a permission (MAY); the runner detects each era on its own and checks the revisions a server serves",
+		"TOOL-RESOURCE-LINK":         "a permission: a tool may return resource links; their shape is judged by TOOL-CALL-RESULT's schema validation",
+		"TOOL26-MRTR":                "a permission: a tool call may answer with an InputRequiredResult; the MRTR- checks judge that result when it comes",
 	} {
 		conform.Exclude(id, reason)
 	}

@@ -637,7 +637,7 @@ func walkList(t *conform.T, s *harness.Session, method, key string) (listWalk, e
 // walkListWith is walkList with request ids from nextID.
 func walkListWith(t *conform.T, s *harness.Session, method, key string, nextID func() jsonrpc.ID) (listWalk, error) {
 	var w listWalk
-	var params map[string]any
+	var params any // nil, not a nil map: a handshake request then has no params at all
 	for range maxPages {
 		resp, err := s.RequestWithID(t.Ctx, nextID(), method, params)
 		if err != nil {
