@@ -21,6 +21,12 @@ func init() {
 		"MSG-ERROR-CODE-INT":         "the same rule as JRPC-ERROR-CODE-INT, which checks it",
 		"MSG-NOTIF-NO-RESPONSE":      "the same rule as JRPC-NOTIF-NO-REPLY, which checks it",
 		"LIFE-STDIO-SERVER-SHUTDOWN": "a permission: a server closing stdout after its responses is a clean shutdown",
+		"RES-INTERNAL":               "needs an internal failure of resources/read that the harness cannot provoke in a foreign server",
+		"PROMPT-INTERNAL":            "needs an internal failure of prompts/get that the harness cannot provoke in a foreign server",
+		"PROMPT-SECURITY":            "whether inputs and outputs are safe from injection cannot be decided from outside; PROMPT-VALIDATE-ARGS checks the observable part",
+		"RES-HTTPS-SCHEME":           "whether the client can fetch an https:// resource itself is not observable from the server's answers",
+		"RES26-MULTI-CONTENTS":       "a permission: the resource checks accept any number of contents in a read",
+		"PROMPT26-MRTR":              "a permission: an InputRequiredResult to prompts/get is judged by the MRTR checks",
 	} {
 		conform.Exclude(id, reason)
 	}
