@@ -33,6 +33,9 @@ func init() {
 			Summary:     "a resource embedded in a prompt message has a valid URI and either text or base64 blob",
 			LevelReason: "The prose also asks for a MIME type, which every revision's schema leaves optional; mcpspec fails a missing or invalid uri and text/blob, and only notes a missing mimeType.",
 			Run:         checkPromptEmbeddedRes},
+		conform.Check{ID: "PROMPT-LISTCHANGED", Level: "SHOULD", Connection: conform.Fresh,
+			Summary: "a server declaring prompts.listChanged announces a change of its prompts list (at 2026-07-28 on a listen stream that asked for it)",
+			Run:     listChangedCheck("prompts", "prompts/list", "prompts", "notifications/prompts/list_changed", "promptsListChanged")},
 	)...)
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
@@ -38,6 +39,9 @@ func init() {
 		conform.Check{ID: "RES-CUSTOM-URI", Level: "MUST",
 			Summary: "every listed resource's uri is an RFC 3986 URI with a scheme",
 			Run:     checkResourceCustomURI},
+		conform.Check{ID: "RES-LISTCHANGED", Level: "SHOULD", Connection: conform.Fresh,
+			Summary: "a server declaring resources.listChanged announces a change of its resources list (at 2026-07-28 on a listen stream that asked for it)",
+			Run:     listChangedCheck("resources", "resources/list", "resources", "notifications/resources/list_changed", "resourcesListChanged")},
 	)...)
 }
 
@@ -324,4 +328,89 @@ func checkResourceCustomURI(t *conform.T) conform.Finding {
 		}
 	}
 	return conform.Passed("%d uris", len(uris))
+}
+
+// declaresListChanged reports whether the server's capability for feature has listChanged true.
+func declaresListChanged(t *conform.T, feature string) bool {
+	var caps map[string]struct {
+		ListChanged bool `json:"listChanged"`
+	}
+	_ = json.Unmarshal(t.S.InitResult()["capabilities"], &caps)
+	return caps[feature].ListChanged
+}
+
+// ackTakes reports whether a listen acknowledgment took the notification type member on.
+func ackTakes(ack jsonrpc.Message, member string) bool {
+	var p struct {
+		Notifications map[string]json.RawMessage `json:"notifications"`
+	}
+	return json.Unmarshal(ack.Params, &p) == nil && string(p.Notifications[member]) == "true"
+}
+
+// callListTool calls the target's list-changed tool once.
+func callListTool(t *conform.T) error {
+	args := t.Options().ListToolArgs
+	if len(args) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	resp, err := t.S.Request(t.Ctx, "tools/call", map[string]any{"name": t.Options().ListTool, "arguments": args})
+	switch {
+	case err != nil:
+		return fmt.Errorf("calling the list-changed tool %q: %w", t.Options().ListTool, err)
+	case !resp.HasResult:
+		return fmt.Errorf("the list-changed tool %q failed: %s", t.Options().ListTool, show(resp))
+	}
+	return nil
+}
+
+// listChangedCheck judges that a change of a feature's list, made by calling the list-changed
+// tool, is announced with notif: at 2026-07-28 on a listen stream that asked for it (filter
+// member), before on any stream of the session (over HTTP a GET stream is opened if offered).
+func listChangedCheck(feature, method, key, notif, member string) func(t *conform.T) conform.Finding {
+	return func(t *conform.T) conform.Finding {
+		if !declaresListChanged(t, feature) {
+			return conform.NA("the server does not declare %s.listChanged", feature)
+		}
+		if t.Options().ListTool == "" {
+			return conform.CannotTest("no list change was triggered: name a tool whose call changes the %s list with --list-changed-tool", feature)
+		}
+		before, f := walkValidated(t, method, key, "")
+		if f != nil {
+			return *f
+		}
+		var l *listen
+		switch {
+		case t.S.Modern():
+			var ack jsonrpc.Message
+			if l, ack, f = acknowledged(t, t.S, t.S.NextID(), map[string]any{member: true}); f != nil {
+				return *f
+			}
+			if !ackTakes(ack, member) {
+				return conform.Violated("the server declares %s.listChanged, but its listen acknowledgment does not take %s on: %s", feature, member, show(ack))
+			}
+		case t.Transport == wire.HTTP:
+			_, _ = withGetStream(t) // where the server offers one, it may announce changes there
+		}
+		from := t.S.Mark()
+		if err := callListTool(t); err != nil {
+			return conform.CannotTest("%v", err)
+		}
+		// The tool is called again at the end, so that the server's lists are as they were.
+		defer func() { _ = callListTool(t) }()
+		_, err := t.S.WaitFor(t.Ctx, nil, from, func(r wire.Received) bool {
+			return r.Msg.Kind == jsonrpc.Notification && r.Msg.Method == notif && (l == nil || l.owns(r))
+		})
+		if err == nil {
+			return conform.Passed("")
+		}
+		// No notification: it was owed only if the list did change.
+		after, f := walkValidated(t, method, key, "")
+		if f != nil {
+			return *f
+		}
+		if slices.Equal(itemSet(before), itemSet(after)) {
+			return conform.CannotTest("no %s arrived, but calling the list-changed tool %q did not change the %s list either", notif, t.Options().ListTool, feature)
+		}
+		return conform.Violated("the %s list changed (%s), but no %s arrived: %v", feature, firstDifference(itemSet(before), itemSet(after)), notif, err)
+	}
 }
