@@ -42,6 +42,14 @@ func init() {
 		conform.Check{ID: "RES-LISTCHANGED", Level: "SHOULD", Connection: conform.Fresh,
 			Summary: "a server declaring resources.listChanged announces a change of its resources list (at 2026-07-28 on a listen stream that asked for it)",
 			Run:     listChangedCheck("resources", "resources/list", "resources", "notifications/resources/list_changed", "resourcesListChanged")},
+		conform.Check{ID: "RES-SUBSCRIBE", Level: "MUST", Connection: conform.Fresh,
+			Summary:     "a server declaring resources.subscribe answers resources/subscribe and resources/unsubscribe of a listed resource with a result",
+			LevelReason: "The row describes the feature without a keyword; declaring resources.subscribe announces both methods, so refusing them breaks the declaration. That a change then brings notifications/resources/updated cannot be provoked from outside.",
+			Run:         checkResourceSubscribe},
+		conform.Check{ID: "RES-UPDATED-ONLY-SUBSCRIBED", Level: "SHOULD", Connection: conform.Fresh,
+			Summary:     "a session that subscribed to no resource gets no notifications/resources/updated while it lists, reads and changes the server's lists",
+			LevelReason: "The schema's lower-case should; mcpspec holds it to SHOULD.",
+			Run:         checkResourceUpdatedOnlySubscribed},
 	)...)
 }
 
@@ -413,4 +421,73 @@ func listChangedCheck(feature, method, key, notif, member string) func(t *confor
 		}
 		return conform.Violated("the %s list changed (%s), but no %s arrived: %v", feature, firstDifference(itemSet(before), itemSet(after)), notif, err)
 	}
+}
+
+// declaresSubscribe reports whether the server's resources capability has subscribe true.
+func declaresSubscribe(t *conform.T) bool {
+	var caps struct {
+		Resources struct {
+			Subscribe bool `json:"subscribe"`
+		} `json:"resources"`
+	}
+	_ = json.Unmarshal(t.S.InitResult()["capabilities"], &caps)
+	return caps.Resources.Subscribe
+}
+
+func checkResourceSubscribe(t *conform.T) conform.Finding {
+	if !declaresSubscribe(t) {
+		return conform.NA("the server does not declare resources.subscribe")
+	}
+	items, f := walkValidated(t, "resources/list", "resources", "")
+	if f != nil {
+		return *f
+	}
+	uris := listedURIs(items)
+	if len(uris) == 0 {
+		return conform.CannotTest("the server lists no resource to subscribe to")
+	}
+	for _, method := range []string{"resources/subscribe", "resources/unsubscribe"} {
+		resp, err := t.S.Request(t.Ctx, method, map[string]any{"uri": uris[0]})
+		if err != nil {
+			return conform.Crashed("%s of %s got no reply: %v", method, uris[0], err)
+		}
+		if _, ok := resp.ResultObject(); !ok {
+			return conform.Violated("resources.subscribe is declared, but %s of the listed resource %s was not answered with a result: %s", method, uris[0], show(resp))
+		}
+	}
+	return conform.Passed("")
+}
+
+func checkResourceUpdatedOnlySubscribed(t *conform.T) conform.Finding {
+	if !t.S.HasCapability("resources") {
+		return conform.NA("the server declares no resources capability")
+	}
+	if t.Transport == wire.HTTP {
+		_, _ = withGetStream(t) // where the server offers one, unrequested updates may come there
+	}
+	from := t.S.Mark()
+	items, f := walkValidated(t, "resources/list", "resources", "")
+	if f != nil {
+		return *f
+	}
+	uris := listedURIs(items)
+	for _, uri := range uris[:min(len(uris), maxReads)] {
+		_, _ = t.S.Request(t.Ctx, "resources/read", map[string]any{"uri": uri})
+	}
+	// A change of the server's lists is the likeliest moment for an unrequested update.
+	if t.Options().ListTool != "" {
+		for range 2 {
+			_ = callListTool(t)
+		}
+	}
+	got, err := t.S.Quiet(t.Ctx, from)
+	if err != nil {
+		return conform.Crashed("%v", err)
+	}
+	for _, r := range got {
+		if r.Msg.Kind == jsonrpc.Notification && r.Msg.Method == "notifications/resources/updated" {
+			return conform.Violated("a session that subscribed to nothing got %s", show(r.Msg))
+		}
+	}
+	return conform.Passed("no notifications/resources/updated within the quiet window (%d resources read)", min(len(uris), maxReads))
 }
