@@ -27,6 +27,12 @@ func init() {
 		"VER26-DUAL-ERA":             "a permission (MAY); the runner detects each era on its own and checks the revisions a server serves",
 		"TOOL-RESOURCE-LINK":         "a permission: a tool may return resource links; their shape is judged by TOOL-CALL-RESULT's schema validation",
 		"TOOL26-MRTR":                "a permission: a tool call may answer with an InputRequiredResult; the MRTR- checks judge that result when it comes",
+		"RES-INTERNAL":               "needs an internal failure of resources/read that the harness cannot provoke in a foreign server",
+		"PROMPT-INTERNAL":            "needs an internal failure of prompts/get that the harness cannot provoke in a foreign server",
+		"PROMPT-SECURITY":            "whether inputs and outputs are safe from injection cannot be decided from outside; PROMPT-VALIDATE-ARGS checks the observable part",
+		"RES-HTTPS-SCHEME":           "whether the client can fetch an https:// resource itself is not observable from the server's answers",
+		"RES26-MULTI-CONTENTS":       "a permission: the resource checks accept any number of contents in a read",
+		"PROMPT26-MRTR":              "a permission: an InputRequiredResult to prompts/get is judged by the MRTR checks",
 	} {
 		conform.Exclude(id, reason)
 	}
