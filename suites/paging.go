@@ -56,6 +56,33 @@ func offeredLists(t *conform.T) []pagedList {
 	return out
 }
 
+// servedLists are the offered lists whose first page is a result: a list the server does not
+// serve at all (resources/templates/list refused by a server of plain resources) is another
+// requirement's matter, not pagination's.
+func servedLists(t *conform.T) ([]pagedList, *conform.Finding) {
+	offered := offeredLists(t)
+	if len(offered) == 0 {
+		f := conform.NA("the server declares no tools, resources or prompts, so it has no list to page")
+		return nil, &f
+	}
+	var out []pagedList
+	for _, l := range offered {
+		resp, err := listPage(t, l, nil)
+		if err != nil {
+			f := conform.Crashed("%v", err)
+			return nil, &f
+		}
+		if resp.HasResult {
+			out = append(out, l)
+		}
+	}
+	if len(out) == 0 {
+		f := conform.CannotTest("none of the lists the server's capabilities promise was answered with a result")
+		return nil, &f
+	}
+	return out, nil
+}
+
 // cursorPage is one page of a walk: the cursor that asked for it ("" for the first) and the
 // reply.
 type cursorPage struct {
@@ -115,9 +142,9 @@ func walkPages(t *conform.T, l pagedList) ([]cursorPage, error) {
 }
 
 func checkInvalidCursor(t *conform.T) conform.Finding {
-	lists := offeredLists(t)
-	if len(lists) == 0 {
-		return conform.NA("the server declares no tools, resources or prompts, so it has no list to page")
+	lists, f := servedLists(t)
+	if f != nil {
+		return *f
 	}
 	for _, l := range lists {
 		bogus := neverIssuedCursor
@@ -136,9 +163,9 @@ func checkInvalidCursor(t *conform.T) conform.Finding {
 }
 
 func checkNextCursorType(t *conform.T) conform.Finding {
-	lists := offeredLists(t)
-	if len(lists) == 0 {
-		return conform.NA("the server declares no tools, resources or prompts, so it has no list to page")
+	lists, f := servedLists(t)
+	if f != nil {
+		return *f
 	}
 	cursors := 0
 	for _, l := range lists {
@@ -160,9 +187,9 @@ func checkNextCursorType(t *conform.T) conform.Finding {
 }
 
 func checkPageOps(t *conform.T) conform.Finding {
-	lists := offeredLists(t)
-	if len(lists) == 0 {
-		return conform.NA("the server declares no tools, resources or prompts, so it has no list to page")
+	lists, f := servedLists(t)
+	if f != nil {
+		return *f
 	}
 	var walked []string
 	for _, l := range lists {
@@ -192,9 +219,9 @@ func checkPageOps(t *conform.T) conform.Finding {
 }
 
 func checkPageStable(t *conform.T) conform.Finding {
-	lists := offeredLists(t)
-	if len(lists) == 0 {
-		return conform.NA("the server declares no tools, resources or prompts, so it has no list to page")
+	lists, f := servedLists(t)
+	if f != nil {
+		return *f
 	}
 	compared := 0
 	for _, l := range lists {
