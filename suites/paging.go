@@ -53,7 +53,22 @@ func offeredLists(t *conform.T) []pagedList {
 			out = append(out, l)
 		}
 	}
+	if t.Revision == harness.Rev20251125 && listsTasks(t) {
+		out = append(out, pagedList{"tasks", "tasks/list", "tasks"})
+	}
 	return out
+}
+
+// listsTasks reports whether the server declares tasks/list (capabilities.tasks.list,
+// 2025-11-25).
+func listsTasks(t *conform.T) bool {
+	var caps struct {
+		Tasks struct {
+			List json.RawMessage `json:"list"`
+		} `json:"tasks"`
+	}
+	_ = json.Unmarshal(t.S.InitResult()["capabilities"], &caps)
+	return caps.Tasks.List != nil
 }
 
 // servedLists are the offered lists whose first page is a result: a list the server does not
