@@ -33,6 +33,14 @@ func init() {
 		"RES-HTTPS-SCHEME":           "whether the client can fetch an https:// resource itself is not observable from the server's answers",
 		"RES26-MULTI-CONTENTS":       "a permission: the resource checks accept any number of contents in a read",
 		"PROMPT26-MRTR":              "a permission: an InputRequiredResult to prompts/get is judged by the MRTR checks",
+		"MSG-REQ-ID-TYPE":            "binds the server only in requests it sends; mcpspec declares no client capabilities, so a server has none to send (a ping aside, which nothing prompts), and at 2026-07-28 servers send no requests",
+		"MSG-REQ-ID-NOT-NULL":        "binds the server only in requests it sends, and a server has none to send mcpspec (see MSG-REQ-ID-TYPE); a null id from the client is JRPC-INVALID-REQUEST's matter",
+		"MSG-REQ-ID-UNIQUE":          "binds the server only in requests it sends, and a server has none to send mcpspec (see MSG-REQ-ID-TYPE)",
+		"LOG-DEFAULT":                "a permission: before logging/setLevel the server may log what it likes, and no check counts such messages against it",
+		"LOG-NO-SECRETS":             "whether a log message holds a credential, personal data or an internal detail depends on what only the server knows; no outside probe can tell",
+		"LOG26-DEPRECATED":           "binds new implementations, and from outside mcpspec cannot tell a new implementation from one that is migrating; logging is still part of 2026-07-28",
+		"COMP-SECURITY":              "rate limits, access control and disclosure depend on the server's data and policy, invisible from outside; rejecting invalid input is COMP-INVALID-REF",
+		"COMP-SORTED":                "relevance order and fuzzy matching are the server's judgement: no order of suggestions can be shown wrong from outside",
 	} {
 		conform.Exclude(id, reason)
 	}

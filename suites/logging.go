@@ -1,0 +1,215 @@
+package suites
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/harness/wire"
+	"github.com/mcpspec/mcpspec/suites/conform"
+)
+
+// Checks of logging: the capability, logging/setLevel (handshake revisions), log levels and
+// the shape of notifications/message. The stateless revision's per-request log level is
+// checked in modern_stdio.go.
+
+// unknownLogLevel is not one of RFC 5424's severities.
+const unknownLogLevel = "verbose"
+
+func init() {
+	all := harness.Revisions
+	conform.Register(
+		conform.Check{ID: "LOG-CAP", Level: "MUST", Versions: all, Connection: conform.Fresh,
+			Summary: "a server that sends log messages declares the logging capability",
+			Run:     checkLogCap},
+		conform.Check{ID: "LOG-SETLEVEL", Level: "MUST", Connection: conform.Fresh,
+			Summary:     "a server that declares logging accepts logging/setLevel with an empty result",
+			LevelReason: "The client MAY send logging/setLevel; a server declaring logging must then serve it, and the schema's result is EmptyResult.",
+			Run:         checkSetLevel},
+		conform.Check{ID: "LOG-SETLEVEL-FILTER", Level: "SHOULD", Connection: conform.Fresh,
+			Summary:     "after logging/setLevel, log messages below the set level are not sent",
+			LevelReason: "The schema's lower-case should is read as SHOULD.",
+			Run:         checkSetLevelFilter},
+		conform.Check{ID: "LOG-INVALID-LEVEL", Level: "SHOULD", Versions: all, Connection: conform.Fresh,
+			Summary:     "an unknown log level is refused: logging/setLevel with -32602; at 2026-07-28 a request whose _meta names it is rejected",
+			LevelReason: "At 2026-07-28 the spec says only that the request should be rejected, so any JSON-RPC error passes there.",
+			Run:         checkInvalidLevel},
+		conform.Check{ID: "LOG-LEVEL-ENUM", Level: "MUST", Versions: all, Connection: conform.Fresh,
+			Summary:     "every log message has an RFC 5424 level, data, and a string logger if any",
+			LevelReason: "The levels are the schema's LoggingLevel enumeration; data is required by the schema.",
+			Run:         checkLogLevelEnum},
+	)
+}
+
+// setLevel sends logging/setLevel in a handshake session.
+func setLevel(t *conform.T, level string) (jsonrpc.Message, error) {
+	return t.S.Request(t.Ctx, "logging/setLevel", map[string]any{"level": level})
+}
+
+// logsAt has the log tool log at level: in a handshake session level is set first with
+// logging/setLevel, at 2026-07-28 it goes in the call's _meta.
+func logsAt(t *conform.T, level string) (logRun, *conform.Finding) {
+	if !t.S.Modern() {
+		resp, err := setLevel(t, level)
+		if err != nil || !resp.HasResult {
+			f := conform.CannotTest("logging/setLevel %q was not answered with a result: %v %s", level, err, show(resp))
+			return logRun{}, &f
+		}
+		return runLogTool(t, "")
+	}
+	return runLogTool(t, level)
+}
+
+// logParams decodes a notifications/message's params.
+type logParams struct {
+	Level  *string         `json:"level"`
+	Data   json.RawMessage `json:"data"`
+	Logger json.RawMessage `json:"logger"`
+}
+
+func checkLogCap(t *conform.T) conform.Finding {
+	if t.S.HasCapability("logging") {
+		return conform.Passed("the server declares logging")
+	}
+	level := "debug" // at 2026-07-28 in the call's _meta
+	if !t.S.Modern() {
+		// The server may refuse this; the log tool's messages are what matter.
+		_, _ = setLevel(t, level)
+		level = ""
+	}
+	run, f := runLogTool(t, level)
+	if f != nil {
+		return *f
+	}
+	for _, r := range t.S.Conn.Inbox().Since(0) {
+		for _, m := range flatten(r.Msg) {
+			if m.Method == "notifications/message" {
+				return conform.Violated("the server sent a log message without declaring logging: %s", show(m))
+			}
+		}
+	}
+	return conform.Passed("no log message came (the log tool sent %d), and logging is not declared", len(run.logs))
+}
+
+func checkSetLevel(t *conform.T) conform.Finding {
+	if !t.S.HasCapability("logging") {
+		return conform.NA("the server does not declare logging")
+	}
+	resp, err := setLevel(t, "info")
+	if err != nil {
+		return conform.Violated("logging/setLevel got no reply: %v", err)
+	}
+	if !isEmptyResult(resp) {
+		return conform.Violated("logging/setLevel \"info\" was not answered with an empty result: %s", show(resp))
+	}
+	return conform.Passed("")
+}
+
+func checkSetLevelFilter(t *conform.T) conform.Finding {
+	if !t.S.HasCapability("logging") {
+		return conform.NA("the server does not declare logging")
+	}
+	const threshold = "error"
+	all, f := logsAt(t, "debug")
+	if f != nil {
+		return *f
+	}
+	below := 0
+	for _, r := range all.logs {
+		if n, ok := logSeverity[logLevelOf(r.Msg)]; ok && n < logSeverity[threshold] {
+			below++
+		}
+	}
+	if below == 0 {
+		return conform.CannotTest("the log tool %q logs nothing below %s even at debug, so a filter would not show", t.Options().LogTool, threshold)
+	}
+	run, f := logsAt(t, threshold)
+	if f != nil {
+		return *f
+	}
+	for _, r := range run.logs {
+		if n, ok := logSeverity[logLevelOf(r.Msg)]; !ok || n < logSeverity[threshold] {
+			return conform.Violated("after logging/setLevel %q, a log message at %q: %s", threshold, logLevelOf(r.Msg), show(r.Msg))
+		}
+	}
+	return conform.Passed("%d message(s) at debug, %d at %s and above", len(all.logs), len(run.logs), threshold)
+}
+
+func logLevelOf(m jsonrpc.Message) string {
+	var p logParams
+	_ = json.Unmarshal(m.Params, &p)
+	if p.Level == nil {
+		return ""
+	}
+	return *p.Level
+}
+
+func checkInvalidLevel(t *conform.T) conform.Finding {
+	if !t.S.HasCapability("logging") {
+		return conform.NA("the server does not declare logging")
+	}
+	if t.S.Modern() {
+		params, _ := t.S.ModernParams(nil).(map[string]any)
+		if meta, ok := params["_meta"].(map[string]any); ok {
+			meta[metaLogLevel] = unknownLogLevel
+		}
+		method := listMethodModern(t)
+		resp, _, err := modernRequest(t, method, params, nil)
+		if err != nil {
+			return conform.Crashed("%s with _meta log level %q got no reply: %v", method, unknownLogLevel, err)
+		}
+		if !resp.HasError {
+			return conform.Violated("%s with _meta log level %q was served: %s", method, unknownLogLevel, show(resp))
+		}
+		return conform.Passed("")
+	}
+	resp, err := setLevel(t, unknownLogLevel)
+	if err != nil {
+		return conform.Crashed("logging/setLevel %q got no reply: %v", unknownLogLevel, err)
+	}
+	if ok, why := expectError(resp, codeInvalidParams); !ok {
+		return conform.Violated("logging/setLevel %q: %s", unknownLogLevel, why)
+	}
+	return conform.Passed("")
+}
+
+func checkLogLevelEnum(t *conform.T) conform.Finding {
+	if !t.S.HasCapability("logging") {
+		return conform.NA("the server does not declare logging")
+	}
+	run, f := logsAt(t, "debug")
+	if f != nil {
+		return *f
+	}
+	if len(run.logs) == 0 {
+		return conform.CannotTest("the log tool %q logged nothing at debug", t.Options().LogTool)
+	}
+	for _, r := range run.logs {
+		if why := badLogMessage(r); why != "" {
+			return conform.Violated("%s: %s", why, show(r.Msg))
+		}
+	}
+	return conform.Passed("%d log message(s)", len(run.logs))
+}
+
+// badLogMessage says what is wrong with a log message's params, or "".
+func badLogMessage(r wire.Received) string {
+	var p logParams
+	if json.Unmarshal(r.Msg.Params, &p) != nil {
+		return "the params are not an object"
+	}
+	if p.Level == nil {
+		return "the log message has no string level"
+	}
+	if _, ok := logSeverity[*p.Level]; !ok {
+		return fmt.Sprintf("the level %q is not an RFC 5424 severity", *p.Level)
+	}
+	if p.Data == nil {
+		return "the log message has no data"
+	}
+	if _, ok := jsonString(p.Logger); p.Logger != nil && !ok {
+		return "the logger is not a string"
+	}
+	return ""
+}
