@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
 	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/suites/conform"
@@ -383,11 +384,30 @@ func checkRPCPrefix(t *conform.T) conform.Finding {
 }
 
 func checkSchemaValid(t *conform.T) conform.Finding {
+	// Judged: the session's opening answer and the answers to this check's own probes. What
+	// other checks drew from the server on a shared session is theirs to judge; counting it
+	// here would make this verdict depend on which checks happened to share the session.
+	from := t.S.Mark()
 	// Answers only feed the validation; a missing one is judged by other checks.
 	for _, m := range []string{probeMethod(t.S), listMethod(t.S), unknownMethod} {
 		_, _ = t.S.Request(t.Ctx, m, nil)
 	}
-	if v := t.S.SchemaViolations(0); len(v) > 0 {
+	opening := -1 // inbox position of the session's opening answer
+	if init := t.S.InitResponse(); init.Kind == jsonrpc.Response {
+		for _, r := range t.S.Conn.Inbox().Since(0) {
+			if r.Msg.Kind == jsonrpc.Response && r.Msg.ID == init.ID {
+				opening = r.Index
+				break
+			}
+		}
+	}
+	var judged []harness.SchemaViolation
+	for _, v := range t.S.SchemaViolations(0) {
+		if v.Index >= from || v.Index == opening {
+			judged = append(judged, v)
+		}
+	}
+	if v := judged; len(v) > 0 {
 		var lines []string
 		for _, x := range v {
 			lines = append(lines, fmt.Sprintf("%v\n  in: %s", x.Err, x.Raw))
