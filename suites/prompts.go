@@ -35,6 +35,7 @@ func init() {
 			Run:         checkPromptEmbeddedRes},
 		conform.Check{ID: "PROMPT-LISTCHANGED", Level: "SHOULD", Connection: conform.Fresh,
 			Summary: "a server declaring prompts.listChanged announces a change of its prompts list (at 2026-07-28 on a listen stream that asked for it)",
+			Ready:   listChangedReady("prompts"),
 			Run:     listChangedCheck("prompts", "prompts/list", "prompts", "notifications/prompts/list_changed", "promptsListChanged")},
 	)...)
 }

@@ -41,6 +41,7 @@ func init() {
 			Run:     checkResourceCustomURI},
 		conform.Check{ID: "RES-LISTCHANGED", Level: "SHOULD", Connection: conform.Fresh,
 			Summary: "a server declaring resources.listChanged announces a change of its resources list (at 2026-07-28 on a listen stream that asked for it)",
+			Ready:   listChangedReady("resources"),
 			Run:     listChangedCheck("resources", "resources/list", "resources", "notifications/resources/list_changed", "resourcesListChanged")},
 		conform.Check{ID: "RES-SUBSCRIBE", Level: "MUST", Connection: conform.Fresh,
 			Summary:     "a server declaring resources.subscribe answers resources/subscribe and resources/unsubscribe of a listed resource with a result",
@@ -371,16 +372,28 @@ func callListTool(t *conform.T) error {
 	return nil
 }
 
+// listChangedReady ends a list-change check before it starts when the server does not declare
+// feature.listChanged or no list-changed tool was named.
+func listChangedReady(feature string) func(t *conform.T) (conform.Finding, bool) {
+	return func(t *conform.T) (conform.Finding, bool) {
+		if !declaresListChanged(t, feature) {
+			return conform.NA("the server does not declare %s.listChanged", feature), true
+		}
+		if t.Options().ListTool == "" {
+			return conform.CannotTest("no list change was triggered: name a tool whose call changes the %s list with --list-changed-tool", feature), true
+		}
+		return conform.Finding{}, false
+	}
+}
+
 // listChangedCheck judges that a change of a feature's list, made by calling the list-changed
 // tool, is announced with notif: at 2026-07-28 on a listen stream that asked for it (filter
 // member), before on any stream of the session (over HTTP a GET stream is opened if offered).
 func listChangedCheck(feature, method, key, notif, member string) func(t *conform.T) conform.Finding {
+	ready := listChangedReady(feature)
 	return func(t *conform.T) conform.Finding {
-		if !declaresListChanged(t, feature) {
-			return conform.NA("the server does not declare %s.listChanged", feature)
-		}
-		if t.Options().ListTool == "" {
-			return conform.CannotTest("no list change was triggered: name a tool whose call changes the %s list with --list-changed-tool", feature)
+		if f, done := ready(t); done {
+			return f
 		}
 		before, f := walkValidated(t, method, key, "")
 		if f != nil {

@@ -101,7 +101,7 @@ func init() {
 		Summary: "a server that declares tools.listChanged sends notifications/tools/list_changed when its tools list changes (2026-07-28: on a listen stream that asked for it)",
 		LevelReason: "Needs a tool whose call changes the list (--list-changed-tool). Over Streamable HTTP a GET stream is opened first where the server offers one, " +
 			"so the notification may come on it or on the call's own stream.",
-		Run: checkToolListChanged})...)
+		Ready: toolListChangedReady, Run: checkToolListChanged})...)
 }
 
 // toolDef is one tool as listed.
@@ -853,7 +853,9 @@ func checkToolEmbeddedResCap(t *conform.T) conform.Finding {
 	return conform.CannotTest("no result of %s embedded a resource", callNames(calls))
 }
 
-func checkToolListChanged(t *conform.T) conform.Finding {
+// toolListChangedReady ends TOOL-LISTCHANGED before it starts when the server does not
+// declare tools.listChanged or no list-changed tool was named.
+func toolListChangedReady(t *conform.T) (conform.Finding, bool) {
 	var caps struct {
 		Tools struct {
 			ListChanged bool `json:"listChanged"`
@@ -861,10 +863,17 @@ func checkToolListChanged(t *conform.T) conform.Finding {
 	}
 	_ = json.Unmarshal(t.S.InitResult()["capabilities"], &caps)
 	if !caps.Tools.ListChanged {
-		return conform.NA("the server does not declare tools.listChanged")
+		return conform.NA("the server does not declare tools.listChanged"), true
 	}
 	if t.Options().ListTool == "" {
-		return conform.CannotTest("%s", noListTool)
+		return conform.CannotTest("%s", noListTool), true
+	}
+	return conform.Finding{}, false
+}
+
+func checkToolListChanged(t *conform.T) conform.Finding {
+	if f, done := toolListChangedReady(t); done {
+		return f
 	}
 	if t.S.Modern() {
 		return checkToolListChangedModern(t)

@@ -181,6 +181,27 @@ func TestCLIViolationKeepsAnsweringSession(t *testing.T) {
 	assertNoLeftovers(t, d)
 }
 
+// TestCLIReadyCheckSparesAServer: a check with a server of its own that cannot run here (no
+// --list-changed-tool) says so without starting one; only the shared session's server starts.
+func TestCLIReadyCheckSparesAServer(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	out := t.TempDir()
+	r := runBinary(t, referenceRunTimeout, d.mcpspec, "run", "--stdio", d.mcpspec+" reference", "--versions", "2025-11-25",
+		"--focus", "TOOL-LISTCHANGED|PING-RESPOND", "--out", out) // the ping keeps the run from being all untestable
+	if r.code != reports.ExitOK {
+		t.Errorf("exit code %d, want %d\nstdout:\n%s", r.code, reports.ExitOK, r.stdout)
+	}
+	run := assertReports(t, out)
+	if got := resultsOf(run, "TOOL-LISTCHANGED"); len(got) != 1 || got[0].Status != reports.Untestable || !strings.Contains(got[0].Message, "--list-changed-tool") {
+		t.Errorf("TOOL-LISTCHANGED: %+v, want one untestable naming --list-changed-tool", got)
+	}
+	if n := run.Stats["serversSpawned"]; n != 1 {
+		t.Errorf("%d servers spawned, want 1 (the shared session's)", n)
+	}
+	assertNoLeftovers(t, d)
+}
+
 func TestCLIServerCannotStartExit3(t *testing.T) {
 	t.Parallel()
 	const missing = "/no/such/binary"

@@ -316,6 +316,11 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 		if f, done := notUsable(neg); done && c.Connection == Fresh {
 			return f, tail(neg.Session)
 		}
+		if c.Ready != nil && neg.Session != nil && neg.Err == nil {
+			if f, done := c.Ready(&T{Ctx: ctx, Revision: revision, Transport: transport, Check: c, run: r, S: neg.Session}); done {
+				return f, nil
+			}
+		}
 	}
 	var own *harness.Session
 	switch c.Connection {
