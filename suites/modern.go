@@ -136,6 +136,10 @@ func checkRequiredMeta(t *conform.T) conform.Finding {
 		if ok, why := expectError(resp, codes...); !ok {
 			return conform.Violated("a request without _meta %s: %s", missing, why)
 		}
+		// Its id was readable, so the refusal must carry it (a null id is for unreadable ones).
+		if resp.ID.IsNull() {
+			return conform.Violated("a request without _meta %s was refused with a null id instead of its own: %s", missing, show(resp))
+		}
 		if d.CarriesReplies && d.Status != http.StatusBadRequest {
 			return conform.Violated("a request without _meta %s was refused with HTTP %d, want 400", missing, d.Status)
 		}
