@@ -3,6 +3,7 @@ package selftest
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -83,13 +85,35 @@ func statelessTargets(t *testing.T, faults ...string) []harness.Target {
 	}
 }
 
+// Ports for the reference servers the self-test launches come from below the kernel's
+// ephemeral range (32768 and up on Linux), one after another from a random start: a port the
+// kernel handed out and took back could go to the next outgoing connection before the server
+// launched on it binds it, and two subtests never draw the same one.
+const (
+	selftestPortLow  = 20000
+	selftestPortSpan = 12000
+)
+
+var nextPort atomic.Int64
+
+func init() { nextPort.Store(rand.Int64N(selftestPortSpan)) }
+
+// freeAddr returns a 127.0.0.1 address on a port nobody listens on now.
 func freeAddr(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for range selftestPortSpan {
+		port := selftestPortLow + int(nextPort.Add(1)%selftestPortSpan)
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue // taken by someone else: the next one
+		}
+		addr := ln.Addr().String()
+		if err := ln.Close(); err != nil {
+			t.Fatalf("release port %d: %v", port, err)
+		}
+		return addr
 	}
-	defer ln.Close()
-	return ln.Addr().String()
+	t.Fatalf("no free port in %d-%d", selftestPortLow, selftestPortLow+selftestPortSpan)
+	return ""
 }
 
 // key names one check at one revision over one transport.
