@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -253,14 +255,35 @@ func assertReports(t *testing.T, out string) *reports.Run {
 }
 
 // loopbackPort returns a loopback port that was free a moment ago.
+// Ports for the servers these tests launch come from below the kernel's ephemeral range (32768
+// and up on Linux), one after another from a random start, and apart from the self-test's
+// (20000 and up): a port the kernel handed out and took back could go to an outgoing connection
+// before the server launched on it binds it.
+const (
+	testPortLow  = 10000
+	testPortSpan = 10000
+)
+
+var nextTestPort atomic.Int64
+
+func init() { nextTestPort.Store(rand.Int64N(testPortSpan)) }
+
+// loopbackPort returns a 127.0.0.1 port nobody listens on now.
 func loopbackPort(t *testing.T) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("free port: %v", err)
+	for range testPortSpan {
+		port := testPortLow + int(nextTestPort.Add(1)%testPortSpan)
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue // taken: the next one
+		}
+		if err := ln.Close(); err != nil {
+			t.Fatalf("release port %d: %v", port, err)
+		}
+		return port
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	t.Fatalf("no free port in %d-%d", testPortLow, testPortLow+testPortSpan)
+	return 0
 }
 
 // statuses counts results per status.
