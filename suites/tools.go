@@ -157,19 +157,8 @@ func listedTools(t *conform.T) ([]toolDef, *conform.Finding) {
 func readOnlyTools(t *conform.T, defs []toolDef) map[string]bool {
 	annotated := defs
 	if t.Revision == harness.Rev20241105 {
-		annotated = nil
-		for _, rev := range slices.Backward(harness.HandshakeRevisions) {
-			if rev == harness.Rev20241105 {
-				break
-			}
-			s, err := t.Open(rev)
-			if err != nil || s.Negotiated() != rev {
-				continue
-			}
-			if annotated, _, err = listToolsOn(t, s); err == nil {
-				break
-			}
-		}
+		// Learned once per run and transport: every tool check at 2024-11-05 needs it.
+		annotated, _ = t.Memo("annotated tools over "+t.Transport, func() any { return newestAnnotations(t) }).([]toolDef)
 	}
 	opts := t.Options()
 	skip := []string{opts.SlowTool, opts.ListTool, opts.InputTool, opts.LogTool}
@@ -183,6 +172,24 @@ func readOnlyTools(t *conform.T, defs []toolDef) map[string]bool {
 		}
 	}
 	return out
+}
+
+// newestAnnotations lists the tools at the newest revision the server serves after 2024-11-05,
+// on a connection of its own, or nil.
+func newestAnnotations(t *conform.T) []toolDef {
+	for _, rev := range slices.Backward(harness.HandshakeRevisions) {
+		if rev == harness.Rev20241105 {
+			break
+		}
+		s, err := t.Open(rev)
+		if err != nil || s.Negotiated() != rev {
+			continue
+		}
+		if defs, _, err := listToolsOn(t, s); err == nil {
+			return defs
+		}
+	}
+	return nil
 }
 
 // sampleArgs builds arguments that satisfy a simple inputSchema: each required property gets

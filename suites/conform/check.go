@@ -166,6 +166,15 @@ type T struct {
 	extra     []wire.Conn
 }
 
+// Memo returns the run's value for key, computing it with f the first time any check asks: for
+// facts about the server that several checks need and that cost a connection to learn. Checks
+// asking at once wait for the first one's answer.
+func (t *T) Memo(key string, f func() any) any {
+	e := t.run.memoOf(key)
+	e.once.Do(func() { e.v = f() })
+	return e.v
+}
+
 // Connect opens another raw connection to the target, closed when the check ends.
 func (t *T) Connect() (*harness.Session, error) {
 	conn, err := t.run.launcher(t.Transport).Connect(t.Ctx)

@@ -59,6 +59,7 @@ type Runner struct {
 	futures  map[string]*future
 	order    map[string]int // spec key → position, for results in spec order
 	keyLocks map[string]*sync.Mutex
+	memo     map[string]*memoEntry // values computed once per run (T.Memo)
 }
 
 type sharedSession struct {
@@ -437,4 +438,24 @@ func (r *Runner) RecordError(err error) {
 	r.mu.Lock()
 	r.errors = append(r.errors, err.Error())
 	r.mu.Unlock()
+}
+
+// memoEntry is one value of T.Memo.
+type memoEntry struct {
+	once sync.Once
+	v    any
+}
+
+func (r *Runner) memoOf(key string) *memoEntry {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.memo == nil {
+		r.memo = map[string]*memoEntry{}
+	}
+	e, ok := r.memo[key]
+	if !ok {
+		e = &memoEntry{}
+		r.memo[key] = e
+	}
+	return e
 }
