@@ -22,24 +22,54 @@ func init() {
 	conform.Register(
 		conform.Check{ID: "LOG-CAP", Level: "MUST", Versions: all, Connection: conform.Fresh,
 			Summary: "a server that sends log messages declares the logging capability",
-			Run:     checkLogCap},
+			Ready:   logCapReady, Run: checkLogCap},
 		conform.Check{ID: "LOG-SETLEVEL", Level: "MUST", Connection: conform.Fresh,
 			Summary:     "a server that declares logging accepts logging/setLevel with an empty result",
 			LevelReason: "The client MAY send logging/setLevel; a server declaring logging must then serve it, and the schema's result is EmptyResult.",
-			Run:         checkSetLevel},
+			Ready:       loggingReady, Run: checkSetLevel},
 		conform.Check{ID: "LOG-SETLEVEL-FILTER", Level: "SHOULD", Connection: conform.Fresh,
 			Summary:     "after logging/setLevel, log messages below the set level are not sent",
 			LevelReason: "The schema's lower-case should is read as SHOULD.",
-			Run:         checkSetLevelFilter},
+			Ready:       logToolReady, Run: checkSetLevelFilter},
 		conform.Check{ID: "LOG-INVALID-LEVEL", Level: "SHOULD", Versions: all, Connection: conform.Fresh,
 			Summary:     "an unknown log level is refused: logging/setLevel with -32602; at 2026-07-28 a request whose _meta names it is rejected",
 			LevelReason: "At 2026-07-28 the spec says only that the request should be rejected, so any JSON-RPC error passes there.",
-			Run:         checkInvalidLevel},
+			Ready:       loggingReady, Run: checkInvalidLevel},
 		conform.Check{ID: "LOG-LEVEL-ENUM", Level: "MUST", Versions: all, Connection: conform.Fresh,
 			Summary:     "every log message has an RFC 5424 level, data, and a string logger if any",
 			LevelReason: "The levels are the schema's LoggingLevel enumeration; data is required by the schema.",
-			Run:         checkLogLevelEnum},
+			Ready:       logToolReady, Run: checkLogLevelEnum},
 	)
+}
+
+// logCapReady passes LOG-CAP without a server of its own when the server declares logging
+// (what every session of the revision is told).
+func logCapReady(t *conform.T) (conform.Finding, bool) {
+	if t.S.HasCapability("logging") {
+		return conform.Passed("the server declares logging"), true
+	}
+	return conform.Finding{}, false
+}
+
+// loggingReady ends a check of logging before its server is started when the server does not
+// declare logging.
+func loggingReady(t *conform.T) (conform.Finding, bool) {
+	if !t.S.HasCapability("logging") {
+		return conform.NA("the server does not declare logging"), true
+	}
+	return conform.Finding{}, false
+}
+
+// logToolReady ends a check that reads the log tool's messages before its server is started
+// when the server does not declare logging or no log tool was named.
+func logToolReady(t *conform.T) (conform.Finding, bool) {
+	if f, done := loggingReady(t); done {
+		return f, true
+	}
+	if t.Options().LogTool == "" {
+		return conform.CannotTest("%s", noLogTool), true
+	}
+	return conform.Finding{}, false
 }
 
 // setLevel sends logging/setLevel in a handshake session.

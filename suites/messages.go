@@ -28,7 +28,7 @@ func init() {
 			Run:     checkCoreSupport},
 		conform.Check{ID: "MSG-NOTIF-NO-ID", Level: "MUST", Versions: harness.Revisions, Connection: conform.Fresh,
 			Summary: "the server's notifications (here: those the log tool provokes) carry no id member, not even null",
-			Run:     checkNotificationNoID},
+			Ready:   notificationsReady, Run: checkNotificationNoID},
 		conform.Check{ID: "MSG-META-RESERVED", Level: "SHOULD", Versions: fromMetaRules,
 			Summary:     "_meta keys the server sends under a prefix reserved for MCP are ones the spec defines",
 			LevelReason: "The spec reserves the prefixes without a keyword; mcpspec warns on a key under one that the revision does not define.",
@@ -67,6 +67,15 @@ func checkCoreSupport(t *conform.T) conform.Finding {
 		return conform.Violated("%s with the required _meta was not served: %v %s", method, err, show(resp))
 	}
 	return conform.Passed("")
+}
+
+// notificationsReady ends MSG-NOTIF-NO-ID before its server is started when no log tool was
+// named: nothing else makes a server send notifications it can be judged on.
+func notificationsReady(t *conform.T) (conform.Finding, bool) {
+	if t.Options().LogTool == "" {
+		return conform.CannotTest("%s", noLogTool), true
+	}
+	return conform.Finding{}, false
 }
 
 func checkNotificationNoID(t *conform.T) conform.Finding {

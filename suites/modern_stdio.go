@@ -275,12 +275,15 @@ type logRun struct {
 	logs   []wire.Received // every notifications/message from the call on
 }
 
+// noLogTool says why a check that needs log messages could not run.
+const noLogTool = "needs a tool that writes log messages; name one with --log-tool NAME --log-tool-args JSON"
+
 // runLogTool calls the --log-tool with level in its _meta (none when "") and gathers every log
 // message from the call until the server is quiet after its response.
 func runLogTool(t *conform.T, level string) (logRun, *conform.Finding) {
 	var run logRun
 	if t.Options().LogTool == "" {
-		f := conform.CannotTest("needs a tool that writes log messages; name one with --log-tool NAME --log-tool-args JSON")
+		f := conform.CannotTest("%s", noLogTool)
 		return run, &f
 	}
 	if !t.S.HasCapability("tools") {
