@@ -637,29 +637,26 @@ func walkList(t *conform.T, s *harness.Session, method, key string) (listWalk, e
 // walkListWith is walkList with request ids from nextID.
 func walkListWith(t *conform.T, s *harness.Session, method, key string, nextID func() jsonrpc.ID) (listWalk, error) {
 	var w listWalk
-	var params any // nil, not a nil map: a handshake request then has no params at all
-	for range maxPages {
-		resp, err := s.RequestWithID(t.Ctx, nextID(), method, params)
-		if err != nil {
-			return w, fmt.Errorf("%s: %w", method, err)
-		}
-		obj, ok := resp.ResultObject()
+	pages, err := walkPagesOn(t, s, method, nextID)
+	if err != nil {
+		return w, err
+	}
+	for i, p := range pages {
+		obj, ok := p.resp.ResultObject()
 		if !ok {
-			return w, fmt.Errorf("%s (page %d) was not answered with a result object: %s", method, len(w.pages)+1, show(resp))
+			return w, fmt.Errorf("%s (page %d) was not answered with a result object: %s", method, i+1, show(p.resp))
 		}
-		w.pages = append(w.pages, resp)
+		w.pages = append(w.pages, p.resp)
 		var items []json.RawMessage
 		if json.Unmarshal(obj[key], &items) != nil {
-			return w, fmt.Errorf("%s (page %d) has no %s array: %s", method, len(w.pages), key, show(resp))
+			return w, fmt.Errorf("%s (page %d) has no %s array: %s", method, i+1, key, show(p.resp))
 		}
 		w.items = append(w.items, items...)
-		cursor, ok := jsonString(obj["nextCursor"])
-		if !ok {
-			return w, nil
-		}
-		params = map[string]any{"cursor": cursor}
 	}
-	return w, fmt.Errorf("%s still had a nextCursor after %d pages", method, maxPages)
+	if _, more, _ := nextCursorOf(s.Revision(), pages[len(pages)-1].resp); more && len(pages) == maxPages {
+		return w, fmt.Errorf("%s still had a nextCursor after %d pages", method, maxPages)
+	}
+	return w, nil
 }
 
 // itemSet is the items as a sorted list of canonical JSON texts.

@@ -118,35 +118,46 @@ func listPage(t *conform.T, l pagedList, cursor *string) (jsonrpc.Message, error
 	return resp, nil
 }
 
-// nextCursorOf reads a page's nextCursor: present says whether the member exists, ok whether
-// it is a string. An empty string ends the list only before 2026-07-28, which made it a
-// valid cursor.
-func nextCursorOf(t *conform.T, resp jsonrpc.Message) (cursor string, present, ok bool) {
+// nextCursorOf reads a page's nextCursor at revision: present says whether the member exists,
+// ok whether it is a string. An empty string ends the list only before 2026-07-28, which made
+// it a valid cursor.
+func nextCursorOf(revision string, resp jsonrpc.Message) (cursor string, present, ok bool) {
 	obj, _ := resp.ResultObject()
 	raw, present := obj["nextCursor"]
 	if !present {
 		return "", false, true
 	}
 	cursor, ok = jsonString(raw)
-	if ok && cursor == "" && !harness.IsModern(t.Revision) {
+	if ok && cursor == "" && !harness.IsModern(revision) {
 		return "", false, true
 	}
 	return cursor, true, ok
 }
 
-// walkPages follows l's cursors: it stops at the end, at a page that is not a result, at a
-// cursor that is not a string, at a cursor seen before, or after maxPages pages.
+// walkPages follows l's cursors on the check's session.
 func walkPages(t *conform.T, l pagedList) ([]cursorPage, error) {
+	return walkPagesOn(t, t.S, l.method, t.S.NextID)
+}
+
+// walkPagesOn is the one list walker: it follows method's cursors on s, request ids from
+// nextID, and stops at the end, at a page that is not a result, at a cursor that is not a
+// string, at a cursor seen before (PAGE-OPS judges loops), or after maxPages pages. What a page
+// must hold is for the caller to judge.
+func walkPagesOn(t *conform.T, s *harness.Session, method string, nextID func() jsonrpc.ID) ([]cursorPage, error) {
 	var pages []cursorPage
 	var cursor *string
 	seen := map[string]bool{}
 	for range maxPages {
-		resp, err := listPage(t, l, cursor)
+		var params any // absent, not null, for the first page
+		if cursor != nil {
+			params = map[string]any{"cursor": *cursor}
+		}
+		resp, err := s.RequestWithID(t.Ctx, nextID(), method, params)
 		if err != nil {
-			return pages, err
+			return pages, fmt.Errorf("%s (page %d): %w", method, len(pages)+1, err)
 		}
 		pages = append(pages, cursorPage{cursor, resp})
-		next, present, ok := nextCursorOf(t, resp)
+		next, present, ok := nextCursorOf(s.Revision(), resp)
 		if !resp.HasResult || !present || !ok || seen[next] {
 			return pages, nil
 		}
@@ -219,7 +230,7 @@ func checkPageOps(t *conform.T) conform.Finding {
 			}
 			return conform.Violated("%s refused the cursor %q it had issued: %s", l.method, *last.cursor, show(last.resp))
 		}
-		next, present, ok := nextCursorOf(t, last.resp)
+		next, present, ok := nextCursorOf(t.Revision, last.resp)
 		switch {
 		case !ok:
 			return conform.Violated("%s gave a nextCursor that is not a string: %s", l.method, show(last.resp))
@@ -244,7 +255,7 @@ func checkPageStable(t *conform.T) conform.Finding {
 		if err != nil {
 			return conform.Violated("%v", err)
 		}
-		cursor, present, ok := nextCursorOf(t, first)
+		cursor, present, ok := nextCursorOf(t.Revision, first)
 		if !present || !ok {
 			continue
 		}

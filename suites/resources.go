@@ -103,35 +103,27 @@ func capabilityCheck(name, method, key string) func(t *conform.T) conform.Findin
 // With def set, each page's result must validate against that definition (a finding of
 // violation otherwise); a request that is not answered with a result makes the check untestable.
 func walkValidated(t *conform.T, method, key, def string) ([]json.RawMessage, *conform.Finding) {
+	pages, err := walkPagesOn(t, t.S, method, t.S.NextID)
+	if err != nil {
+		f := conform.CannotTest("%v", err)
+		return nil, &f
+	}
 	var all []json.RawMessage
-	var params any // absent on the first page: a nil map would be sent as null
-	seen := map[string]bool{}
-	for page := 1; page <= maxPages; page++ {
-		resp, err := t.S.Request(t.Ctx, method, params)
-		if err != nil {
-			f := conform.CannotTest("%s (page %d) got no reply: %v", method, page, err)
-			return nil, &f
-		}
-		obj, ok := resp.ResultObject()
+	for i, p := range pages {
+		obj, ok := p.resp.ResultObject()
 		if !ok {
-			f := conform.CannotTest("%s (page %d) was not answered with a result: %s", method, page, show(resp))
+			f := conform.CannotTest("%s (page %d) was not answered with a result: %s", method, i+1, show(p.resp))
 			return nil, &f
 		}
 		if def != "" {
-			if err := t.S.Env().Validator.Definition(t.Revision, def, resp.Result); err != nil {
-				f := conform.Violated("%s (page %d) does not validate as %s at %s: %v\n  in: %s", method, page, def, t.Revision, err, show(resp))
+			if err := t.S.Env().Validator.Definition(t.Revision, def, p.resp.Result); err != nil {
+				f := conform.Violated("%s (page %d) does not validate as %s at %s: %v\n  in: %s", method, i+1, def, t.Revision, err, show(p.resp))
 				return nil, &f
 			}
 		}
 		var items []json.RawMessage
 		_ = json.Unmarshal(obj[key], &items)
 		all = append(all, items...)
-		cursor, ok := jsonString(obj["nextCursor"])
-		if !ok || seen[cursor] { // a repeated cursor is PAGE-OPS's to judge
-			return all, nil
-		}
-		seen[cursor] = true
-		params = map[string]any{"cursor": cursor}
 	}
 	return all, nil
 }
