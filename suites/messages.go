@@ -1,7 +1,6 @@
 package suites
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -228,20 +227,13 @@ func dialectOf(s toolSchema) (string, bool) {
 	return d, known
 }
 
-// schemaInvalid compiles a schema (2020-12 unless it declares otherwise) and returns the
-// meta-schema violation, or nil. Other compile errors (an unresolvable $ref) are not judged.
+// schemaInvalid compiles a schema as compileSchema does and returns the meta-schema violation
+// (or the broken pattern), or nil. Errors that say nothing of validity are not judged.
 func schemaInvalid(s toolSchema) error {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(s.raw))
-	if err != nil {
+	_, judged, err := compileSchema(s.where, s.raw)
+	if err == nil || !judged {
 		return nil
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	const url = "mcpspec:///tool-schema.json"
-	if err := c.AddResource(url, doc); err != nil {
-		return nil
-	}
-	_, err = c.Compile(url)
 	var invalid *jsonschema.SchemaValidationError
 	if errors.As(err, &invalid) {
 		var v *jsonschema.ValidationError
@@ -250,7 +242,7 @@ func schemaInvalid(s toolSchema) error {
 		}
 		return invalid
 	}
-	return nil
+	return err
 }
 
 // deepestCause is the first leaf of a validation error: where the schema breaks its

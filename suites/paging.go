@@ -295,21 +295,6 @@ func cursorPageItems(t *conform.T, l pagedList, cursor string) (string, error) {
 
 // listItems gathers the items of every page of l.
 func listItems(t *conform.T, l pagedList) ([]json.RawMessage, error) {
-	pages, err := walkPages(t, l)
-	if err != nil {
-		return nil, err
-	}
-	var out []json.RawMessage
-	for _, p := range pages {
-		obj, ok := p.resp.ResultObject()
-		if !ok {
-			return out, fmt.Errorf("%s was not answered with a result: %s", l.method, show(p.resp))
-		}
-		var items []json.RawMessage
-		if json.Unmarshal(obj[l.key], &items) != nil {
-			return out, fmt.Errorf("%s has no %s array: %s", l.method, l.key, show(p.resp))
-		}
-		out = append(out, items...)
-	}
-	return out, nil
+	w, err := walkList(t, t.S, l.method, l.key)
+	return w.items, err
 }

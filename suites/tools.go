@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -113,14 +114,6 @@ type toolDef struct {
 
 func (d toolDef) has(member string) bool { return d.obj[member] != nil }
 
-// needTools says why a check cannot run on a server without the tools capability.
-func needTools(t *conform.T) (conform.Finding, bool) {
-	if !t.S.HasCapability("tools") {
-		return conform.NA("the server declares no tools capability"), false
-	}
-	return conform.Finding{}, true
-}
-
 // listToolsOn walks every page of tools/list on s.
 func listToolsOn(t *conform.T, s *harness.Session) ([]toolDef, listWalk, error) {
 	w, err := walkList(t, s, "tools/list", "tools")
@@ -141,7 +134,7 @@ func listToolsOn(t *conform.T, s *harness.Session) ([]toolDef, listWalk, error) 
 
 // listedTools is listToolsOn the check's session, as a finding when it fails.
 func listedTools(t *conform.T) ([]toolDef, *conform.Finding) {
-	if f, ok := needTools(t); !ok {
+	if f, ok := needCapability(t, "tools"); !ok {
 		return nil, &f
 	}
 	defs, _, err := listToolsOn(t, t.S)
@@ -310,7 +303,7 @@ func checkToolCap(t *conform.T) conform.Finding {
 }
 
 func checkToolUnknown(t *conform.T) conform.Finding {
-	if f, ok := needTools(t); !ok {
+	if f, ok := needCapability(t, "tools"); !ok {
 		return f
 	}
 	const name = "mcpspec_no_such_tool"
@@ -452,7 +445,7 @@ func checkToolInputValidation(t *conform.T) conform.Finding {
 }
 
 func checkToolListSchema(t *conform.T) conform.Finding {
-	if f, ok := needTools(t); !ok {
+	if f, ok := needCapability(t, "tools"); !ok {
 		return f
 	}
 	defs, w, err := listToolsOn(t, t.S)
@@ -624,11 +617,12 @@ func compileSchema(name string, raw json.RawMessage) (sch *jsonschema.Schema, ju
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(noLoader{})
-	url := "urn:mcpspec:tool:" + name
-	if err := c.AddResource(url, doc); err != nil {
+	// The name only labels the document; escaped, so that any tool name makes a valid URI.
+	loc := "urn:mcpspec:schema:" + url.PathEscape(name)
+	if err := c.AddResource(loc, doc); err != nil {
 		return nil, false, err
 	}
-	if sch, err = c.Compile(url); err == nil {
+	if sch, err = c.Compile(loc); err == nil {
 		return sch, true, nil
 	}
 	var invalid *jsonschema.SchemaValidationError
