@@ -4,6 +4,7 @@ package suites
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -206,4 +207,14 @@ func awaitProbe(t *conform.T, d *wire.Delivery, from int, match func(wire.Receiv
 // error, which is a transport answer, not a reply to a notification.
 func rejectedOverHTTP(r wire.Received) bool {
 	return r.Via != nil && r.Via.Status >= 400 && (!r.Msg.HasID || r.Msg.ID.IsNull())
+}
+
+// isBase64 reports whether s is standard base64 (RFC 4648 §4), padded or not: the
+// encoding of every binary field MCP carries (image, audio, blob).
+func isBase64(s string) bool {
+	if _, err := base64.StdEncoding.DecodeString(s); err == nil {
+		return true
+	}
+	_, err := base64.RawStdEncoding.DecodeString(s)
+	return err == nil
 }

@@ -1,7 +1,6 @@
 package suites
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -216,15 +215,6 @@ func textXorBlob(c map[string]json.RawMessage) string {
 		return "has neither a string text nor a string blob"
 	}
 	return ""
-}
-
-// isBase64 reports whether s is standard base64 (RFC 4648 §4), padded or not.
-func isBase64(s string) bool {
-	if _, err := base64.StdEncoding.DecodeString(s); err == nil {
-		return true
-	}
-	_, err := base64.RawStdEncoding.DecodeString(s)
-	return err == nil
 }
 
 func checkResourceListSchema(t *conform.T) conform.Finding {
