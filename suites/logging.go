@@ -99,9 +99,6 @@ type logParams struct {
 }
 
 func checkLogCap(t *conform.T) conform.Finding {
-	if t.S.HasCapability("logging") {
-		return conform.Passed("the server declares logging")
-	}
 	level := "debug" // at 2026-07-28 in the call's _meta
 	if !t.S.Modern() {
 		// The server may refuse this; the log tool's messages are what matter.
@@ -123,9 +120,6 @@ func checkLogCap(t *conform.T) conform.Finding {
 }
 
 func checkSetLevel(t *conform.T) conform.Finding {
-	if !t.S.HasCapability("logging") {
-		return conform.NA("the server does not declare logging")
-	}
 	resp, err := setLevel(t, "info")
 	if err != nil {
 		return conform.Violated("logging/setLevel got no reply: %v", err)
@@ -137,9 +131,6 @@ func checkSetLevel(t *conform.T) conform.Finding {
 }
 
 func checkSetLevelFilter(t *conform.T) conform.Finding {
-	if !t.S.HasCapability("logging") {
-		return conform.NA("the server does not declare logging")
-	}
 	const threshold = "error"
 	all, f := logsAt(t, "debug")
 	if f != nil {
@@ -176,9 +167,6 @@ func logLevelOf(m jsonrpc.Message) string {
 }
 
 func checkInvalidLevel(t *conform.T) conform.Finding {
-	if !t.S.HasCapability("logging") {
-		return conform.NA("the server does not declare logging")
-	}
 	if t.S.Modern() {
 		params, _ := t.S.ModernParams(nil).(map[string]any)
 		if meta, ok := params["_meta"].(map[string]any); ok {
@@ -205,9 +193,6 @@ func checkInvalidLevel(t *conform.T) conform.Finding {
 }
 
 func checkLogLevelEnum(t *conform.T) conform.Finding {
-	if !t.S.HasCapability("logging") {
-		return conform.NA("the server does not declare logging")
-	}
 	run, f := logsAt(t, "debug")
 	if f != nil {
 		return *f

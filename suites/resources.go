@@ -372,11 +372,7 @@ func listChangedReady(feature string) func(t *conform.T) (conform.Finding, bool)
 // tool, is announced with notif: at 2026-07-28 on a listen stream that asked for it (filter
 // member), before on any stream of the session (over HTTP a GET stream is opened if offered).
 func listChangedCheck(feature, method, key, notif, member string) func(t *conform.T) conform.Finding {
-	ready := listChangedReady(feature)
 	return func(t *conform.T) conform.Finding {
-		if f, done := ready(t); done {
-			return f
-		}
 		before, f := walkValidated(t, method, key, "")
 		if f != nil {
 			return *f

@@ -872,9 +872,6 @@ func toolListChangedReady(t *conform.T) (conform.Finding, bool) {
 }
 
 func checkToolListChanged(t *conform.T) conform.Finding {
-	if f, done := toolListChangedReady(t); done {
-		return f
-	}
 	if t.S.Modern() {
 		return checkToolListChangedModern(t)
 	}

@@ -47,10 +47,11 @@ type Check struct {
 	// request's silence, an answer that may never come). Such checks are started first, so that
 	// their waits overlap the rest of the run instead of ending it.
 	Waits bool
-	// Ready, for a check with a connection of its own, tells before that connection is made
-	// whether the check would end at once: given the revision's shared session (capabilities,
-	// options), it returns that finding and true. It spares a server start for a capability the
-	// server lacks or a tool mcpspec was not given.
+	// Ready tells, before the check runs, whether it would end at once: given the revision's
+	// shared session (capabilities, options), it returns that finding and true. For a check
+	// with a connection of its own it is asked before that connection is made, which spares a
+	// server start for a capability the server lacks or a tool mcpspec was not given. Run may
+	// take for granted what Ready let through.
 	Ready func(t *T) (Finding, bool)
 	Run   func(t *T) Finding
 }

@@ -331,6 +331,11 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 			return f, tail(neg.Session)
 		}
 		t.S = neg.Session
+		if c.Ready != nil {
+			if f, done := c.Ready(t); done {
+				return f, nil
+			}
+		}
 	case Fresh:
 		neg := r.open(ctx, transport, revision)
 		if neg.Session != nil {
