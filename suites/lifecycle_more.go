@@ -9,7 +9,6 @@ import (
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
 	"github.com/mcpspec/mcpspec/harness/streamhttp"
-	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/suites/conform"
 )
 
@@ -30,11 +29,12 @@ func init() {
 		conform.Check{ID: "LIFE-SERVER-WAIT-INITIALIZED", Level: "SHOULD", Connection: conform.Raw,
 			Summary: "between initialize and notifications/initialized the server sends no request but ping, even to a client declaring roots, sampling and elicitation",
 			Run:     checkServerWaitsInitialized},
-		conform.Check{ID: "LIFE-OPERATION-NEGOTIATED", Level: "SHOULD", Connection: conform.Fresh,
+		// The next two judge the pristine session (pristine.go): everything the server sent.
+		conform.Check{ID: "LIFE-OPERATION-NEGOTIATED", Level: "SHOULD", Connection: conform.Observed,
 			Summary:     "the server sends only what was negotiated: no sampling, roots or elicitation requests to a client declaring none, and list-change, resource-update and log notifications only with the capability that announces them",
 			LevelReason: "SHOULD at 2024-11-05 and 2025-03-26, MUST from 2025-06-18: a violation warns at the first two and fails from 2025-06-18 on. Respecting the negotiated revision's schema is MSG-JSONRPC's to judge.",
 			Run:         checkOperationNegotiated},
-		conform.Check{ID: "CANCEL-SAME-DIRECTION", Level: "MUST", Connection: conform.Fresh,
+		conform.Check{ID: "CANCEL-SAME-DIRECTION", Level: "MUST", Connection: conform.Observed,
 			Summary:     "a notifications/cancelled from the server names a request the server itself issued, never one of the client's",
 			LevelReason: "At 2026-07-28 the rule is that server cancellations name an open subscriptions/listen, which CANCEL26-SERVER-LISTEN-ONLY checks; this check covers the handshake revisions.",
 			Run:         checkCancelSameDirection},
@@ -164,52 +164,9 @@ func checkServerWaitsInitialized(t *conform.T) conform.Finding {
 	return conform.Passed("")
 }
 
-// exercise sends a ping and the list requests the server's capabilities promise, and returns
-// every message the server sent on the session, until it is quiet after them.
-func exercise(t *conform.T) ([]jsonrpc.Message, *conform.Finding) {
-	methods := []string{"ping"}
-	for _, l := range lists {
-		if t.S.HasCapability(l.cap) {
-			methods = append(methods, l.method)
-		}
-	}
-	from := t.S.Mark()
-	for _, method := range methods {
-		if _, err := t.S.Request(t.Ctx, method, nil); err != nil {
-			f := conform.Crashed("%s: %v", method, err)
-			return nil, &f
-		}
-	}
-	if _, err := t.S.Quiet(t.Ctx, from); err != nil {
-		f := conform.Crashed("the server stopped answering: %v", err)
-		return nil, &f
-	}
-	var out []jsonrpc.Message
-	for _, r := range t.S.Conn.Inbox().Since(0) {
-		out = append(out, flatten(r.Msg)...)
-	}
-	return out, nil
-}
-
-// serverCapability reads one of the server's declared capabilities (nil when not declared).
-func serverCapability(t *conform.T, name string) map[string]json.RawMessage {
-	var caps map[string]map[string]json.RawMessage
-	_ = json.Unmarshal(t.S.InitResult()["capabilities"], &caps)
-	if c, ok := caps[name]; ok && c == nil {
-		return map[string]json.RawMessage{}
-	}
-	return caps[name]
-}
-
-// capabilityFlag reports whether the server declared capability name with flag true.
-func capabilityFlag(t *conform.T, name, flag string) bool {
-	var v bool
-	return json.Unmarshal(serverCapability(t, name)[flag], &v) == nil && v
-}
-
 // unnegotiated says why a message the server sent was not negotiated, or "" when it was. The
 // harness declares no client capabilities.
-func unnegotiated(t *conform.T, m jsonrpc.Message) string {
+func (ex *pristine) unnegotiated(m jsonrpc.Message) string {
 	switch m.Kind {
 	case jsonrpc.Request:
 		if c, ok := inputMethodCapability[m.Method]; ok {
@@ -217,14 +174,14 @@ func unnegotiated(t *conform.T, m jsonrpc.Message) string {
 		}
 	case jsonrpc.Notification:
 		for _, area := range []string{"tools", "resources", "prompts"} {
-			if m.Method == "notifications/"+area+"/list_changed" && !capabilityFlag(t, area, "listChanged") {
+			if m.Method == "notifications/"+area+"/list_changed" && !ex.capabilityFlag(area, "listChanged") {
 				return fmt.Sprintf("%s, though the server did not declare %s.listChanged", m.Method, area)
 			}
 		}
 		switch {
-		case m.Method == "notifications/resources/updated" && !capabilityFlag(t, "resources", "subscribe"):
+		case m.Method == "notifications/resources/updated" && !ex.capabilityFlag("resources", "subscribe"):
 			return m.Method + ", though the server did not declare resources.subscribe"
-		case m.Method == "notifications/message" && serverCapability(t, "logging") == nil:
+		case m.Method == "notifications/message" && ex.capability("logging") == nil:
 			return m.Method + ", though the server did not declare logging"
 		}
 	}
@@ -232,12 +189,15 @@ func unnegotiated(t *conform.T, m jsonrpc.Message) string {
 }
 
 func checkOperationNegotiated(t *conform.T) conform.Finding {
-	msgs, f := exercise(t)
+	ex, f := observePristine(t)
 	if f != nil {
 		return *f
 	}
-	for _, m := range msgs {
-		if why := unnegotiated(t, m); why != "" {
+	if ex.quietErr != nil { // what it sent unasked is judged up to a quiet end
+		return conform.Crashed("the server stopped answering: %v", ex.quietErr)
+	}
+	for _, m := range ex.msgs {
+		if why := ex.unnegotiated(m); why != "" {
 			v := conform.Violated("the server sent %s: %s", why, show(m))
 			v.Severe = t.Revision >= harness.Rev20250618 // MUST from 2025-06-18
 			return v
@@ -247,12 +207,15 @@ func checkOperationNegotiated(t *conform.T) conform.Finding {
 }
 
 func checkCancelSameDirection(t *conform.T) conform.Finding {
-	msgs, f := exercise(t)
+	ex, f := observePristine(t)
 	if f != nil {
 		return *f
 	}
+	if ex.quietErr != nil { // what it sent unasked is judged up to a quiet end
+		return conform.Crashed("the server stopped answering: %v", ex.quietErr)
+	}
 	var issued []jsonrpc.ID // the server's own requests, in order
-	for _, m := range msgs {
+	for _, m := range ex.msgs {
 		if m.Kind == jsonrpc.Request && m.HasID {
 			issued = append(issued, m.ID)
 		}
@@ -261,20 +224,10 @@ func checkCancelSameDirection(t *conform.T) conform.Finding {
 			continue
 		}
 		what := "no request the server issued"
-		if sentByClient(t, id) {
+		if ex.answered(id) {
 			what = "a request the client issued"
 		}
 		return conform.Violated("the server's cancellation names %s, %s: %s", id.Text(), what, show(m))
 	}
 	return conform.Passed("")
-}
-
-// sentByClient reports whether the server answered a request with id: one of the client's.
-func sentByClient(t *conform.T, id jsonrpc.ID) bool {
-	for _, r := range t.S.Conn.Inbox().Since(0) {
-		if _, ok := wire.FindResponse(r.Msg, id); ok {
-			return true
-		}
-	}
-	return false
 }

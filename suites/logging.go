@@ -23,7 +23,9 @@ func init() {
 		conform.Check{ID: "LOG-CAP", Level: "MUST", Versions: all, Connection: conform.Fresh,
 			Summary: "a server that sends log messages declares the logging capability",
 			Ready:   logCapReady, Run: checkLogCap},
-		conform.Check{ID: "LOG-SETLEVEL", Level: "MUST", Connection: conform.Fresh,
+		// LOG-SETLEVEL and LOG-INVALID-LEVEL judge one server of their own per revision
+		// (observeSetLevel).
+		conform.Check{ID: "LOG-SETLEVEL", Level: "MUST", Connection: conform.Observed,
 			Summary:     "a server that declares logging accepts logging/setLevel with an empty result",
 			LevelReason: "The client MAY send logging/setLevel; a server declaring logging must then serve it, and the schema's result is EmptyResult.",
 			Ready:       loggingReady, Run: checkSetLevel},
@@ -31,7 +33,7 @@ func init() {
 			Summary:     "after logging/setLevel, log messages below the set level are not sent",
 			LevelReason: "The schema's lower-case should is read as SHOULD.",
 			Ready:       logToolReady, Run: checkSetLevelFilter},
-		conform.Check{ID: "LOG-INVALID-LEVEL", Level: "SHOULD", Versions: all, Connection: conform.Fresh,
+		conform.Check{ID: "LOG-INVALID-LEVEL", Level: "SHOULD", Versions: all, Connection: conform.Observed,
 			Summary:     "an unknown log level is refused: logging/setLevel with -32602; at 2026-07-28 a request whose _meta names it is rejected",
 			LevelReason: "At 2026-07-28 the spec says only that the request should be rejected, so any JSON-RPC error passes there.",
 			Ready:       loggingReady, Run: checkInvalidLevel},
@@ -119,13 +121,43 @@ func checkLogCap(t *conform.T) conform.Finding {
 	return conform.Passed("no log message came (the log tool sent %d), and logging is not declared", len(run.logs))
 }
 
-func checkSetLevel(t *conform.T) conform.Finding {
-	resp, err := setLevel(t, "info")
-	if err != nil {
-		return conform.Violated("logging/setLevel got no reply: %v", err)
+// setLevels is how a server of its own answered logging/setLevel "info" and then an unknown
+// level (at 2026-07-28 only the latter, in a request's _meta).
+type setLevels struct {
+	valid, invalid       jsonrpc.Message
+	validErr, invalidErr error
+	invalidMethod        string // what carried the unknown level
+	goneAfterValid       bool   // the server stopped answering after the valid level
+}
+
+func observeSetLevel(t *conform.T) (*setLevels, *conform.Finding) {
+	v, f := t.Observe("set-level", conform.Fresh, func(o *conform.T) any {
+		obs := &setLevels{}
+		if !o.S.Modern() {
+			obs.valid, obs.validErr = setLevel(o, "info")
+			if obs.goneAfterValid = obs.validErr != nil; obs.goneAfterValid {
+				return obs
+			}
+		}
+		obs.invalidMethod, obs.invalid, obs.invalidErr = sendInvalidLevel(o)
+		return obs
+	})
+	if f != nil {
+		return nil, f
 	}
-	if !isEmptyResult(resp) {
-		return conform.Violated("logging/setLevel \"info\" was not answered with an empty result: %s", show(resp))
+	return v.(*setLevels), nil
+}
+
+func checkSetLevel(t *conform.T) conform.Finding {
+	obs, f := observeSetLevel(t)
+	if f != nil {
+		return *f
+	}
+	if obs.validErr != nil {
+		return conform.Violated("logging/setLevel got no reply: %v", obs.validErr)
+	}
+	if !isEmptyResult(obs.valid) {
+		return conform.Violated("logging/setLevel \"info\" was not answered with an empty result: %s", show(obs.valid))
 	}
 	return conform.Passed("")
 }
@@ -166,28 +198,41 @@ func logLevelOf(m jsonrpc.Message) string {
 	return *p.Level
 }
 
+// sendInvalidLevel asks for the unknown log level: with logging/setLevel in a handshake
+// session, in a list request's _meta at 2026-07-28.
+func sendInvalidLevel(t *conform.T) (string, jsonrpc.Message, error) {
+	if !t.S.Modern() {
+		resp, err := setLevel(t, unknownLogLevel)
+		return "logging/setLevel", resp, err
+	}
+	params, _ := t.S.ModernParams(nil).(map[string]any)
+	if meta, ok := params["_meta"].(map[string]any); ok {
+		meta[metaLogLevel] = unknownLogLevel
+	}
+	method := listMethodModern(t)
+	resp, _, err := modernRequest(t, method, params, nil)
+	return method + " with _meta log level", resp, err
+}
+
 func checkInvalidLevel(t *conform.T) conform.Finding {
-	if t.S.Modern() {
-		params, _ := t.S.ModernParams(nil).(map[string]any)
-		if meta, ok := params["_meta"].(map[string]any); ok {
-			meta[metaLogLevel] = unknownLogLevel
-		}
-		method := listMethodModern(t)
-		resp, _, err := modernRequest(t, method, params, nil)
-		if err != nil {
-			return conform.Crashed("%s with _meta log level %q got no reply: %v", method, unknownLogLevel, err)
-		}
-		if !resp.HasError {
-			return conform.Violated("%s with _meta log level %q was served: %s", method, unknownLogLevel, show(resp))
+	obs, f := observeSetLevel(t)
+	if f != nil {
+		return *f
+	}
+	if obs.goneAfterValid {
+		return conform.CannotTest("the server stopped answering after logging/setLevel \"info\" (see LOG-SETLEVEL): %v", obs.validErr)
+	}
+	if obs.invalidErr != nil {
+		return conform.Crashed("%s %q got no reply: %v", obs.invalidMethod, unknownLogLevel, obs.invalidErr)
+	}
+	if harness.IsModern(t.Revision) {
+		if !obs.invalid.HasError {
+			return conform.Violated("%s %q was served: %s", obs.invalidMethod, unknownLogLevel, show(obs.invalid))
 		}
 		return conform.Passed("")
 	}
-	resp, err := setLevel(t, unknownLogLevel)
-	if err != nil {
-		return conform.Crashed("logging/setLevel %q got no reply: %v", unknownLogLevel, err)
-	}
-	if ok, why := expectError(resp, codeInvalidParams); !ok {
-		return conform.Violated("logging/setLevel %q: %s", unknownLogLevel, why)
+	if ok, why := expectError(obs.invalid, codeInvalidParams); !ok {
+		return conform.Violated("%s %q: %s", obs.invalidMethod, unknownLogLevel, why)
 	}
 	return conform.Passed("")
 }

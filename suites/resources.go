@@ -42,14 +42,15 @@ func init() {
 			Summary: "a server declaring resources.listChanged announces a change of its resources list (at 2026-07-28 on a listen stream that asked for it)",
 			Ready:   listChangedReady("resources"),
 			Run:     listChangedCheck("resources", "resources/list", "resources", "notifications/resources/list_changed", "resourcesListChanged")},
-		conform.Check{ID: "RES-SUBSCRIBE", Level: "MUST", Connection: conform.Fresh,
+		// The next two judge one server of their own per revision (observeSubscriptions).
+		conform.Check{ID: "RES-SUBSCRIBE", Level: "MUST", Connection: conform.Observed,
 			Summary:     "a server declaring resources.subscribe answers resources/subscribe and resources/unsubscribe of a listed resource with a result",
 			LevelReason: "The row describes the feature without a keyword; declaring resources.subscribe announces both methods, so refusing them breaks the declaration. That a change then brings notifications/resources/updated cannot be provoked from outside.",
-			Run:         checkResourceSubscribe},
-		conform.Check{ID: "RES-UPDATED-ONLY-SUBSCRIBED", Level: "SHOULD", Connection: conform.Fresh,
+			Ready:       subscribeReady, Run: checkResourceSubscribe},
+		conform.Check{ID: "RES-UPDATED-ONLY-SUBSCRIBED", Level: "SHOULD", Connection: conform.Observed,
 			Summary:     "a session that subscribed to no resource gets no notifications/resources/updated while it lists, reads and changes the server's lists",
 			LevelReason: "The schema's lower-case should; mcpspec holds it to SHOULD.",
-			Run:         checkResourceUpdatedOnlySubscribed},
+			Ready:       resourcesReady, Run: checkResourceUpdatedOnlySubscribed},
 	)...)
 }
 
@@ -425,10 +426,67 @@ func declaresSubscribe(t *conform.T) bool {
 	return caps.Resources.Subscribe
 }
 
-func checkResourceSubscribe(t *conform.T) conform.Finding {
+// resourcesReady ends a check before its server is started when the server declares no
+// resources capability.
+func resourcesReady(t *conform.T) (conform.Finding, bool) {
+	f, ok := needCapability(t, "resources")
+	return f, !ok
+}
+
+// subscribeReady ends RES-SUBSCRIBE before its server is started when the server does not
+// declare resources.subscribe.
+func subscribeReady(t *conform.T) (conform.Finding, bool) {
 	if !declaresSubscribe(t) {
+		return conform.NA("the server does not declare resources.subscribe"), true
+	}
+	return conform.Finding{}, false
+}
+
+// subscriptions is what a server of its own did for a session that first listed, read and
+// changed resources without subscribing to any, then subscribed to a listed one and
+// unsubscribed again.
+type subscriptions struct {
+	unsubscribed *conform.Finding // RES-UPDATED-ONLY-SUBSCRIBED's verdict on the first part
+	subscribed   *conform.Finding // RES-SUBSCRIBE's verdict on the second
+}
+
+func observeSubscriptions(t *conform.T) (*subscriptions, *conform.Finding) {
+	v, f := t.Observe("resource-subscriptions", conform.Fresh, func(o *conform.T) any {
+		first := updatesUnsubscribed(o)
+		obs := &subscriptions{unsubscribed: &first}
+		if declaresSubscribe(o) {
+			second := subscribeUnsubscribe(o)
+			obs.subscribed = &second
+		}
+		return obs
+	})
+	if f != nil {
+		return nil, f
+	}
+	return v.(*subscriptions), nil
+}
+
+func checkResourceSubscribe(t *conform.T) conform.Finding {
+	obs, f := observeSubscriptions(t)
+	if f != nil {
+		return *f
+	}
+	if obs.subscribed == nil { // the server of its own declared no subscribe, unlike the shared one
 		return conform.NA("the server does not declare resources.subscribe")
 	}
+	return *obs.subscribed
+}
+
+func checkResourceUpdatedOnlySubscribed(t *conform.T) conform.Finding {
+	obs, f := observeSubscriptions(t)
+	if f != nil {
+		return *f
+	}
+	return *obs.unsubscribed
+}
+
+// subscribeUnsubscribe subscribes to the first listed resource and unsubscribes again.
+func subscribeUnsubscribe(t *conform.T) conform.Finding {
 	items, f := walkValidated(t, "resources/list", "resources", "")
 	if f != nil {
 		return *f
@@ -449,7 +507,9 @@ func checkResourceSubscribe(t *conform.T) conform.Finding {
 	return conform.Passed("")
 }
 
-func checkResourceUpdatedOnlySubscribed(t *conform.T) conform.Finding {
+// updatesUnsubscribed lists, reads and (with the list-changed tool) changes resources in a
+// session that subscribed to nothing, and fails on any notifications/resources/updated.
+func updatesUnsubscribed(t *conform.T) conform.Finding {
 	if !t.S.HasCapability("resources") {
 		return conform.NA("the server declares no resources capability")
 	}

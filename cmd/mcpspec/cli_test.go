@@ -202,6 +202,53 @@ func TestCLIReadyCheckSparesAServer(t *testing.T) {
 	assertNoLeftovers(t, d)
 }
 
+// TestCLIObservedChecksShareAServer: the checks that judge the pristine session (the stdio
+// framing checks, JRPC-ID-ECHO, LIFE-OPERATION-NEGOTIATED, CANCEL-SAME-DIRECTION) share one
+// server of their own per revision, and the ping before initialize is observed once for every
+// revision; a fault still fails every check that judges what it breaks, with the shared
+// server's transcript as evidence.
+func TestCLIObservedChecksShareAServer(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	focus := "STDIO-NEWLINE|STDIO-STDOUT-ONLY-MCP|STDIO-UTF8|JRPC-ID-ECHO|LIFE-OPERATION-NEGOTIATED|CANCEL-SAME-DIRECTION|LIFE-PING-BEFORE-INIT"
+	versions := "2025-06-18,2025-11-25"
+
+	out := t.TempDir()
+	r := runBinary(t, referenceRunTimeout, d.mcpspec, "run", "--stdio", d.mcpspec+" reference", "--versions", versions, "--sessions", "1",
+		"--focus", focus, "--out", out)
+	if r.code != reports.ExitOK {
+		t.Errorf("exit code %d, want %d\nstdout:\n%s", r.code, reports.ExitOK, r.stdout)
+	}
+	run := assertReports(t, out)
+	if len(run.Results) != 14 {
+		t.Errorf("%d results, want 14 (7 checks at 2 revisions)", len(run.Results))
+	}
+	// Per revision the shared session and the pristine one, plus one ping before initialize.
+	if n := run.Stats["serversSpawned"]; n != 5 {
+		t.Errorf("%d servers spawned, want 5", n)
+	}
+
+	out = t.TempDir()
+	r = runBinary(t, referenceRunTimeout, d.mcpspec, "run", "--stdio", d.mcpspec+" reference --fault STDIO-NEWLINE", "--versions", versions,
+		"--focus", "STDIO-NEWLINE|STDIO-UTF8", "--out", out)
+	if r.code != reports.ExitFailures {
+		t.Errorf("exit code %d, want %d (failures)\nstdout:\n%s", r.code, reports.ExitFailures, r.stdout)
+	}
+	for _, res := range assertReports(t, out).Results {
+		want := reports.Pass
+		if res.ID == "STDIO-NEWLINE" {
+			want = reports.Fail
+		}
+		if res.Status != want {
+			t.Errorf("%s %s: %s, want %s: %s", res.ID, res.Version, res.Status, want, res.Message)
+		}
+		if res.Status == reports.Fail && len(res.Evidence) == 0 {
+			t.Errorf("%s %s failed without evidence", res.ID, res.Version)
+		}
+	}
+	assertNoLeftovers(t, d)
+}
+
 func TestCLIServerCannotStartExit3(t *testing.T) {
 	t.Parallel()
 	const missing = "/no/such/binary"

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/suites/catalog"
 )
@@ -23,6 +24,9 @@ const (
 	Fresh
 	// Raw: a connection of its own on which nothing has been sent yet.
 	Raw
+	// Observed: the check judges what one server of its own did under a workload that other
+	// checks judge too (T.Observe): the runner opens nothing for it, and T.S is nil.
+	Observed
 )
 
 // Check is one requirement's check, with mcpspec's own reading of it.
@@ -165,6 +169,8 @@ type T struct {
 	Check     *Check
 	run       *Runner
 	extra     []wire.Conn
+	evidence  []transcript.Entry // from the observations the check judged (T.Observe)
+	observed  []*observation
 }
 
 // Memo returns the run's value for key, computing it with f the first time any check asks: for
@@ -174,6 +180,30 @@ func (t *T) Memo(key string, f func() any) any {
 	e := t.run.memoOf(key)
 	e.once.Do(func() { e.v = f() })
 	return e.v
+}
+
+// Observe runs work once per run on a server of its own and gives every check that asks for
+// key the same value, with that server's transcript as its evidence. Checks that judge one
+// pristine server from different angles need a server nobody else has touched, not one each.
+// conn is Fresh (a session initialized at the check's revision; one observation per revision)
+// or Raw (nothing sent yet; the observation serves every revision, so work must not depend on
+// one). Work gets a T whose S is that server's session; when the server cannot be had, the
+// finding says why and the value is nil.
+func (t *T) Observe(key string, conn Connection, work func(o *T) any) (any, *Finding) {
+	memo := fmt.Sprintf("observe/%s/%s", key, t.Transport)
+	if conn != Raw {
+		memo += "/" + t.Revision
+	}
+	e := t.run.memoOf(memo)
+	e.once.Do(func() { e.v = t.run.observe(t, key, conn, work) })
+	obs, ok := e.v.(*observation)
+	if !ok {
+		f := Failed(fmt.Errorf("the observation %s did not finish", key))
+		return nil, &f
+	}
+	t.evidence = append(t.evidence, obs.evidence...)
+	t.observed = append(t.observed, obs)
+	return obs.v, obs.finding
 }
 
 // Connect opens another raw connection to the target, closed when the check ends.

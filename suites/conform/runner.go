@@ -314,7 +314,7 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 		}
 		// A revision the shared session found unserved is unserved on a fresh server too: no
 		// process is launched just to hear the same answer again.
-		if f, done := notUsable(neg); done && c.Connection == Fresh {
+		if f, done := notUsable(neg); done && c.Connection != Raw {
 			return f, tail(neg.Session)
 		}
 		if c.Ready != nil && neg.Session != nil && neg.Err == nil {
@@ -354,6 +354,20 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 		defer l.Release(conn)
 		t.S = harness.Attach(conn, r.env, revision)
 	}
+	if c.Connection == Observed {
+		defer func() {
+			if p := recover(); p != nil {
+				f = Failed(fmt.Errorf("check panicked: %v", p))
+			}
+			evidence = t.evidence
+			if f.Outcome == Violation || f.Outcome == Broken {
+				for _, o := range t.observed {
+					f.Message = o.explain(f.Message)
+				}
+			}
+		}()
+		return c.Run(t), nil
+	}
 	t.S.SetOwner(c.ID)
 	timeoutsBefore := t.S.Timeouts()
 	mark := t.S.Conn.Transcript().Mark()
@@ -385,6 +399,75 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 		}
 	}()
 	return c.Run(t), nil
+}
+
+// observation is what T.Observe keeps of one workload on a server of its own.
+type observation struct {
+	v        any
+	finding  *Finding // why there is no value
+	evidence []transcript.Entry
+	gone     string // how the server died, if it did
+	timedOut bool   // a wait for the server's answer ran out
+	stderr   string // the tail of what the server wrote on stderr
+}
+
+// explain adds to a violation's message what became of the observed server, as run does for
+// a check's own server: its death, and its stderr when it died or fell silent.
+func (o *observation) explain(msg string) string {
+	switch {
+	case o.gone != "":
+		return withStderr(msg+"\nthe server is gone: "+o.gone, o.stderr)
+	case o.timedOut:
+		return withStderr(msg, o.stderr)
+	}
+	return msg
+}
+
+// observe opens the server an observation needs, runs work on it and closes it.
+func (r *Runner) observe(t *T, key string, conn Connection, work func(o *T) any) (obs *observation) {
+	l := r.launcher(t.Transport)
+	obs = &observation{}
+	var s *harness.Session
+	switch conn {
+	case Raw:
+		c, err := l.Connect(t.Ctx)
+		if err != nil {
+			f := Failed(err)
+			obs.finding = &f
+			return obs
+		}
+		defer l.Release(c)
+		s = harness.Attach(c, r.env, t.Revision)
+	default:
+		neg := r.open(t.Ctx, t.Transport, t.Revision)
+		if neg.Session != nil {
+			defer l.Release(neg.Session.Conn)
+		}
+		if f, done := notUsable(neg); done {
+			obs.finding, obs.evidence = &f, tail(neg.Session) // as for a Fresh check's own server
+			return obs
+		}
+		s = neg.Session
+	}
+	s.SetOwner(key)
+	o := &T{Ctx: t.Ctx, Revision: t.Revision, Transport: t.Transport, Check: t.Check, run: r, S: s}
+	defer func() {
+		for _, c := range o.extra {
+			l.Release(c)
+		}
+		obs.evidence = s.Conn.Transcript().Since(0)
+		if isDead(s) {
+			obs.gone = deathCause(s)
+		}
+		obs.timedOut = s.Timeouts() > 0
+		obs.stderr = s.Conn.Diagnostics()
+		if p := recover(); p != nil {
+			f := Failed(fmt.Errorf("observation %s panicked: %v", key, p))
+			obs.finding = &f
+		}
+	}()
+	obs.v = work(o)
+	return obs
 }
 
 // deathCause says how a dead connection ended.
