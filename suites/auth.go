@@ -56,25 +56,59 @@ func init() {
 	)
 }
 
-// authProbe POSTs a request that needs nothing but a session (ping; server/discover at
-// 2026-07-28) with authorization as its Authorization header ("" sends none) and waits for the
-// response's status; an error response is read to its end.
-func authProbe(t *conform.T, authorization string) (*wire.Delivery, error) {
-	frame, _ := pingFrame(t)
-	return authPost(t, frame, authorization)
+// prober sends the AUTH checks' probes on a connection of their own that joins the shared
+// session (same session id, revision headers): refusals come with OAuth error bodies, which
+// have no place among the session's JSON-RPC messages.
+type prober struct {
+	t *conform.T
+	c *streamhttp.Conn
 }
 
-func authPost(t *conform.T, frame []byte, authorization string) (*wire.Delivery, error) {
-	h := http.Header{"Authorization": nil}
-	if authorization != "" {
-		h["Authorization"] = []string{authorization}
-	}
-	d, err := post(t, frame, streamhttp.Request{Header: h})
+func newProber(t *conform.T) (*prober, *conform.Finding) {
+	s2, err := t.Connect()
 	if err != nil {
+		f := conform.Failed(fmt.Errorf("another connection: %w", err))
+		return nil, &f
+	}
+	c, ok := s2.Conn.(*streamhttp.Conn)
+	if !ok {
+		f := conform.Failed(fmt.Errorf("another connection is not Streamable HTTP"))
+		return nil, &f
+	}
+	c.SetSession(httpConn(t).Session())
+	switch {
+	case t.S.Modern():
+		c.SetProtocolVersion(t.Revision)
+		c.SetModern(true)
+	case t.S.Negotiated() >= harness.Rev20250618:
+		c.SetProtocolVersion(t.S.Negotiated())
+	}
+	return &prober{t: t, c: c}, nil
+}
+
+// probe POSTs a request that needs nothing but a session (ping; server/discover at 2026-07-28)
+// with authorization as its Authorization header ("" sends none).
+func (p *prober) probe(authorization string) (*wire.Delivery, error) {
+	frame, _ := pingFrame(p.t)
+	return p.post(frame, authorization)
+}
+
+// post sends frame with authorization ("" none, "-" the run's own) and waits for the status;
+// an error response is read to its end.
+func (p *prober) post(frame []byte, authorization string) (*wire.Delivery, error) {
+	var r streamhttp.Request
+	if authorization != "-" {
+		r.Header = http.Header{"Authorization": nil}
+		if authorization != "" {
+			r.Header["Authorization"] = []string{authorization}
+		}
+	}
+	d := p.c.Do(p.t.Ctx, frame, r)
+	if err := waitReady(p.t, d); err != nil {
 		return d, err
 	}
 	if d.Status >= 300 {
-		ctx, cancel := contextWithTimeout(t, t.S.Env().Timeouts.Request)
+		ctx, cancel := contextWithTimeout(p.t, p.t.S.Env().Timeouts.Request)
 		defer cancel()
 		if err := d.Finished(ctx); err != nil {
 			return d, fmt.Errorf("reading the HTTP %d response: %w", d.Status, err)
@@ -83,26 +117,29 @@ func authPost(t *conform.T, frame []byte, authorization string) (*wire.Delivery,
 	return d, nil
 }
 
-// needAuth is the response to a request without a token, or the finding when there is nothing
-// to judge: the server serves such requests (na), or refuses the same request with the run's own
-// token as well (the refusal is not about authorization).
-func needAuth(t *conform.T) (*wire.Delivery, *conform.Finding) {
-	d, err := authProbe(t, "")
+// needAuth opens the prober and returns the response to a request without a token, or the
+// finding when there is nothing to judge: the server serves such requests (na), or refuses the
+// same request with the run's own token as well (the refusal is not about authorization).
+func needAuth(t *conform.T) (*prober, *wire.Delivery, *conform.Finding) {
+	p, f := newProber(t)
+	if f != nil {
+		return nil, nil, f
+	}
+	d, err := p.probe("")
 	if err != nil {
 		f := conform.Violated("a request without a token: %v", err)
-		return nil, &f
+		return nil, nil, &f
 	}
 	if d.Status < 300 {
 		f := conform.NA("the server serves requests without a token (HTTP %d): it does not require authorization", d.Status)
-		return nil, &f
+		return nil, nil, &f
 	}
-	frame, _ := pingFrame(t)
-	own, err := post(t, frame, streamhttp.Request{})
+	own, err := p.probe("-")
 	if err != nil || own.Status >= 300 {
 		f := conform.CannotTest("the request is refused with the run's own headers too (%s), so its refusal without a token says nothing about authorization", statusOf(own, err))
-		return nil, &f
+		return nil, nil, &f
 	}
-	return d, nil
+	return p, d, nil
 }
 
 func statusOf(d *wire.Delivery, err error) string {
@@ -117,11 +154,11 @@ func invalidToken() string { return "Bearer mcpspec-invalid-" + randomHex(16) }
 
 // unauthorized is a 401 to examine: the one to a request without a token, else the one to an
 // unknown token. nil when neither was answered 401.
-func unauthorized(t *conform.T, none *wire.Delivery) (*wire.Delivery, string) {
+func (p *prober) unauthorized(none *wire.Delivery) (*wire.Delivery, string) {
 	if none.Status == http.StatusUnauthorized {
 		return none, "a request without a token"
 	}
-	d, err := authProbe(t, invalidToken())
+	d, err := p.probe(invalidToken())
 	if err == nil && d.Status == http.StatusUnauthorized {
 		return d, "a request with an unknown token"
 	}
@@ -141,10 +178,11 @@ func described(d *wire.Delivery) string {
 }
 
 func checkAuthInvalidToken(t *conform.T) conform.Finding {
-	if _, f := needAuth(t); f != nil {
+	p, _, f := needAuth(t)
+	if f != nil {
 		return *f
 	}
-	d, err := authProbe(t, invalidToken())
+	d, err := p.probe(invalidToken())
 	if err != nil {
 		return conform.Violated("a request with an unknown bearer token: %v", err)
 	}
@@ -155,7 +193,7 @@ func checkAuthInvalidToken(t *conform.T) conform.Finding {
 }
 
 func checkAuthStatusCodes(t *conform.T) conform.Finding {
-	none, f := needAuth(t)
+	p, none, f := needAuth(t)
 	if f != nil {
 		return *f
 	}
@@ -163,7 +201,7 @@ func checkAuthStatusCodes(t *conform.T) conform.Finding {
 		return conform.Violated("a request without a token got %s, want 401 Unauthorized", described(none))
 	}
 	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("mcpspec:not-a-bearer-token"))
-	d, err := authProbe(t, basic)
+	d, err := p.probe(basic)
 	if err != nil {
 		return conform.Violated("a request with Basic credentials: %v", err)
 	}
@@ -174,14 +212,15 @@ func checkAuthStatusCodes(t *conform.T) conform.Finding {
 }
 
 func checkAuthAudience(t *conform.T) conform.Finding {
-	if _, f := needAuth(t); f != nil {
+	p, _, f := needAuth(t)
+	if f != nil {
 		return *f
 	}
 	foreign := t.Options().AuthTokenForeign
 	if foreign == "" {
 		return conform.CannotTest("needs --auth-token-foreign: a token issued for another resource")
 	}
-	d, err := authProbe(t, "Bearer "+foreign)
+	d, err := p.probe("Bearer "+foreign)
 	switch {
 	case err != nil:
 		return conform.Violated("a request with the foreign token: %v", err)
@@ -194,11 +233,11 @@ func checkAuthAudience(t *conform.T) conform.Finding {
 }
 
 func checkAuthScopeChallenge(t *conform.T) conform.Finding {
-	none, f := needAuth(t)
+	p, none, f := needAuth(t)
 	if f != nil {
 		return *f
 	}
-	d, what := unauthorized(t, none)
+	d, what := p.unauthorized(none)
 	if d == nil {
 		return conform.CannotTest("no 401 to examine: a request without a token got %s", described(none))
 	}
@@ -213,11 +252,11 @@ func checkAuthScopeChallenge(t *conform.T) conform.Finding {
 }
 
 func checkAuthWWWAuthenticate(t *conform.T) conform.Finding {
-	none, f := needAuth(t)
+	p, none, f := needAuth(t)
 	if f != nil {
 		return *f
 	}
-	d, what := unauthorized(t, none)
+	d, what := p.unauthorized(none)
 	if d == nil {
 		return conform.CannotTest("no 401 to examine: a request without a token got %s", described(none))
 	}
@@ -233,7 +272,7 @@ func checkAuthWWWAuthenticate(t *conform.T) conform.Finding {
 	}
 	var tried []string
 	for _, u := range wellKnownPRM(httpConn(t).URL()) {
-		doc, got := fetchPRM(t, u)
+		doc, got := p.fetchPRM(u)
 		if doc != nil {
 			return conform.Passed("no resource_metadata in the challenge, but %s serves the metadata", u)
 		}
@@ -243,12 +282,12 @@ func checkAuthWWWAuthenticate(t *conform.T) conform.Finding {
 }
 
 func checkAuthPRM(t *conform.T) conform.Finding {
-	none, f := needAuth(t)
+	p, none, f := needAuth(t)
 	if f != nil {
 		return *f
 	}
 	var candidates []string
-	if d, _ := unauthorized(t, none); d != nil {
+	if d, _ := p.unauthorized(none); d != nil {
 		if params, _ := bearerChallenge(d.Header); params["resource_metadata"] != "" {
 			candidates = []string{params["resource_metadata"]}
 		}
@@ -258,7 +297,7 @@ func checkAuthPRM(t *conform.T) conform.Finding {
 	}
 	var tried []string
 	for _, u := range candidates {
-		doc, got := fetchPRM(t, u)
+		doc, got := p.fetchPRM(u)
 		if doc == nil {
 			tried = append(tried, u+": "+got)
 			continue
@@ -290,7 +329,8 @@ func prmProblem(doc map[string]json.RawMessage) string {
 }
 
 func checkAuthInsufficientScope(t *conform.T) conform.Finding {
-	if _, f := needAuth(t); f != nil {
+	p, _, f := needAuth(t)
+	if f != nil {
 		return *f
 	}
 	narrow := t.Options().AuthTokenNarrow
@@ -306,7 +346,7 @@ func checkAuthInsufficientScope(t *conform.T) conform.Finding {
 		return conform.CannotTest("the server lists no tools to call with the narrow token")
 	}
 	frame := rawRequest(t.S.NextID(), "tools/call", t.S.ModernParams(map[string]any{"name": name, "arguments": map[string]any{}}))
-	d, err := authPost(t, frame, "Bearer "+narrow)
+	d, err := p.post(frame, "Bearer "+narrow)
 	switch {
 	case err != nil:
 		return conform.Violated("tools/call %q with the narrow token: %v", name, err)
@@ -332,8 +372,9 @@ func firstToolName(tools []map[string]any) (string, bool) {
 
 // fetchPRM GETs protected resource metadata without a token, as a client does before it has
 // one. doc is nil unless a JSON object came with 200; got describes what came.
-func fetchPRM(t *conform.T, u string) (doc map[string]json.RawMessage, got string) {
-	d := httpConn(t).Do(t.Ctx, nil, streamhttp.Request{Method: http.MethodGet, URL: u, Accept: "application/json",
+func (p *prober) fetchPRM(u string) (doc map[string]json.RawMessage, got string) {
+	t := p.t
+	d := p.c.Do(t.Ctx, nil, streamhttp.Request{Method: http.MethodGet, URL: u, Accept: "application/json",
 		NoSession: true, NoProtocol: true, NoModernHeaders: true, Header: http.Header{"Authorization": nil}})
 	ctx, cancel := contextWithTimeout(t, t.S.Env().Timeouts.Request)
 	defer cancel()
