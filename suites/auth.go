@@ -220,7 +220,7 @@ func checkAuthAudience(t *conform.T) conform.Finding {
 	if foreign == "" {
 		return conform.CannotTest("needs --auth-token-foreign: a token issued for another resource")
 	}
-	d, err := p.probe("Bearer "+foreign)
+	d, err := p.probe("Bearer " + foreign)
 	switch {
 	case err != nil:
 		return conform.Violated("a request with the foreign token: %v", err)
