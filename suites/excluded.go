@@ -41,6 +41,8 @@ func init() {
 		"LOG26-DEPRECATED":           "binds new implementations, and from outside mcpspec cannot tell a new implementation from one that is migrating; logging is still part of 2026-07-28",
 		"COMP-SECURITY":              "rate limits, access control and disclosure depend on the server's data and policy, invisible from outside; rejecting invalid input is COMP-INVALID-REF",
 		"COMP-SORTED":                "relevance order and fuzzy matching are the server's judgement: no order of suggestions can be shown wrong from outside",
+		"AUTH-STDIO":                 "over stdio there is no challenge, status or metadata to observe: how a server gets its credentials from the environment happens before and outside the protocol",
+		"HTTP-AUTH-RECOMMENDED":      "whether authentication is proper for a deployment is not visible from outside (a local server may rightly run without it); the AUTH- checks judge servers that do require it",
 	} {
 		conform.Exclude(id, reason)
 	}

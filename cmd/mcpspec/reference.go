@@ -22,6 +22,9 @@ func cmdReference(args []string, stderr io.Writer) error {
 	sseAddr := fs.String("sse", "", "same as --http: the legacy HTTP+SSE endpoint /sse is served beside /mcp")
 	mode := fs.String("http-responses", "auto", "how POSTed requests are answered: auto, json or sse")
 	era := fs.String("era", reference.EraBoth, "protocol eras served: both (handshake revisions and 2026-07-28), handshake (no server/discover) or stateless (2026-07-28 only, no initialize)")
+	authToken := fs.String("auth-token", "", "HTTP only: require authorization; `TOKEN` is a valid bearer token with every scope (the metadata is served at /.well-known/oauth-protected-resource/mcp)")
+	authNarrow := fs.String("auth-token-narrow", "", "with --auth-token: a valid `TOKEN` that lacks the scope tools/call needs (403 insufficient_scope)")
+	authForeign := fs.String("auth-token-foreign", "", "with --auth-token: a `TOKEN` issued for another resource, refused with 401")
 	var faults listFlag
 	fs.Var(&faults, "fault", "switch on the fault `ID` (repeatable, or comma-separated); see 'mcpspec list'")
 	if err := fs.Parse(args); err != nil {
@@ -30,7 +33,8 @@ func cmdReference(args []string, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return usageErrorf("reference: unexpected argument %q", fs.Arg(0))
 	}
-	opts := reference.Options{Faults: faults, Stderr: stderr, HTTPResponseMode: *mode, Era: *era}
+	opts := reference.Options{Faults: faults, Stderr: stderr, HTTPResponseMode: *mode, Era: *era,
+		Auth: reference.AuthOptions{Token: *authToken, Narrow: *authNarrow, Foreign: *authForeign}}
 	if err := opts.Validate(); err != nil {
 		return usageErrorf("%v", err)
 	}
@@ -39,6 +43,9 @@ func cmdReference(args []string, stderr io.Writer) error {
 	listen := *addr
 	if listen == "" {
 		listen = *sseAddr
+	}
+	if listen == "" && *authToken != "" {
+		return usageErrorf("reference: --auth-token needs --http or --sse: over stdio credentials come from the environment")
 	}
 	if listen == "" {
 		return reference.ServeStdio(ctx, os.Stdin, os.Stdout, opts)

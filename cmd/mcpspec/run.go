@@ -85,6 +85,8 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		inputArgs  = fs.String("input-tool-args", "{}", "arguments of the input tool, as a JSON object")
 		logTool    = fs.String("log-tool", "", "`NAME` of a tool of the server's that writes log messages while it runs (the checks that judge log messages)")
 		logArgs    = fs.String("log-tool-args", "{}", "arguments of the log tool, as a JSON object")
+		authNarrow = fs.String("auth-token-narrow", "", "a valid access `TOKEN` of the server's that lacks a scope tools/call needs (AUTH-403-INSUFFICIENT-SCOPE calls the first listed tool with it); the run's own token goes in --header \"Authorization: Bearer …\"")
+		authAlien  = fs.String("auth-token-foreign", "", "an access `TOKEN` issued for another resource (audience), which the server must refuse (AUTH-AUDIENCE)")
 		verbose    = fs.Bool("v", false, "verbose: Ginkgo's full spec output")
 		sessions   = fs.Int("sessions", 3, "shared sessions per revision and transport (`N`), each running its share of the checks that need no fresh server")
 		workers    = fs.Int("parallel", 16, "how many checks may run at once (`N`); checks sharing a session always run one after another")
@@ -148,7 +150,13 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 	cfg.conform.Options = conform.Options{SlowTool: *slowTool, SlowToolArgs: json.RawMessage(*slowArgs),
 		ListTool: *listTool, ListToolArgs: json.RawMessage(*listArgs),
 		InputTool: *inputTool, InputToolArgs: json.RawMessage(*inputArgs),
-		LogTool: *logTool, LogToolArgs: json.RawMessage(*logArgs)}
+		LogTool: *logTool, LogToolArgs: json.RawMessage(*logArgs),
+		AuthTokenNarrow: *authNarrow, AuthTokenForeign: *authAlien}
+	for _, tok := range []string{*authNarrow, *authAlien} {
+		if tok != "" {
+			cfg.secrets = append(cfg.secrets, tok)
+		}
+	}
 
 	var env []string
 	for _, kv := range envs {
@@ -171,6 +179,11 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		header.Add(strings.TrimSpace(name), value)
 		if len(value) >= minSecretLen {
 			cfg.secrets = append(cfg.secrets, value)
+		}
+		// The credential of "Scheme credential" is a secret on its own too: it may appear
+		// elsewhere, such as in the command that launches the server.
+		if _, cred, ok := strings.Cut(value, " "); ok && strings.EqualFold(strings.TrimSpace(name), "Authorization") && len(strings.TrimSpace(cred)) >= minSecretLen {
+			cfg.secrets = append(cfg.secrets, strings.TrimSpace(cred))
 		}
 	}
 	cfg.conform.Secrets = cfg.secrets

@@ -30,6 +30,11 @@ type Options struct {
 	InputToolArgs json.RawMessage
 	LogTool       string          // a tool of the target's that writes log messages (2026-07-28)
 	LogToolArgs   json.RawMessage // its arguments
+	// AuthTokenNarrow is a valid access token of the target's that lacks a scope tools/call
+	// needs; AuthTokenForeign one issued for another resource (audience). The AUTH checks use
+	// them beside the run's own Authorization header.
+	AuthTokenNarrow  string
+	AuthTokenForeign string
 }
 
 // Config is one run: the targets (one per transport), the revisions, the timeouts.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,6 +86,29 @@ func statelessTargets(t *testing.T, faults ...string) []harness.Target {
 	}
 }
 
+// The reference's auth mode in the self-test: the run's token goes with every request, the
+// narrow and foreign ones reach the AUTH checks through the options.
+const (
+	selftestToken   = "selftest-token"
+	selftestNarrow  = "selftest-narrow"
+	selftestForeign = "selftest-foreign"
+)
+
+// authTargets are the reference server over HTTP in auth mode with the given faults: where the
+// AUTH checks are proven (against the plain reference they are na).
+func authTargets(t *testing.T, faults ...string) []harness.Target {
+	httpAddr := freeAddr(t)
+	argv := []string{binary, "reference", "--http", httpAddr, "--auth-token", selftestToken, "--auth-token-narrow", selftestNarrow, "--auth-token-foreign", selftestForeign}
+	for _, f := range faults {
+		argv = append(argv, "--fault", f)
+	}
+	return []harness.Target{{Transport: wire.HTTP, URL: "http://" + httpAddr + "/mcp", Command: stdio.Command{Argv: argv},
+		Header: http.Header{"Authorization": {"Bearer " + selftestToken}}}}
+}
+
+// isAuth: the check judges a server that requires authorization.
+func isAuth(c *conform.Check) bool { return c.Area() == "auth" }
+
 // Ports for the reference servers the self-test launches come from below the kernel's
 // ephemeral range (32768 and up on Linux), one after another from a random start: a port the
 // kernel handed out and took back could go to the next outgoing connection before the server
@@ -140,7 +164,8 @@ func runOn(t *testing.T, targets []harness.Target, include func(*conform.Check) 
 	}
 	r := conform.NewRunner(conform.Config{Validator: validator, Targets: targets, Revisions: harness.Revisions, Timeouts: selftestTimeouts,
 		Options: conform.Options{SlowTool: "slow", SlowToolArgs: json.RawMessage(`{"steps":6,"stepMs":30}`), ListTool: "toggle",
-			InputTool: "confirm", InputToolArgs: json.RawMessage(`{"action":"mcpspec"}`), LogTool: "log", LogToolArgs: json.RawMessage(`{}`)}})
+			InputTool: "confirm", InputToolArgs: json.RawMessage(`{"action":"mcpspec"}`), LogTool: "log", LogToolArgs: json.RawMessage(`{}`),
+			AuthTokenNarrow: selftestNarrow, AuthTokenForeign: selftestForeign}})
 	defer r.Close()
 	var specs []conform.Spec
 	for _, target := range targets {
@@ -195,6 +220,17 @@ func cleanResults(t *testing.T) map[key]reports.Result {
 }
 
 var (
+	authOnce  sync.Once
+	authClean map[key]reports.Result
+)
+
+func authResults(t *testing.T) map[key]reports.Result {
+	// Every check, not the AUTH ones alone: their probes must leave the others' sessions clean.
+	authOnce.Do(func() { authClean = runOn(t, authTargets(t), func(*conform.Check) bool { return true }) })
+	return authClean
+}
+
+var (
 	statelessOnce  sync.Once
 	statelessClean map[key]reports.Result
 )
@@ -205,13 +241,20 @@ func statelessResults(t *testing.T) map[key]reports.Result {
 }
 
 // expectAllPass fails every result that is not a pass. Against the dual-era reference a check
-// that needs a modern-only server is na instead (statelessResults proves those checks).
-func expectAllPass(t *testing.T, results map[key]reports.Result, round string, dualEra bool) {
+// that needs a modern-only server is na instead (statelessResults proves those checks), and so
+// is an AUTH check unless the reference runs in auth mode (authResults proves those).
+func expectAllPass(t *testing.T, results map[key]reports.Result, round string, dualEra, authMode bool) {
 	t.Helper()
 	for k, res := range results {
 		if c, _ := conform.Lookup(k.id); dualEra && c != nil && c.ModernOnlyServer {
 			if res.Status != reports.NA {
 				t.Errorf("%s%s: %s against the dual-era reference, want na: %s", round, k, res.Status, res.Message)
+			}
+			continue
+		}
+		if c, _ := conform.Lookup(k.id); !authMode && c != nil && isAuth(c) {
+			if res.Status != reports.NA {
+				t.Errorf("%s%s: %s against the reference without auth mode, want na: %s", round, k, res.Status, res.Message)
 			}
 			continue
 		}
@@ -224,12 +267,17 @@ func expectAllPass(t *testing.T, results map[key]reports.Result, round string, d
 // TestReferencePassesEveryCheck: no false positives against a conformant server, dual-era or
 // modern-only.
 func TestReferencePassesEveryCheck(t *testing.T) {
-	expectAllPass(t, cleanResults(t), "", true)
+	expectAllPass(t, cleanResults(t), "", true, false)
 	stateless := statelessResults(t)
 	if len(stateless) == 0 {
 		t.Error("no check ran against the modern-only reference")
 	}
-	expectAllPass(t, stateless, "modern-only: ", false)
+	expectAllPass(t, stateless, "modern-only: ", false, false)
+	auth := authResults(t)
+	if len(auth) == 0 {
+		t.Error("no check ran against the reference in auth mode")
+	}
+	expectAllPass(t, auth, "auth mode: ", true, true)
 }
 
 // sideEffectsWanted runs the whole suite under each fault and logs every other check whose
@@ -257,11 +305,16 @@ func TestEveryFaultFailsItsCheck(t *testing.T) {
 			if c.ModernOnlyServer {
 				targets, baseline = statelessTargets(t, f.ID), statelessResults(t)
 			}
+			if isAuth(c) {
+				targets, baseline = authTargets(t, f.ID), authResults(t)
+			}
 			// The fault's own check is what must change; the whole suite runs under it only
 			// when its side effects are asked for, as it costs a full run per fault.
 			include := func(o *conform.Check) bool { return o.ID == c.ID }
 			if sideEffectsWanted {
-				include = func(o *conform.Check) bool { return !c.ModernOnlyServer || o.ModernOnlyServer }
+				include = func(o *conform.Check) bool {
+					return (!c.ModernOnlyServer || o.ModernOnlyServer) && (!isAuth(c) || isAuth(o))
+				}
 			}
 			got := runOn(t, targets, include)
 			var sideEffects []string
@@ -314,7 +367,7 @@ func TestReferenceIsStable(t *testing.T) {
 		t.Skip("repeats the whole suite")
 	}
 	for i := 0; i < 3; i++ {
-		expectAllPass(t, runAll(t), fmt.Sprintf("round %d: ", i), true)
+		expectAllPass(t, runAll(t), fmt.Sprintf("round %d: ", i), true, false)
 	}
 }
 
