@@ -40,6 +40,8 @@ func init() {
 		"LOG-NO-SECRETS":             "whether a log message holds a credential, personal data or an internal detail depends on what only the server knows; no outside probe can tell",
 		"LOG26-DEPRECATED":           "binds new implementations, and from outside mcpspec cannot tell a new implementation from one that is migrating; logging is still part of 2026-07-28",
 		"COMP-SECURITY":              "rate limits, access control and disclosure depend on the server's data and policy, invisible from outside; rejecting invalid input is COMP-INVALID-REF",
+		"MSG-RESULT-OBJECT":          "every revision's schema makes a response's result an object, and MSG-JSONRPC validates each response it draws (the opening, a probe, a list, an error) against it at every revision; MSG-RESULT-FIELD also names it at 2026-07-28",
+		"PROG-TOKEN-UNIQUE":          "binds whoever chooses the token: at 2026-07-28 only the client does, and in the handshake revisions a server chooses one only in a request it sends, which mcpspec never provokes (see MSG-REQ-ID-TYPE)",
 		"COMP-SORTED":                "relevance order and fuzzy matching are the server's judgement: no order of suggestions can be shown wrong from outside",
 	} {
 		conform.Exclude(id, reason)
