@@ -22,7 +22,8 @@ func cmdReference(args []string, stderr io.Writer) error {
 	sseAddr := fs.String("sse", "", "same as --http: the legacy HTTP+SSE endpoint /sse is served beside /mcp")
 	mode := fs.String("http-responses", "auto", "how POSTed requests are answered: auto, json or sse")
 	era := fs.String("era", reference.EraBoth, "protocol eras served: both (handshake revisions and 2026-07-28), handshake (no server/discover) or stateless (2026-07-28 only, no initialize)")
-	var faults listFlag
+	var faults, without listFlag
+	fs.Var(&without, "without", "leave out the capability `NAME` (repeatable, or comma-separated): neither declared nor served; one of "+strings.Join(reference.Omittable, ", "))
 	fs.Var(&faults, "fault", "switch on the fault `ID` (repeatable, or comma-separated); see 'mcpspec list'")
 	if err := fs.Parse(args); err != nil {
 		return usageErrorf("reference: %v", err)
@@ -30,7 +31,7 @@ func cmdReference(args []string, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return usageErrorf("reference: unexpected argument %q", fs.Arg(0))
 	}
-	opts := reference.Options{Faults: faults, Stderr: stderr, HTTPResponseMode: *mode, Era: *era}
+	opts := reference.Options{Faults: faults, Stderr: stderr, HTTPResponseMode: *mode, Era: *era, Without: without}
 	if err := opts.Validate(); err != nil {
 		return usageErrorf("%v", err)
 	}
