@@ -42,6 +42,13 @@ func init() {
 		"COMP-SECURITY":              "rate limits, access control and disclosure depend on the server's data and policy, invisible from outside; rejecting invalid input is COMP-INVALID-REF",
 		"MSG-RESULT-OBJECT":          "every revision's schema makes a response's result an object, and MSG-JSONRPC validates each response it draws (the opening, a probe, a list, an error) against it at every revision; MSG-RESULT-FIELD also names it at 2026-07-28",
 		"PROG-TOKEN-UNIQUE":          "binds whoever chooses the token: at 2026-07-28 only the client does, and in the handshake revisions a server chooses one only in a request it sends, which mcpspec never provokes (see MSG-REQ-ID-TYPE)",
+		"ELICIT-MODES":               "binds elicitation requests a server initiates at 2025-11-25, which mcpspec never provokes: it declares no elicitation there, so any such request is LIFE-OPERATION-NEGOTIATED's failure; at 2026-07-28 MRTR-CAP-GATED judges the modes of input requests",
+		"ELICIT-FORM-MODE-FIELD":     "binds elicitation requests a server initiates at 2025-11-25, which mcpspec never provokes (see ELICIT-MODES); at 2026-07-28 MRTR-VALUE-TYPES validates input requests against ElicitRequest",
+		"ELICIT-URL-REQUIRED-ERROR":  "the error may only come from a request that needs URL-mode elicitation, which only the server knows of and mcpspec cannot provoke at 2025-11-25; the code is retired at 2026-07-28",
+		"ELICIT-COMPLETE-NOTIF":      "follows a URL-mode elicitation request from the server, which mcpspec never provokes (see ELICIT-MODES)",
+		"SRVREQ-CAP-GATED":           "the rule LIFE-OPERATION-NEGOTIATED checks: no sampling, roots or elicitation request to a client that declared none (a warning before 2025-06-18, a failure from it on)",
+		"PING-SERVER-INITIATED":      "advice to ping now and then, with no interval: a run that sees no ping proves nothing, and a ping the server does send is validated against the schema by MSG-JSONRPC",
+		"LIFE-TIMEOUT-CANCEL":        "binds the sender of a request that times out; a server sends mcpspec no request to time out, as mcpspec declares no client capability at the handshake revisions (see MSG-REQ-ID-TYPE)",
 		"COMP-SORTED":                "relevance order and fuzzy matching are the server's judgement: no order of suggestions can be shown wrong from outside",
 	} {
 		conform.Exclude(id, reason)
