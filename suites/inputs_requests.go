@@ -39,8 +39,8 @@ func init() {
 			LevelReason: "MUST NOT in the spec, but a field's name can only suggest that it asks for something sensitive, never prove it: mcpspec warns. URL-mode elicitations, the spec's way to handle secrets, are not judged." + inputsAtModern,
 			Ready:       ready, Run: checkElicitNoSensitive},
 		conform.Check{ID: "SAMPLING-TOOLS-CAP", Level: "MUST", Versions: modernOnly, Transports: streamTransport,
-			Summary:     "to a client declaring sampling without sampling.tools, no sampling request carries tools or toolChoice",
-			LevelReason: "MUST NOT in the spec." + inputsAtModern,
+			Summary:     "to a client declaring sampling without sampling.tools, no sampling request enables tool use (tools offered, or a toolChoice other than none)",
+			LevelReason: "MUST NOT in the spec, for tool-enabled requests: an empty tools list or toolChoice mode none enables no tool and passes." + inputsAtModern,
 			Ready:       ready, Run: checkSamplingToolsCap},
 		conform.Check{ID: "SAMPLING-INCLUDECONTEXT", Level: "SHOULD", Versions: modernOnly, Transports: streamTransport,
 			Summary:     `to a client declaring sampling without sampling.context, a sampling request's includeContext is absent or "none"`,
@@ -251,13 +251,28 @@ func checkSamplingToolsCap(t *conform.T) conform.Finding {
 		return *f
 	}
 	for _, r := range samplings {
-		for _, member := range []string{"tools", "toolChoice"} {
-			if _, ok := r.params[member]; ok {
-				return conform.Violated("the client declared sampling without tools, yet the sampling request carries %s, in %s", member, r.where())
-			}
+		if why := toolEnabled(r.params); why != "" {
+			return conform.Violated("the client declared sampling without tools, yet the sampling request %s, in %s", why, r.where())
 		}
 	}
 	return conform.Passed("")
+}
+
+// toolEnabled says how a sampling request's params enable tool use, or "": tools offered (a
+// non-empty list) or a toolChoice other than mode "none". An empty list or a choice of no tools
+// enables nothing.
+func toolEnabled(params map[string]json.RawMessage) string {
+	var tools []json.RawMessage
+	if raw, ok := params["tools"]; ok && (json.Unmarshal(raw, &tools) != nil || len(tools) > 0) {
+		return "offers tools " + clip(string(raw), 80)
+	}
+	var choice struct {
+		Mode string `json:"mode"`
+	}
+	if raw, ok := params["toolChoice"]; ok && (json.Unmarshal(raw, &choice) != nil || choice.Mode != "none") {
+		return "has toolChoice " + clip(string(raw), 80)
+	}
+	return ""
 }
 
 func checkSamplingIncludeContext(t *conform.T) conform.Finding {

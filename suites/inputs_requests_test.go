@@ -49,3 +49,21 @@ func TestSensitive(t *testing.T) {
 		}
 	}
 }
+
+func TestToolEnabled(t *testing.T) {
+	for params, enabled := range map[string]bool{
+		`{"maxTokens":1}`:                           false,
+		`{"tools":[]}`:                              false,
+		`{"toolChoice":{"mode":"none"}}`:            false,
+		`{"tools":[{"name":"x","inputSchema":{}}]}`: true,
+		`{"toolChoice":{"mode":"auto"}}`:            true,
+		`{"toolChoice":{}}`:                         true,
+		`{"tools":"x"}`:                             true,
+	} {
+		var p map[string]json.RawMessage
+		_ = json.Unmarshal([]byte(params), &p)
+		if got := toolEnabled(p) != ""; got != enabled {
+			t.Errorf("%s: tool-enabled = %v, want %v", params, got, enabled)
+		}
+	}
+}
