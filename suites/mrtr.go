@@ -679,10 +679,17 @@ func checkMissingCap(t *conform.T) conform.Finding {
 	if json.Unmarshal(e.Data, &data) != nil || data.Required == nil {
 		return conform.Violated("the -32021 error has no data.requiredCapabilities object: %s", show(resp))
 	}
-	for _, c := range needed {
-		if _, ok := data.Required[c]; !ok {
-			return conform.Violated("data.requiredCapabilities does not name %s, which the tool asks for: %s", c, show(resp))
-		}
+	if len(data.Required) == 0 {
+		return conform.Violated("data.requiredCapabilities names no capability: %s", show(resp))
+	}
+	// The list must be complete: declaring exactly what it names lets the call proceed. (What
+	// the tool asks for given everything may include optional input, so it is not the measure.)
+	again, _, err := callInputTool(t, data.Required, inputArgs(t), nil)
+	if err != nil {
+		return conform.Violated("the input tool, called declaring the requiredCapabilities %s, got no reply: %v", asJSON(data.Required), err)
+	}
+	if ok, _ := expectError(again, codeMissingCapability); ok {
+		return conform.Violated("data.requiredCapabilities does not list every missing capability: declaring exactly %s still gets -32021: %s", asJSON(data.Required), show(again))
 	}
 	if d != nil && d.CarriesReplies && d.Status != http.StatusBadRequest {
 		return conform.Violated("the -32021 error came with HTTP %d, want 400", d.Status)

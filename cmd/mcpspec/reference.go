@@ -25,7 +25,8 @@ func cmdReference(args []string, stderr io.Writer) error {
 	authToken := fs.String("auth-token", "", "HTTP only: require authorization; `TOKEN` is a valid bearer token with every scope (the metadata is served at /.well-known/oauth-protected-resource/mcp)")
 	authNarrow := fs.String("auth-token-narrow", "", "with --auth-token: a valid `TOKEN` that lacks the scope tools/call needs (403 insufficient_scope)")
 	authForeign := fs.String("auth-token-foreign", "", "with --auth-token: a `TOKEN` issued for another resource, refused with 401")
-	var faults listFlag
+	var faults, without listFlag
+	fs.Var(&without, "without", "leave out the capability `NAME` (repeatable, or comma-separated): neither declared nor served; one of "+strings.Join(reference.Omittable, ", "))
 	fs.Var(&faults, "fault", "switch on the fault `ID` (repeatable, or comma-separated); see 'mcpspec list'")
 	if err := fs.Parse(args); err != nil {
 		return usageErrorf("reference: %v", err)
@@ -34,7 +35,8 @@ func cmdReference(args []string, stderr io.Writer) error {
 		return usageErrorf("reference: unexpected argument %q", fs.Arg(0))
 	}
 	opts := reference.Options{Faults: faults, Stderr: stderr, HTTPResponseMode: *mode, Era: *era,
-		Auth: reference.AuthOptions{Token: *authToken, Narrow: *authNarrow, Foreign: *authForeign}}
+		Auth: reference.AuthOptions{Token: *authToken, Narrow: *authNarrow, Foreign: *authForeign},
+		Without: without}
 	if err := opts.Validate(); err != nil {
 		return usageErrorf("%v", err)
 	}
