@@ -35,7 +35,7 @@ func cmdReference(args []string, stderr io.Writer) error {
 		return usageErrorf("reference: unexpected argument %q", fs.Arg(0))
 	}
 	opts := reference.Options{Faults: faults, Stderr: stderr, HTTPResponseMode: *mode, Era: *era,
-		Auth: reference.AuthOptions{Token: *authToken, Narrow: *authNarrow, Foreign: *authForeign},
+		Auth:    reference.AuthOptions{Token: *authToken, Narrow: *authNarrow, Foreign: *authForeign},
 		Without: without}
 	if err := opts.Validate(); err != nil {
 		return usageErrorf("%v", err)
