@@ -242,7 +242,9 @@ var (
 func authResults(t *testing.T) map[key]reports.Result {
 	// Every check, not the AUTH ones alone: their probes must leave the others' sessions clean.
 	// (A check proven under other reference arguments, provenWith, is proven there.)
-	authOnce.Do(func() { authClean = runOn(t, authTargets(t), func(c *conform.Check) bool { return provenWith[c.ID] == nil }) })
+	authOnce.Do(func() {
+		authClean = runOn(t, authTargets(t), func(c *conform.Check) bool { return provenWith[c.ID] == nil })
+	})
 	return authClean
 }
 
