@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
 	"github.com/mcpspec/mcpspec/harness/streamhttp"
+	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/suites/conform"
 )
 
@@ -20,6 +22,11 @@ func init() {
 			Summary:     "a malformed POSTed notification is either accepted (202) or refused with an HTTP error status whose body, if JSON-RPC, is an error without an id",
 			LevelReason: "The spec lets the server decide what it cannot accept, so a 202 passes; only a refusal is judged: it needs a status of 400 or above, and a JSON-RPC body may not carry an id (a plain-text body is not forbidden).",
 			Run:         checkNotificationReject},
+		conform.Check{ID: "HTTP-SSE-RELATED", Level: "SHOULD", Transports: httpOnly, Versions: streamableToo, Waits: true,
+			Summary:     "the notifications on a POST's SSE stream belong to that request: progress under its own token, nothing after its response",
+			LevelReason: "SHOULD up to 2025-11-25, MUST at 2026-07-28: a violation warns at the handshake revisions and fails at 2026-07-28. Only what can be tied to a request is judged (progress tokens, and the request still running); a log message's origin cannot be told.",
+			Ready:       slowToolReady,
+			Run:         checkSSERelated},
 	)
 	for id, reason := range map[string]string{
 		"HTTP-ENDPOINT":          "served by every HTTP check through the one configured URL: HTTP-REQ-CONTENT-TYPE checks that a POSTed request is answered there, HTTP-GET-SSE-OR-405 what GET gets there",
@@ -77,4 +84,92 @@ func checkNotificationReject(t *conform.T) conform.Finding {
 		notes = append(notes, fmt.Sprintf("%s: refused with HTTP %d", what, d.Status))
 	}
 	return conform.Passed("%s", strings.Join(notes, "; "))
+}
+
+// slowToolReady ends a check that needs the slow tool before it runs, when there is none.
+func slowToolReady(t *conform.T) (conform.Finding, bool) {
+	f, ok := needSlowTool(t)
+	return f, !ok
+}
+
+func checkSSERelated(t *conform.T) conform.Finding {
+	var calls []slowCall
+	for _, name := range []string{"a", "b"} {
+		token := jsonrpc.ID(fmt.Sprintf("%q", "mcpspec-related-"+name+"-"+randomHex(4)))
+		c, err := startSlow(t, t.S.NextID(), token)
+		if err != nil {
+			return conform.CannotTest("starting slow call %s: %v", name, err)
+		}
+		calls = append(calls, c)
+	}
+	streams := 0
+	for _, c := range calls {
+		if _, err := c.finish(t); err != nil {
+			return conform.CannotTest("the slow tool %q got no response: %v", t.Options().SlowTool, err)
+		}
+		if mediaType(c.d) == "text/event-stream" {
+			streams++
+		}
+	}
+	if streams == 0 {
+		return conform.NA("both slow calls were answered as %q, not as SSE streams, so no notification could come with them", calls[0].d.ContentType)
+	}
+	if err := allArrived(t, calls); err != nil {
+		return conform.CannotTest("%v", err)
+	}
+	f := judgeStreamNotifications(t, calls)
+	if f.Outcome == conform.Violation && harness.IsModern(t.Revision) {
+		f.Severe = true // MUST at 2026-07-28
+	}
+	return f
+}
+
+// judgeStreamNotifications checks every notification that came on one of the calls' SSE
+// streams: progress carries that call's token, and nothing follows the call's response.
+func judgeStreamNotifications(t *conform.T, calls []slowCall) conform.Finding {
+	answered := map[*wire.Delivery]bool{}
+	progress := 0
+	for _, r := range t.S.Conn.Inbox().Since(calls[0].from) {
+		c, ok := callOf(calls, r.Via)
+		if !ok {
+			continue
+		}
+		for _, m := range flatten(r.Msg) {
+			if m.Kind == jsonrpc.Response && m.ID == c.id {
+				answered[c.d] = true
+				continue
+			}
+			if m.Kind != jsonrpc.Notification {
+				continue
+			}
+			if answered[c.d] {
+				return conform.Violated("a notification came on a request's stream after that request's response: %s", show(m))
+			}
+			if m.Method != "notifications/progress" {
+				continue
+			}
+			progress++
+			var p struct {
+				Token json.RawMessage `json:"progressToken"`
+			}
+			_ = json.Unmarshal(m.Params, &p)
+			if token, _ := jsonrpc.CanonicalID(p.Token); token != c.token {
+				return conform.Violated("progress under token %s came on the stream of the request with token %s: %s", token.Text(), c.token.Text(), show(m))
+			}
+		}
+	}
+	if progress == 0 {
+		return conform.CannotTest("the slow tool %q reported no progress on either stream", t.Options().SlowTool)
+	}
+	return conform.Passed("%d progress notifications, each on the stream of the request whose token it carries", progress)
+}
+
+// callOf is the call whose HTTP exchange is d.
+func callOf(calls []slowCall, d *wire.Delivery) (slowCall, bool) {
+	for _, c := range calls {
+		if d != nil && c.d == d {
+			return c, true
+		}
+	}
+	return slowCall{}, false
 }
