@@ -38,6 +38,15 @@ func init() {
 			Summary:  "a server mcpspec launched listens on the endpoint's port on loopback addresses only, not on every interface or another one",
 			Ready:    launchedReady,
 			Run:      checkBindLocalhost},
+		conform.Check{ID: "HTTP-GET-UNRELATED", Level: "SHOULD", Transports: httpOnly, Versions: streamableRevisions, Connection: conform.Fresh,
+			Summary: "the GET stream carries no progress of a request POSTed meanwhile: that belongs to the request's own answer",
+			Ready:   slowToolReady,
+			Run:     checkGetUnrelated},
+		conform.Check{ID: "HTTP-NO-BROADCAST", Level: "MUST", Transports: httpOnly, Versions: streamableRevisions, Connection: conform.Fresh,
+			Summary:     "with two GET streams open, each notification a list change causes comes on one stream only, never copied to several",
+			LevelReason: "One list change should cause one notification; the same notification text on two streams of the session is read as one message broadcast.",
+			Ready:       listToolReady,
+			Run:         checkNoBroadcast},
 	)
 	for id, reason := range map[string]string{
 		"HTTP-ENDPOINT":          "served by every HTTP check through the one configured URL: HTTP-REQ-CONTENT-TYPE checks that a POSTed request is answered there, HTTP-GET-SSE-OR-405 what GET gets there",
@@ -165,11 +174,7 @@ func judgeStreamNotifications(t *conform.T, calls []slowCall) conform.Finding {
 				continue
 			}
 			progress++
-			var p struct {
-				Token json.RawMessage `json:"progressToken"`
-			}
-			_ = json.Unmarshal(m.Params, &p)
-			if token, _ := jsonrpc.CanonicalID(p.Token); token != c.token {
+			if token, _ := progressTokenOf(m); token != c.token {
 				return conform.Violated("progress under token %s came on the stream of the request with token %s: %s", token.Text(), c.token.Text(), show(m))
 			}
 		}
@@ -318,4 +323,90 @@ func socketInodes(procs []string) map[string]bool {
 		}
 	}
 	return inodes
+}
+
+// listToolReady ends a check that needs a list change before it runs, when no list-changed
+// tool was named or the server has no tools to call.
+func listToolReady(t *conform.T) (conform.Finding, bool) {
+	if t.Options().ListTool == "" {
+		return conform.CannotTest("needs a tool whose call changes a list: name one with --list-changed-tool"), true
+	}
+	if f, ok := needCapability(t, "tools"); !ok {
+		return f, true
+	}
+	return conform.Finding{}, false
+}
+
+func checkGetUnrelated(t *conform.T) conform.Finding {
+	get, f := withGetStream(t)
+	if f != nil {
+		return *f
+	}
+	token := jsonrpc.ID(fmt.Sprintf("%q", "mcpspec-get-unrelated-"+randomHex(4)))
+	c, err := startSlow(t, t.S.NextID(), token)
+	if err != nil {
+		return conform.CannotTest("starting the slow call: %v", err)
+	}
+	if _, err := c.finish(t); err != nil {
+		return conform.CannotTest("the slow tool %q got no response: %v", t.Options().SlowTool, err)
+	}
+	if _, err := t.S.Quiet(t.Ctx, c.from); err != nil {
+		return conform.Crashed("%v", err)
+	}
+	own := 0
+	for _, r := range t.S.Conn.Inbox().Since(c.from) {
+		for _, m := range flatten(r.Msg) {
+			if got, ok := progressTokenOf(m); !ok || got != token {
+				continue
+			}
+			if r.Via == get {
+				return conform.Violated("progress of a POSTed request came on the GET stream: %s", show(m))
+			}
+			own++
+		}
+	}
+	if own == 0 {
+		return conform.CannotTest("the slow tool %q reported no progress, so none could stray to the GET stream", t.Options().SlowTool)
+	}
+	return conform.Passed("%d progress notifications, none on the GET stream", own)
+}
+
+func checkNoBroadcast(t *conform.T) conform.Finding {
+	gets := 0
+	for i := 0; i < 2; i++ {
+		if _, f := withGetStream(t); f == nil {
+			gets++
+		}
+	}
+	if gets == 0 {
+		return conform.NA("the server offers no GET stream, so there is nothing to broadcast to")
+	}
+	from := t.S.Mark()
+	if err := callListTool(t); err != nil {
+		return conform.CannotTest("%v", err)
+	}
+	defer func() { _ = callListTool(t) }() // change the list back
+	if _, err := t.S.Quiet(t.Ctx, from); err != nil {
+		return conform.Crashed("%v", err)
+	}
+	streams := map[string]map[*wire.Delivery]bool{}
+	for _, r := range t.S.Conn.Inbox().Since(from) {
+		for _, m := range flatten(r.Msg) {
+			if m.Kind != jsonrpc.Notification || r.Via == nil {
+				continue
+			}
+			key := string(m.Raw)
+			if streams[key] == nil {
+				streams[key] = map[*wire.Delivery]bool{}
+			}
+			streams[key][r.Via] = true
+			if n := len(streams[key]); n > 1 {
+				return conform.Violated("the same notification came on %d streams (%d GET streams open): %s", n, gets, show(m))
+			}
+		}
+	}
+	if len(streams) == 0 {
+		return conform.CannotTest("calling the list-changed tool %q caused no notification", t.Options().ListTool)
+	}
+	return conform.Passed("%d distinct notification(s), each on one stream (%d GET streams open)", len(streams), gets)
 }
