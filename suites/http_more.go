@@ -9,8 +9,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
@@ -47,6 +49,15 @@ func init() {
 			LevelReason: "One list change should cause one notification; the same notification text on two streams of the session is read as one message broadcast.",
 			Ready:       listToolReady,
 			Run:         checkNoBroadcast},
+		conform.Check{ID: "HTTP-DISCONNECT-NOT-CANCEL", Level: "SHOULD", Transports: httpOnly, Versions: streamableRevisions, Waits: true,
+			Summary:     "dropping the connection of a running request's SSE stream does not cancel it: its work still runs to the end",
+			LevelReason: "SHOULD NOT in the spec. The work's end is invisible on the dropped stream, so only a server with the reference's probe tools (a keyed slow tool and slow_outcome) can be judged; others are untestable.",
+			Run:         checkDisconnectNotCancel},
+		conform.Check{ID: "HTTP-SSE-NO-EARLY-CLOSE", Level: "SHOULD", Transports: httpOnly, Versions: []string{harness.Rev20250326, harness.Rev20250618},
+			Summary:     "the SSE stream of a slow request stays open until it has carried the request's response",
+			LevelReason: "SHOULD NOT close early in the spec; judged on a slow call, where an early close has time to happen (a quick ping is HTTP-SSE-INCLUDES-RESPONSE's probe).",
+			Ready:       slowToolReady,
+			Run:         checkSSENoEarlyClose},
 	)
 	for id, reason := range map[string]string{
 		"HTTP-ENDPOINT":          "served by every HTTP check through the one configured URL: HTTP-REQ-CONTENT-TYPE checks that a POSTed request is answered there, HTTP-GET-SSE-OR-405 what GET gets there",
@@ -409,4 +420,85 @@ func checkNoBroadcast(t *conform.T) conform.Finding {
 		return conform.CannotTest("calling the list-changed tool %q caused no notification", t.Options().ListTool)
 	}
 	return conform.Passed("%d distinct notification(s), each on one stream (%d GET streams open)", len(streams), gets)
+}
+
+func checkSSENoEarlyClose(t *conform.T) conform.Finding {
+	token := jsonrpc.ID(fmt.Sprintf("%q", "mcpspec-early-close-"+randomHex(4)))
+	c, err := startSlow(t, t.S.NextID(), token)
+	if err != nil {
+		return conform.CannotTest("starting the slow call: %v", err)
+	}
+	if err := waitReady(t, c.d); err != nil {
+		return conform.Violated("the slow call: %v", err)
+	}
+	if mediaType(c.d) != "text/event-stream" {
+		return conform.NA("the slow call was answered as %q, not as an SSE stream", c.d.ContentType)
+	}
+	if _, err := c.finish(t); err != nil {
+		if c.d.IsFinished() {
+			return conform.Violated("the SSE stream of the slow call ended without its response (%d events): %v", len(c.d.EventsSoFar()), err)
+		}
+		return conform.CannotTest("the slow tool %q got no response while its stream stayed open: %v", t.Options().SlowTool, err)
+	}
+	return conform.Passed("")
+}
+
+func checkDisconnectNotCancel(t *conform.T) conform.Finding {
+	ok, err := hasCancelProbe(t)
+	if err != nil {
+		return conform.Violated("%v", err)
+	}
+	if !ok {
+		return conform.CannotTest("needs tools a black-box client can see a run's end with: %q taking a key, and %q reporting how that run ended (the mcpspec reference server has both)", probeSlowTool, probeOutcomeTool)
+	}
+	// The run is short next to the wait for its outcome, so that it ends within the wait
+	// unless something stopped it.
+	wait := min(t.S.Env().Timeouts.Request/2, probeMaxWait)
+	const steps = 10
+	key := "mcpspec-" + randomHex(8)
+
+	// Another connection (and session), so that only its streams are dropped.
+	s2, err := t.Open(t.Revision)
+	if err != nil {
+		return conform.Failed(fmt.Errorf("another session: %w", err))
+	}
+	id := s2.NextID()
+	params := map[string]any{"name": probeSlowTool, "arguments": map[string]any{"steps": steps, "stepMs": probeStepMs, "key": key}}
+	frame := rawRequest(id, "tools/call", withProgressToken(s2, params, jsonrpc.ID(fmt.Sprintf("%q", "mcpspec-progress-"+randomHex(4)))))
+	s2.Sent(id, "tools/call")
+	from := s2.Mark()
+	d, err := s2.Send(t.Ctx, frame)
+	if err != nil {
+		return conform.Failed(fmt.Errorf("sending the slow call: %w", err))
+	}
+	if _, err := s2.WaitFor(t.Ctx, d, from, func(r wire.Received) bool {
+		return slices.ContainsFunc(flatten(r.Msg), func(m jsonrpc.Message) bool { return m.Method == "notifications/progress" })
+	}); err != nil {
+		return conform.CannotTest("the %s call sent no progress on its stream, so it cannot be seen running before the disconnect: %v", probeSlowTool, err)
+	}
+	if !isEventStream(d) {
+		return conform.CannotTest("the %s call was answered as %q, not an SSE stream", probeSlowTool, d.ContentType)
+	}
+	_ = s2.Conn.Close() // drops the connection; the session is not deleted
+
+	resp, err := t.S.Request(t.Ctx, "tools/call", map[string]any{"name": probeOutcomeTool, "arguments": map[string]any{"key": key, "waitMs": int(wait / time.Millisecond)}})
+	if err != nil {
+		return conform.Violated("%s got no response: %v", probeOutcomeTool, err)
+	}
+	var r struct {
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	if json.Unmarshal(resp.Result, &r) != nil || len(r.Content) == 0 {
+		return conform.CannotTest("%s did not answer with text content: %s", probeOutcomeTool, show(resp))
+	}
+	switch outcome := r.Content[0].Text; outcome {
+	case "finished":
+		return conform.Passed("the run finished after its stream's connection was dropped")
+	case "cancelled":
+		return conform.Violated("the %s run (key %s) was cancelled when its SSE stream's connection was dropped", probeSlowTool, key)
+	default:
+		return conform.CannotTest("%s reported %q for key %s within %s", probeOutcomeTool, outcome, key, wait)
+	}
 }
