@@ -58,6 +58,10 @@ func init() {
 			LevelReason: "SHOULD NOT close early in the spec; judged on a slow call, where an early close has time to happen (a quick ping is HTTP-SSE-INCLUDES-RESPONSE's probe).",
 			Ready:       slowToolReady,
 			Run:         checkSSENoEarlyClose},
+		conform.Check{ID: "SSE-MESSAGE-EVENTS", Level: "MUST", Transports: []string{wire.SSE}, Versions: []string{harness.Rev20241105},
+			Summary:     "on the legacy SSE stream every server message comes as a message event whose data is one JSON-RPC message",
+			LevelReason: "The row describes the transport rather than using a keyword; a message sent in another event type, or as data that is not JSON-RPC, is not delivered to a client of this transport, so mcpspec reads it as a MUST.",
+			Run:         checkSSEMessageEvents},
 	)
 	for id, reason := range map[string]string{
 		"HTTP-ENDPOINT":          "served by every HTTP check through the one configured URL: HTTP-REQ-CONTENT-TYPE checks that a POSTed request is answered there, HTTP-GET-SSE-OR-405 what GET gets there",
@@ -451,10 +455,10 @@ func checkDisconnectNotCancel(t *conform.T) conform.Finding {
 	if !ok {
 		return conform.CannotTest("needs tools a black-box client can see a run's end with: %q taking a key, and %q reporting how that run ended (the mcpspec reference server has both)", probeSlowTool, probeOutcomeTool)
 	}
-	// The run is short next to the wait for its outcome, so that it ends within the wait
-	// unless something stopped it.
+	// The run lasts a quarter of the wait for its outcome: long enough for a server to notice
+	// the disconnect while it runs, short enough to end within the wait unless stopped.
 	wait := min(t.S.Env().Timeouts.Request/2, probeMaxWait)
-	const steps = 10
+	steps := max(10, int(wait/time.Millisecond)/(4*probeStepMs))
 	key := "mcpspec-" + randomHex(8)
 
 	// Another connection (and session), so that only its streams are dropped.
@@ -501,4 +505,20 @@ func checkDisconnectNotCancel(t *conform.T) conform.Finding {
 	default:
 		return conform.CannotTest("%s reported %q for key %s within %s", probeOutcomeTool, outcome, key, wait)
 	}
+}
+
+func checkSSEMessageEvents(t *conform.T) conform.Finding {
+	if err := stdioWorkload(t); err != nil {
+		return conform.Violated("%v", err)
+	}
+	var found []string
+	for _, v := range t.S.Conn.Violations() {
+		if v.Kind == "unexpected-event-type" || v.Kind == "invalid-sse-data" {
+			found = append(found, fmt.Sprintf("%s: %q", v.Detail, clip(v.Sample, 160)))
+		}
+	}
+	if len(found) > 0 {
+		return conform.Violated("%d event(s) on the SSE stream were not message events carrying JSON-RPC:\n%s", len(found), strings.Join(found, "\n"))
+	}
+	return conform.Passed("")
 }
