@@ -62,6 +62,10 @@ func init() {
 			Summary:     "on the legacy SSE stream every server message comes as a message event whose data is one JSON-RPC message",
 			LevelReason: "The row describes the transport rather than using a keyword; a message sent in another event type, or as data that is not JSON-RPC, is not delivered to a client of this transport, so mcpspec reads it as a MUST.",
 			Run:         checkSSEMessageEvents},
+		conform.Check{ID: "HTTP-RESUME-OTHER-STREAM", Level: "MUST", Transports: httpOnly, Versions: streamableRevisions, Connection: conform.Fresh, Waits: true,
+			Summary: "resuming a dropped POST stream with GET and Last-Event-ID replays nothing that belonged to another stream of the session",
+			Ready:   slowToolReady,
+			Run:     checkResumeOtherStream},
 	)
 	for id, reason := range map[string]string{
 		"HTTP-ENDPOINT":          "served by every HTTP check through the one configured URL: HTTP-REQ-CONTENT-TYPE checks that a POSTed request is answered there, HTTP-GET-SSE-OR-405 what GET gets there",
@@ -71,6 +75,7 @@ func init() {
 		"HTTP-RESUME-REPLAY":     "a permission (MAY): replaying after Last-Event-ID is optional, so no answer to it can be wrong on this row alone",
 		"HTTP-RESUME-VIA-GET":    "descriptive: says how a client resumes (always by GET with Last-Event-ID); it binds no server behaviour of its own",
 		"HTTP-SSE-POLL-CLOSE":    "a permission (MAY) to close the connection after an event id; closing early without a retry field is HTTP-SSE-RETRY's matter",
+		"HTTP-EVENT-ID-STREAM":   "observable only through resumption, which is optional: where a server resumes, HTTP-RESUME-OTHER-STREAM checks that an id from one stream replays that stream and nothing of another",
 		"HTTP-BACKCOMPAT-DETECT": "guidance for clients that must guess a URL's transport; mcpspec is told the transport (--url or --sse), and the report shows per transport which revisions answered",
 	} {
 		conform.Exclude(id, reason)
@@ -521,4 +526,86 @@ func checkSSEMessageEvents(t *conform.T) conform.Finding {
 		return conform.Violated("%d event(s) on the SSE stream were not message events carrying JSON-RPC:\n%s", len(found), strings.Join(found, "\n"))
 	}
 	return conform.Passed("")
+}
+
+func checkResumeOtherStream(t *conform.T) conform.Finding {
+	hc := httpConn(t)
+	// Stream A runs on a connection of its own in the same session, so that dropping it
+	// leaves stream B and the session alone.
+	s2, err := t.Connect()
+	if err != nil {
+		return conform.Failed(fmt.Errorf("another connection: %w", err))
+	}
+	hc2, ok := s2.Conn.(*streamhttp.Conn)
+	if !ok {
+		return conform.Failed(fmt.Errorf("another connection is not Streamable HTTP"))
+	}
+	hc2.SetSession(hc.Session())
+	hc2.SetProtocolVersion(t.Revision)
+
+	tokenB := jsonrpc.ID(fmt.Sprintf("%q", "mcpspec-resume-b-"+randomHex(4)))
+	b, err := startSlow(t, t.S.NextID(), tokenB)
+	if err != nil {
+		return conform.CannotTest("starting slow call B: %v", err)
+	}
+	idA, tokenA := t.S.NextID(), jsonrpc.ID(fmt.Sprintf("%q", "mcpspec-resume-a-"+randomHex(4)))
+	params := map[string]any{"name": t.Options().SlowTool, "arguments": json.RawMessage(t.Options().SlowToolArgs)}
+	fromA := s2.Mark()
+	a, err := s2.Send(t.Ctx, rawRequest(idA, "tools/call", withProgressToken(s2, params, tokenA)))
+	if err != nil {
+		return conform.CannotTest("starting slow call A: %v", err)
+	}
+	if _, err := s2.WaitFor(t.Ctx, a, fromA, func(wire.Received) bool { return true }); err != nil {
+		return conform.CannotTest("slow call A carried no message before its stream could be dropped: %v", err)
+	}
+	if !isEventStream(a) {
+		return conform.NA("slow call A was answered as %q, not an SSE stream", a.ContentType)
+	}
+	last := ""
+	for _, e := range a.EventsSoFar() {
+		if e.HasID && e.ID != "" {
+			last = e.ID
+			break
+		}
+	}
+	_ = s2.Conn.Close() // drops stream A; the session stays
+	if last == "" {
+		return conform.NA("stream A carried no event id, so it cannot be resumed")
+	}
+	if _, err := b.finish(t); err != nil {
+		return conform.CannotTest("slow call B got no response: %v", err)
+	}
+
+	from := t.S.Mark()
+	r := hc.Do(t.Ctx, nil, streamhttp.Request{Method: http.MethodGet, Header: http.Header{"Last-Event-ID": {last}}})
+	if err := waitReady(t, r); err != nil {
+		return conform.Violated("GET with Last-Event-ID: %v", err)
+	}
+	if r.Status != http.StatusOK || !isEventStream(r) {
+		return conform.NA("GET with Last-Event-ID %s got HTTP %d %q: the server does not resume streams", last, r.Status, r.ContentType)
+	}
+	// A's response ends the replay; without one, the request timeout bounds the wait.
+	_, _ = t.S.WaitFor(t.Ctx, r, from, func(rc wire.Received) bool { return wire.ContainsResponse(rc.Msg, idA) })
+	if _, err := t.S.Quiet(t.Ctx, from); err != nil {
+		return conform.Crashed("%v", err)
+	}
+	ofA := 0
+	for _, rc := range t.S.Conn.Inbox().Since(from) {
+		if rc.Via != r {
+			continue
+		}
+		for _, m := range flatten(rc.Msg) {
+			token, _ := progressTokenOf(m)
+			switch {
+			case m.Kind == jsonrpc.Response && m.ID == b.id, token == tokenB:
+				return conform.Violated("resuming stream A (Last-Event-ID %s) replayed a message of stream B: %s", last, show(m))
+			case m.Kind == jsonrpc.Response && m.ID == idA, token == tokenA:
+				ofA++
+			}
+		}
+	}
+	if ofA == 0 {
+		return conform.NA("GET with Last-Event-ID %s replayed nothing of stream A: the server does not resume streams", last)
+	}
+	return conform.Passed("the resumed stream carried %d message(s) of stream A and none of stream B", ofA)
 }
