@@ -339,3 +339,15 @@ func (l *Launcher) Release(c wire.Conn) {
 		l.mu.Unlock()
 	}
 }
+
+// ServerPID is the process id of the server this launcher started (HTTP and SSE targets with a
+// command), or 0 when it started none or the server has not started yet. The process leads its
+// own process group, so its id is also the group's.
+func (l *Launcher) ServerPID() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.server == nil {
+		return 0
+	}
+	return l.server.Pid()
+}

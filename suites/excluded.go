@@ -52,6 +52,15 @@ func init() {
 		"COMP-SORTED":                "relevance order and fuzzy matching are the server's judgement: no order of suggestions can be shown wrong from outside",
 		"AUTH-STDIO":                 "over stdio there is no challenge, status or metadata to observe: how a server gets its credentials from the environment happens before and outside the protocol",
 		"HTTP-AUTH-RECOMMENDED":      "whether authentication is proper for a deployment is not visible from outside (a local server may rightly run without it); the AUTH- checks judge servers that do require it",
+		"HTTP-ENDPOINT":              "served by every HTTP check through the one configured URL: HTTP-REQ-CONTENT-TYPE checks that a POSTed request is answered there, HTTP-GET-SSE-OR-405 what GET gets there",
+		"HTTP-POST-BODY":             "binds what the client POSTs; the server's side, refusing an array from 2025-06-18 on, is BATCH-REMOVED's probe, and 2026-07-28 says nothing of what a server does with a POSTed response",
+		"HTTP-SESSION-ASSIGN":        "a permission (MAY): the session checks take the id from the InitializeResult's response and report na when none is issued",
+		"HTTP-SESSION-DELETE":        "a permission (MAY): HTTP-SESSION-TERMINATED-404 sends DELETE and accepts 2xx or 405, failing anything else",
+		"HTTP-RESUME-REPLAY":         "a permission (MAY): replaying after Last-Event-ID is optional, so no answer to it can be wrong on this row alone",
+		"HTTP-RESUME-VIA-GET":        "descriptive: says how a client resumes (always by GET with Last-Event-ID); it binds no server behaviour of its own",
+		"HTTP-SSE-POLL-CLOSE":        "a permission (MAY) to close the connection after an event id; closing early without a retry field is HTTP-SSE-RETRY's matter",
+		"HTTP-EVENT-ID-STREAM":       "observable only through resumption, which is optional: where a server resumes, HTTP-RESUME-OTHER-STREAM checks that an id from one stream replays that stream and nothing of another",
+		"HTTP-BACKCOMPAT-DETECT":     "guidance for clients that must guess a URL's transport; mcpspec is told the transport (--url or --sse), and the report shows per transport which revisions answered",
 	} {
 		conform.Exclude(id, reason)
 	}

@@ -12,7 +12,8 @@ import (
 // A pristine session is one server of its own per revision and transport, touched only by an
 // ordinary workload. Several checks judge it from different angles: the stdio framing checks
 // (everything the server wrote from its first byte), LIFE-OPERATION-NEGOTIATED and
-// CANCEL-SAME-DIRECTION (everything it sent unasked), JRPC-ID-ECHO (ids of unusual types,
+// CANCEL-SAME-DIRECTION (everything it sent unasked), SSE-MESSAGE-EVENTS (the legacy SSE
+// stream's events), JRPC-ID-ECHO (ids of unusual types,
 // which a shared session could not use without reusing another check's). One server serves
 // them all: each needs a server nobody else has touched, not one each.
 

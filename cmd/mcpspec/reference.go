@@ -52,7 +52,7 @@ func cmdReference(args []string, stderr io.Writer) error {
 	if listen == "" {
 		return reference.ServeStdio(ctx, os.Stdin, os.Stdout, opts)
 	}
-	ln, err := net.Listen("tcp", listen)
+	ln, err := net.Listen("tcp", reference.ListenAddress(listen, opts))
 	if err != nil {
 		return fmt.Errorf("reference: listen on %s: %w", listen, err)
 	}

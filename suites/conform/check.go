@@ -242,3 +242,10 @@ func (t *T) Revisions() []string { return harness.HandshakeRevisions }
 
 // Options are run-wide settings checks may need.
 func (t *T) Options() Options { return t.run.cfg.Options }
+
+// LaunchedPID is the process id of the server mcpspec launched for this transport's target
+// (--http-cmd), or 0 when it reaches a server it did not start.
+func (t *T) LaunchedPID() int { return t.run.launcher(t.Transport).ServerPID() }
+
+// TargetURL is the URL of this transport's target ("" over stdio).
+func (t *T) TargetURL() string { return t.run.launcher(t.Transport).Target().URL }
