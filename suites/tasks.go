@@ -1,0 +1,726 @@
+package suites
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/harness/wire"
+	"github.com/mcpspec/mcpspec/suites/conform"
+)
+
+// Checks of the tasks utility of 2025-11-25: task-augmented tools/call and the tasks/* methods.
+// Every check but TASK-CAP and TASK-IGNORE-IF-UNDECLARED is na for a server that does not
+// declare tasks.
+
+// relatedTaskKey is the _meta key naming the task a message belongs to.
+const relatedTaskKey = "io.modelcontextprotocol/related-task"
+
+// taskTTL is the retention mcpspec asks for (ms).
+const taskTTL = 60000
+
+var taskStatuses = []string{"working", "input_required", "completed", "failed", "cancelled"}
+
+func init() {
+	v := []string{harness.Rev20251125}
+	tr := []string{wire.Stdio, wire.HTTP}
+	reg := func(c conform.Check) conform.Check {
+		c.Versions, c.Transports = v, tr
+		return c
+	}
+	conform.Register(
+		reg(conform.Check{ID: "TASK-CAP", Level: "MUST",
+			Summary: "a server that answers a task-augmented tools/call with a CreateTaskResult declares tasks.requests.tools.call",
+			Run:     checkTaskCap}),
+		reg(conform.Check{ID: "TASK-IGNORE-IF-UNDECLARED", Level: "MUST",
+			Summary: "a server that does not declare task-augmented tools/call serves such a call normally, ignoring params.task",
+			Ready:   undeclaredTasksReady, Run: checkTaskIgnored}),
+		reg(conform.Check{ID: "TASK-TOOL-FORBIDDEN", Level: "SHOULD",
+			Summary: "a task-augmented call of a tool without taskSupport (or forbidden) gets -32601",
+			Ready:   taskCallsReady, Run: checkTaskToolForbidden}),
+		reg(conform.Check{ID: "TASK-TOOL-REQUIRED", Level: "MUST",
+			Summary: "a plain call of a tool whose taskSupport is required gets -32601",
+			Ready:   taskCallsReady, Run: checkTaskToolRequired}),
+		reg(conform.Check{ID: "TASK-CREATE-RESULT", Level: "MUST",
+			Summary: "a task-augmented tools/call is answered with a CreateTaskResult: task with taskId, status, createdAt, lastUpdatedAt, ttl",
+			Ready:   taskCallsReady, Run: checkTaskCreateResult}),
+		reg(conform.Check{ID: "TASK-ID", Level: "MUST",
+			Summary: "task ids are strings, different for every task created",
+			Ready:   taskCallsReady, Run: checkTaskID}),
+		reg(conform.Check{ID: "TASK-STATUS-LIFECYCLE", Level: "MUST",
+			Summary: "a task starts working, its statuses are known ones, and a terminal status never changes",
+			Ready:   taskCallsReady, Run: checkTaskLifecycle}),
+		reg(conform.Check{ID: "TASK-TIMESTAMPS-TTL", Level: "MUST",
+			Summary: "tasks/get gives ISO 8601 createdAt and lastUpdatedAt and a ttl that is an integer or null",
+			Ready:   taskCallsReady, Run: checkTaskTimestamps}),
+		reg(conform.Check{ID: "TASK-RESULT", Level: "MUST",
+			Summary: "tasks/result on a working task answers only once the task is terminal, with the tool's CallToolResult",
+			Ready:   taskCallsReady, Run: checkTaskResult}),
+		reg(conform.Check{ID: "TASK-RESULT-META", Level: "MUST",
+			Summary: "the tasks/result result names its task in _meta[\"io.modelcontextprotocol/related-task\"].taskId",
+			Ready:   taskCallsReady, Run: checkTaskResultMeta}),
+		reg(conform.Check{ID: "TASK-CANCEL", Level: "MUST",
+			Summary: "tasks/cancel of a working task answers it cancelled and it stays cancelled; of a terminal task, -32602",
+			Ready:   taskCancelReady, Run: checkTaskCancel}),
+		reg(conform.Check{ID: "TASK-PROTOCOL-ERRORS", Level: "MUST",
+			Summary: "an unknown taskId (tasks/get, tasks/result, tasks/cancel) or tasks/list cursor gets -32602",
+			Ready:   tasksReady, Run: checkTaskProtocolErrors}),
+		reg(conform.Check{ID: "TASK-LIST-CURSOR", Level: "MUST",
+			Summary: "tasks/list pages carry nextCursor while tasks remain: every task created appears in the walk",
+			Ready:   taskListReady, Run: checkTaskListCursor}),
+		conform.Check{ID: "TASK-NO-SSE-ON-GET", Level: "SHOULD", Versions: v, Transports: []string{wire.HTTP},
+			Summary: "over Streamable HTTP, tasks/get is answered as application/json, not as an SSE stream",
+			Ready:   taskCallsReady, Run: checkTaskNoSSEOnGet},
+		reg(conform.Check{ID: "PROG-TASK-TOKEN", Level: "MUST",
+			Summary: "a task's progress carries the task-augmented request's token and stops once the task is terminal",
+			Ready:   taskCallsReady, Run: checkProgTaskToken}),
+	)
+}
+
+// taskCaps is the server's capabilities.tasks, nil when it declares none.
+func taskCaps(s *harness.Session) map[string]json.RawMessage {
+	var caps struct {
+		Tasks map[string]json.RawMessage `json:"tasks"`
+	}
+	_ = json.Unmarshal(s.InitResult()["capabilities"], &caps)
+	return caps.Tasks
+}
+
+// taskCallsDeclared reports whether capabilities.tasks.requests.tools.call is declared.
+func taskCallsDeclared(s *harness.Session) bool {
+	var req struct {
+		Tools map[string]json.RawMessage `json:"tools"`
+	}
+	_ = json.Unmarshal(taskCaps(s)["requests"], &req)
+	_, ok := req.Tools["call"]
+	return ok
+}
+
+func tasksReady(t *conform.T) (conform.Finding, bool) {
+	if taskCaps(t.S) == nil {
+		return conform.NA("the server declares no tasks capability"), true
+	}
+	return conform.Finding{}, false
+}
+
+func taskCallsReady(t *conform.T) (conform.Finding, bool) {
+	if !taskCallsDeclared(t.S) {
+		return conform.NA("the server does not declare tasks.requests.tools.call"), true
+	}
+	return conform.Finding{}, false
+}
+
+func taskCancelReady(t *conform.T) (conform.Finding, bool) {
+	if f, done := taskCallsReady(t); done {
+		return f, true
+	}
+	if _, ok := taskCaps(t.S)["cancel"]; !ok {
+		return conform.NA("the server does not declare tasks.cancel"), true
+	}
+	return conform.Finding{}, false
+}
+
+func taskListReady(t *conform.T) (conform.Finding, bool) {
+	if f, done := taskCallsReady(t); done {
+		return f, true
+	}
+	if _, ok := taskCaps(t.S)["list"]; !ok {
+		return conform.NA("the server does not declare tasks.list"), true
+	}
+	return conform.Finding{}, false
+}
+
+func undeclaredTasksReady(t *conform.T) (conform.Finding, bool) {
+	if taskCallsDeclared(t.S) {
+		return conform.NA("the server declares task-augmented tools/call"), true
+	}
+	if t.Options().SlowTool == "" || !t.S.HasCapability("tools") {
+		return conform.CannotTest("needs a tool that is safe to call: name one with --slow-tool NAME --slow-tool-args JSON"), true
+	}
+	return conform.Finding{}, false
+}
+
+// listedTool is a tool of tools/list as far as tasks care.
+type listedTool struct {
+	Name        string `json:"name"`
+	InputSchema struct {
+		Required []string `json:"required"`
+	} `json:"inputSchema"`
+	Annotations struct {
+		ReadOnly bool `json:"readOnlyHint"`
+	} `json:"annotations"`
+	Execution struct {
+		TaskSupport string `json:"taskSupport"`
+	} `json:"execution"`
+}
+
+// taskToolList lists the server's tools (all pages).
+func taskToolList(t *conform.T) ([]listedTool, error) {
+	w, err := walkList(t, t.S, "tools/list", "tools")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]listedTool, 0, len(w.items))
+	for _, it := range w.items {
+		var lt listedTool
+		if json.Unmarshal(it, &lt) == nil {
+			out = append(out, lt)
+		}
+	}
+	return out, nil
+}
+
+// taskTarget is a tool to call as a task, with its arguments.
+type taskTarget struct {
+	name    string
+	args    json.RawMessage
+	support string
+}
+
+// pickTaskTool chooses a tool that supports tasks: the slow tool when it does (its arguments
+// make it take a while), else the first tool without required arguments that does.
+func pickTaskTool(t *conform.T) (taskTarget, *conform.Finding) {
+	list, err := taskToolList(t)
+	if err != nil {
+		f := conform.CannotTest("tools/list: %v", err)
+		return taskTarget{}, &f
+	}
+	supports := func(lt listedTool) bool {
+		return slices.Contains([]string{"optional", "required"}, lt.Execution.TaskSupport)
+	}
+	for _, lt := range list {
+		if lt.Name == t.Options().SlowTool && supports(lt) {
+			return taskTarget{lt.Name, t.Options().SlowToolArgs, lt.Execution.TaskSupport}, nil
+		}
+	}
+	for _, lt := range list {
+		if supports(lt) && len(lt.InputSchema.Required) == 0 {
+			return taskTarget{lt.Name, json.RawMessage(`{}`), lt.Execution.TaskSupport}, nil
+		}
+	}
+	f := conform.CannotTest("no listed tool supports tasks (execution.taskSupport optional or required) without required arguments")
+	return taskTarget{}, &f
+}
+
+// callParams are tools/call params for tt, task-augmented when task, with a progress token
+// unless token is "".
+func callParams(tt taskTarget, task bool, token jsonrpc.ID) map[string]any {
+	p := map[string]any{"name": tt.name}
+	if len(tt.args) > 0 {
+		p["arguments"] = tt.args
+	}
+	if task {
+		p["task"] = map[string]any{"ttl": taskTTL}
+	}
+	if token != "" {
+		p["_meta"] = map[string]any{"progressToken": token.JSON()}
+	}
+	return p
+}
+
+// callTool sends tools/call without registering its method with the session: a
+// CreateTaskResult is no CallToolResult, and is judged here rather than by the schema.
+func callTool(t *conform.T, params map[string]any) (jsonrpc.Message, error) {
+	id := t.S.NextID()
+	return t.S.Exchange(t.Ctx, id, rawRequest(id, "tools/call", params))
+}
+
+// createdTask is what a CreateTaskResult said.
+type createdTask struct {
+	resp jsonrpc.Message
+	task map[string]json.RawMessage
+	id   string
+}
+
+// createTask calls tt as a task and reads the CreateTaskResult; a finding ends the check.
+func createTask(t *conform.T, tt taskTarget, token jsonrpc.ID) (createdTask, *conform.Finding) {
+	resp, err := callTool(t, callParams(tt, true, token))
+	if err != nil {
+		f := conform.Crashed("a task-augmented tools/call of %q got no response: %v", tt.name, err)
+		return createdTask{}, &f
+	}
+	obj, ok := resp.ResultObject()
+	var task map[string]json.RawMessage
+	if !ok || json.Unmarshal(obj["task"], &task) != nil || task == nil {
+		f := conform.Violated("a task-augmented tools/call of %q was not answered with a CreateTaskResult: %s", tt.name, show(resp))
+		return createdTask{}, &f
+	}
+	id, ok := jsonString(task["taskId"])
+	if !ok {
+		f := conform.Violated("the CreateTaskResult's taskId is not a string: %s", show(resp))
+		return createdTask{}, &f
+	}
+	return createdTask{resp, task, id}, nil
+}
+
+// startTask picks a tool and creates a task of it.
+func startTask(t *conform.T, token jsonrpc.ID) (taskTarget, createdTask, *conform.Finding) {
+	tt, f := pickTaskTool(t)
+	if f != nil {
+		return tt, createdTask{}, f
+	}
+	ct, f := createTask(t, tt, token)
+	return tt, ct, f
+}
+
+// taskRequest sends a tasks/* request naming id.
+func taskRequest(t *conform.T, method, id string) (jsonrpc.Message, error) {
+	return t.S.Request(t.Ctx, method, map[string]any{"taskId": id})
+}
+
+// taskStatus is the status of a Task result.
+func taskStatus(resp jsonrpc.Message) (string, bool) {
+	obj, ok := resp.ResultObject()
+	if !ok {
+		return "", false
+	}
+	return jsonString(obj["status"])
+}
+
+func isTerminal(status string) bool {
+	return status == "completed" || status == "failed" || status == "cancelled"
+}
+
+// awaitTask waits for the task's result with tasks/result.
+func awaitTask(t *conform.T, id string) (jsonrpc.Message, *conform.Finding) {
+	resp, err := taskRequest(t, "tasks/result", id)
+	if err != nil {
+		f := conform.CannotTest("tasks/result for task %s got no response: %v", id, err)
+		return resp, &f
+	}
+	return resp, nil
+}
+
+func checkTaskCap(t *conform.T) conform.Finding {
+	declared := taskCallsDeclared(t.S)
+	var tt taskTarget
+	if declared {
+		var f *conform.Finding
+		if tt, f = pickTaskTool(t); f != nil {
+			return *f
+		}
+	} else {
+		list, err := taskToolList(t)
+		if err != nil {
+			return conform.NA("the server declares no task-augmented tools/call, and tools/list failed: %v", err)
+		}
+		for _, lt := range list {
+			if lt.Execution.TaskSupport == "optional" || lt.Execution.TaskSupport == "required" {
+				if lt.Name == t.Options().SlowTool || len(lt.InputSchema.Required) == 0 && tt.name == "" {
+					tt = taskTarget{lt.Name, json.RawMessage(`{}`), lt.Execution.TaskSupport}
+				}
+			}
+		}
+		if tt.name == t.Options().SlowTool && tt.name != "" {
+			tt.args = t.Options().SlowToolArgs
+		}
+		if tt.name == "" && t.Options().SlowTool != "" {
+			tt = taskTarget{t.Options().SlowTool, t.Options().SlowToolArgs, ""}
+		}
+		if tt.name == "" {
+			return conform.NA("the server declares no task-augmented tools/call and names no tool that supports tasks")
+		}
+	}
+	resp, err := callTool(t, callParams(tt, true, ""))
+	if err != nil {
+		return conform.CannotTest("a task-augmented tools/call of %q got no response: %v", tt.name, err)
+	}
+	obj, _ := resp.ResultObject()
+	if _, created := obj["task"]; !created {
+		return conform.NA("no CreateTaskResult was returned: %s", show(resp))
+	}
+	if !declared {
+		return conform.Violated("a CreateTaskResult came back, but the capabilities lack tasks.requests.tools.call: %s", show(resp))
+	}
+	return conform.Passed("tasks.requests.tools.call declared")
+}
+
+func checkTaskIgnored(t *conform.T) conform.Finding {
+	tt := taskTarget{t.Options().SlowTool, t.Options().SlowToolArgs, ""}
+	resp, err := callTool(t, callParams(tt, true, ""))
+	if err != nil {
+		return conform.Crashed("a tools/call of %q with params.task got no response: %v", tt.name, err)
+	}
+	obj, ok := resp.ResultObject()
+	var content []json.RawMessage
+	if !ok || json.Unmarshal(obj["content"], &content) != nil || obj["content"] == nil {
+		return conform.Violated("without task support declared, a tools/call carrying params.task was not served as a plain call: %s", show(resp))
+	}
+	return conform.Passed("")
+}
+
+func checkTaskToolForbidden(t *conform.T) conform.Finding {
+	list, err := taskToolList(t)
+	if err != nil {
+		return conform.CannotTest("tools/list: %v", err)
+	}
+	var pick *listedTool
+	for i, lt := range list {
+		if lt.Execution.TaskSupport != "" && lt.Execution.TaskSupport != "forbidden" {
+			continue
+		}
+		// A read-only tool first: a server that breaks the rule runs it.
+		if pick == nil || lt.Annotations.ReadOnly && !pick.Annotations.ReadOnly {
+			pick = &list[i]
+		}
+	}
+	if pick == nil {
+		return conform.NA("every listed tool supports tasks")
+	}
+	resp, err := callTool(t, callParams(taskTarget{name: pick.Name, args: json.RawMessage(`{}`)}, true, ""))
+	if err != nil {
+		return conform.Crashed("a task-augmented call of %q got no response: %v", pick.Name, err)
+	}
+	if ok, why := expectError(resp, codeMethodNotFound); !ok {
+		return conform.Violated("a task-augmented call of %q, which does not support tasks: %s", pick.Name, why)
+	}
+	return conform.Passed("")
+}
+
+func checkTaskToolRequired(t *conform.T) conform.Finding {
+	list, err := taskToolList(t)
+	if err != nil {
+		return conform.CannotTest("tools/list: %v", err)
+	}
+	i := slices.IndexFunc(list, func(lt listedTool) bool { return lt.Execution.TaskSupport == "required" })
+	if i < 0 {
+		return conform.NA("no listed tool requires tasks")
+	}
+	resp, err := callTool(t, callParams(taskTarget{name: list[i].Name, args: json.RawMessage(`{}`)}, false, ""))
+	if err != nil {
+		return conform.Crashed("a plain call of %q got no response: %v", list[i].Name, err)
+	}
+	if ok, why := expectError(resp, codeMethodNotFound); !ok {
+		return conform.Violated("a plain call of %q, whose taskSupport is required: %s", list[i].Name, why)
+	}
+	return conform.Passed("")
+}
+
+func checkTaskCreateResult(t *conform.T) conform.Finding {
+	_, ct, f := startTask(t, "")
+	if f != nil {
+		return *f
+	}
+	if why := taskShape(ct.task); why != "" {
+		return conform.Violated("the CreateTaskResult's task %s: %s", why, show(ct.resp))
+	}
+	return conform.Passed("")
+}
+
+// taskShape says what a Task lacks ("" when nothing).
+func taskShape(task map[string]json.RawMessage) string {
+	for _, k := range []string{"taskId", "status", "createdAt", "lastUpdatedAt"} {
+		if _, ok := jsonString(task[k]); !ok {
+			return fmt.Sprintf("has no string %s", k)
+		}
+	}
+	ttl, ok := task["ttl"]
+	if !ok {
+		return "has no ttl"
+	}
+	var n int64
+	if string(ttl) != "null" && json.Unmarshal(ttl, &n) != nil {
+		return fmt.Sprintf("has ttl %s, neither an integer nor null", ttl)
+	}
+	return ""
+}
+
+func checkTaskID(t *conform.T) conform.Finding {
+	tt, a, f := startTask(t, "")
+	if f != nil {
+		return *f
+	}
+	b, f := createTask(t, tt, "")
+	if f != nil {
+		return *f
+	}
+	if a.id == b.id {
+		return conform.Violated("two tasks got the same taskId %q: %s", a.id, show(b.resp))
+	}
+	return conform.Passed("")
+}
+
+func checkTaskLifecycle(t *conform.T) conform.Finding {
+	_, ct, f := startTask(t, "")
+	if f != nil {
+		return *f
+	}
+	if s, _ := jsonString(ct.task["status"]); s != "working" {
+		return conform.Violated("a new task's status is %q, not working: %s", s, show(ct.resp))
+	}
+	resp, err := taskRequest(t, "tasks/get", ct.id)
+	if err != nil {
+		return conform.CannotTest("tasks/get got no response: %v", err)
+	}
+	if s, ok := taskStatus(resp); !ok || !slices.Contains(taskStatuses, s) {
+		return conform.Violated("tasks/get gave no known status: %s", show(resp))
+	}
+	if _, f := awaitTask(t, ct.id); f != nil {
+		return *f
+	}
+	var terminal string
+	for i := range 3 {
+		resp, err := taskRequest(t, "tasks/get", ct.id)
+		if err != nil {
+			return conform.CannotTest("tasks/get got no response: %v", err)
+		}
+		s, _ := taskStatus(resp)
+		switch {
+		case i == 0 && !isTerminal(s):
+			return conform.Violated("after tasks/result answered, tasks/get gives status %q: %s", s, show(resp))
+		case i == 0:
+			terminal = s
+		case s != terminal:
+			return conform.Violated("the task was %s, then tasks/get said %q: %s", terminal, s, show(resp))
+		}
+	}
+	return conform.Passed("working, then %s for good", terminal)
+}
+
+func checkTaskTimestamps(t *conform.T) conform.Finding {
+	_, ct, f := startTask(t, "")
+	if f != nil {
+		return *f
+	}
+	resp, err := taskRequest(t, "tasks/get", ct.id)
+	if err != nil {
+		return conform.CannotTest("tasks/get got no response: %v", err)
+	}
+	obj, ok := resp.ResultObject()
+	if !ok {
+		return conform.Violated("tasks/get of a task just created was not answered with a result: %s", show(resp))
+	}
+	if why := taskShape(obj); why != "" {
+		return conform.Violated("the tasks/get result %s: %s", why, show(resp))
+	}
+	for _, k := range []string{"createdAt", "lastUpdatedAt"} {
+		s, _ := jsonString(obj[k])
+		if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
+			return conform.Violated("%s %q is not an ISO 8601 date-time: %s", k, s, show(resp))
+		}
+	}
+	return conform.Passed("")
+}
+
+func checkTaskResult(t *conform.T) conform.Finding {
+	_, ct, f := startTask(t, "")
+	if f != nil {
+		return *f
+	}
+	resp, f := awaitTask(t, ct.id)
+	if f != nil {
+		return *f
+	}
+	get, err := taskRequest(t, "tasks/get", ct.id)
+	if err != nil {
+		return conform.CannotTest("tasks/get got no response: %v", err)
+	}
+	s, _ := taskStatus(get)
+	if !isTerminal(s) {
+		return conform.Violated("tasks/result answered %s while the task was still %q", clip(show(resp), 120), s)
+	}
+	if s == "cancelled" || resp.HasError {
+		return conform.Passed("the task ended %s", s)
+	}
+	obj, ok := resp.ResultObject()
+	var content []json.RawMessage
+	if !ok || json.Unmarshal(obj["content"], &content) != nil || obj["content"] == nil {
+		return conform.Violated("tasks/result of a tools/call task is no CallToolResult: %s", show(resp))
+	}
+	return conform.Passed("")
+}
+
+func checkTaskResultMeta(t *conform.T) conform.Finding {
+	_, ct, f := startTask(t, "")
+	if f != nil {
+		return *f
+	}
+	resp, f := awaitTask(t, ct.id)
+	if f != nil {
+		return *f
+	}
+	raw := resp.Result
+	if resp.HasError {
+		return conform.CannotTest("tasks/result answered an error: %s", show(resp))
+	}
+	var r struct {
+		Meta map[string]struct {
+			TaskID json.RawMessage `json:"taskId"`
+		} `json:"_meta"`
+	}
+	_ = json.Unmarshal(raw, &r)
+	if got, _ := jsonString(r.Meta[relatedTaskKey].TaskID); got != ct.id {
+		return conform.Violated("the tasks/result result does not name task %q in _meta[%q]: %s", ct.id, relatedTaskKey, show(resp))
+	}
+	return conform.Passed("")
+}
+
+func checkTaskCancel(t *conform.T) conform.Finding {
+	tt, ct, f := startTask(t, "")
+	if f != nil {
+		return *f
+	}
+	resp, err := taskRequest(t, "tasks/cancel", ct.id)
+	if err != nil {
+		return conform.Crashed("tasks/cancel got no response: %v", err)
+	}
+	if resp.HasError {
+		get, _ := taskRequest(t, "tasks/get", ct.id)
+		if s, _ := taskStatus(get); isTerminal(s) && s != "cancelled" {
+			return conform.CannotTest("the task of %q was %s before it could be cancelled: %s", tt.name, s, show(resp))
+		}
+		return conform.Violated("tasks/cancel of a working task was refused: %s", show(resp))
+	}
+	if s, _ := taskStatus(resp); s != "cancelled" {
+		return conform.Violated("tasks/cancel answered status %q, not cancelled: %s", s, show(resp))
+	}
+	get, err := taskRequest(t, "tasks/get", ct.id)
+	if err != nil {
+		return conform.CannotTest("tasks/get got no response: %v", err)
+	}
+	if s, _ := taskStatus(get); s != "cancelled" {
+		return conform.Violated("after tasks/cancel, tasks/get says %q: %s", s, show(get))
+	}
+	again, err := taskRequest(t, "tasks/cancel", ct.id)
+	if err != nil {
+		return conform.Crashed("a second tasks/cancel got no response: %v", err)
+	}
+	if ok, why := expectError(again, codeInvalidParams); !ok {
+		return conform.Violated("tasks/cancel of a cancelled (terminal) task: %s", why)
+	}
+	return conform.Passed("")
+}
+
+// neverIssuedTaskID names no task.
+const neverIssuedTaskID = "mcpspec-no-such-task"
+
+func checkTaskProtocolErrors(t *conform.T) conform.Finding {
+	methods := []string{"tasks/get", "tasks/result"}
+	caps := taskCaps(t.S)
+	if _, ok := caps["cancel"]; ok {
+		methods = append(methods, "tasks/cancel")
+	}
+	for _, m := range methods {
+		resp, err := taskRequest(t, m, neverIssuedTaskID)
+		if err != nil {
+			return conform.Crashed("%s with an unknown taskId got no response: %v", m, err)
+		}
+		if ok, why := expectError(resp, codeInvalidParams); !ok {
+			return conform.Violated("%s with the unknown taskId %q: %s", m, neverIssuedTaskID, why)
+		}
+	}
+	if _, ok := caps["list"]; ok {
+		resp, err := t.S.Request(t.Ctx, "tasks/list", map[string]any{"cursor": neverIssuedCursor})
+		if err != nil {
+			return conform.Crashed("tasks/list with an unknown cursor got no response: %v", err)
+		}
+		if ok, why := expectError(resp, codeInvalidParams); !ok {
+			return conform.Violated("tasks/list with the cursor %q, which it never issued: %s", neverIssuedCursor, why)
+		}
+		methods = append(methods, "tasks/list")
+	}
+	return conform.Passed("%v", methods)
+}
+
+func checkTaskListCursor(t *conform.T) conform.Finding {
+	tt, f := pickTaskTool(t)
+	if f != nil {
+		return *f
+	}
+	var ids []string
+	for range 3 {
+		ct, f := createTask(t, tt, "")
+		if f != nil {
+			return *f
+		}
+		ids = append(ids, ct.id)
+	}
+	w, err := walkList(t, t.S, "tasks/list", "tasks")
+	if err != nil {
+		return conform.Violated("%v", err)
+	}
+	listed := map[string]bool{}
+	for _, it := range w.items {
+		var task struct {
+			ID string `json:"taskId"`
+		}
+		_ = json.Unmarshal(it, &task)
+		listed[task.ID] = true
+	}
+	for _, id := range ids {
+		if !listed[id] {
+			return conform.Violated("task %q, just created, is missing from %d page(s) of tasks/list (last: %s)", id, len(w.pages), show(w.pages[len(w.pages)-1]))
+		}
+	}
+	return conform.Passed("%d task(s) on %d page(s)", len(w.items), len(w.pages))
+}
+
+func checkTaskNoSSEOnGet(t *conform.T) conform.Finding {
+	_, ct, f := startTask(t, "")
+	if f != nil {
+		return *f
+	}
+	id := t.S.NextID()
+	t.S.Sent(id, "tasks/get")
+	from := t.S.Mark()
+	d, err := t.S.Send(t.Ctx, rawRequest(id, "tasks/get", map[string]any{"taskId": ct.id}))
+	if err != nil {
+		return conform.Crashed("tasks/get: %v", err)
+	}
+	if _, err := t.S.AwaitReply(t.Ctx, d, from, id); err != nil {
+		return conform.CannotTest("tasks/get got no response: %v", err)
+	}
+	if mediaType(d) != "application/json" {
+		return conform.Violated("tasks/get was answered with Content-Type %q, not application/json", d.ContentType)
+	}
+	return conform.Passed("")
+}
+
+func checkProgTaskToken(t *conform.T) conform.Finding {
+	tt, f := pickTaskTool(t)
+	if f != nil {
+		return *f
+	}
+	if tt.name != t.Options().SlowTool {
+		return conform.CannotTest("needs the slow tool (--slow-tool) to support tasks, so that the task reports progress")
+	}
+	token := t.S.NextID()
+	from := t.S.Mark()
+	ct, f := createTask(t, tt, token)
+	if f != nil {
+		return *f
+	}
+	id := t.S.NextID()
+	t.S.Sent(id, "tasks/result")
+	resp, err := t.S.Exchange(t.Ctx, id, rawRequest(id, "tasks/result", map[string]any{"taskId": ct.id}))
+	if err != nil {
+		return conform.CannotTest("tasks/result got no response: %v", err)
+	}
+	if _, err := t.S.Quiet(t.Ctx, from); err != nil {
+		return conform.Crashed("%v", err)
+	}
+	respAt := -1
+	for _, r := range t.S.Conn.Inbox().Since(from) {
+		if wire.ContainsResponse(r.Msg, id) {
+			respAt = r.Index
+			break
+		}
+	}
+	ours := 0
+	for _, p := range progressSince(t, from) {
+		if p.token != token {
+			continue
+		}
+		if p.index > respAt {
+			return conform.Violated("progress for token %s after the task ended (%s): %s", token.Text(), clip(show(resp), 80), show(p.raw))
+		}
+		ours++
+	}
+	if ours == 0 {
+		return conform.CannotTest("the task of %q sent no progress for token %s that reached this session", tt.name, token.Text())
+	}
+	return conform.Passed("%d notification(s) for the token, none after the end", ours)
+}
