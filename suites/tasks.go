@@ -64,13 +64,13 @@ func init() {
 			Ready:   taskCallsReady, Run: checkTaskResultMeta}),
 		reg(conform.Check{ID: "TASK-CANCEL", Level: "MUST",
 			Summary: "tasks/cancel of a working task answers it cancelled and it stays cancelled; of a terminal task, -32602",
-			Ready:   taskCancelReady, Run: checkTaskCancel}),
+			Ready:   taskFeatureReady("cancel"), Run: checkTaskCancel}),
 		reg(conform.Check{ID: "TASK-PROTOCOL-ERRORS", Level: "MUST",
 			Summary: "an unknown taskId (tasks/get, tasks/result, tasks/cancel) or tasks/list cursor gets -32602",
 			Ready:   tasksReady, Run: checkTaskProtocolErrors}),
 		reg(conform.Check{ID: "TASK-LIST-CURSOR", Level: "MUST",
 			Summary: "tasks/list pages carry nextCursor while tasks remain: every task created appears in the walk",
-			Ready:   taskListReady, Run: checkTaskListCursor}),
+			Ready:   taskFeatureReady("list"), Run: checkTaskListCursor}),
 		conform.Check{ID: "TASK-NO-SSE-ON-GET", Level: "SHOULD", Versions: v, Transports: []string{wire.HTTP},
 			Summary: "over Streamable HTTP, tasks/get is answered as application/json, not as an SSE stream",
 			Ready:   taskCallsReady, Run: checkTaskNoSSEOnGet},
@@ -113,24 +113,18 @@ func taskCallsReady(t *conform.T) (conform.Finding, bool) {
 	return conform.Finding{}, false
 }
 
-func taskCancelReady(t *conform.T) (conform.Finding, bool) {
-	if f, done := taskCallsReady(t); done {
-		return f, true
+// taskFeatureReady gates a check of task-augmented calls that also needs tasks.<feature>
+// (cancel, list) declared.
+func taskFeatureReady(feature string) func(t *conform.T) (conform.Finding, bool) {
+	return func(t *conform.T) (conform.Finding, bool) {
+		if f, done := taskCallsReady(t); done {
+			return f, true
+		}
+		if _, ok := taskCaps(t.S)[feature]; !ok {
+			return conform.NA("the server does not declare tasks.%s", feature), true
+		}
+		return conform.Finding{}, false
 	}
-	if _, ok := taskCaps(t.S)["cancel"]; !ok {
-		return conform.NA("the server does not declare tasks.cancel"), true
-	}
-	return conform.Finding{}, false
-}
-
-func taskListReady(t *conform.T) (conform.Finding, bool) {
-	if f, done := taskCallsReady(t); done {
-		return f, true
-	}
-	if _, ok := taskCaps(t.S)["list"]; !ok {
-		return conform.NA("the server does not declare tasks.list"), true
-	}
-	return conform.Finding{}, false
 }
 
 func undeclaredTasksReady(t *conform.T) (conform.Finding, bool) {
