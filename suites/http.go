@@ -290,11 +290,13 @@ func checkGetSSEOr405(t *conform.T) conform.Finding {
 	return conform.Violated("GET got HTTP %d %q, want an SSE stream or 405", d.Status, d.ContentType)
 }
 
-// withGetStream opens a GET stream, or says the check does not apply.
+// withGetStream opens a GET stream, or says the check does not apply. A GET left unanswered
+// is HTTP-GET-SSE-OR-405's to judge; a check that needs the stream cannot test without it.
 func withGetStream(t *conform.T) (*wire.Delivery, *conform.Finding) {
 	d, f := openGet(t)
 	if f != nil {
-		return d, f
+		f := conform.CannotTest("no GET stream to observe (see HTTP-GET-SSE-OR-405): %s", f.Message)
+		return d, &f
 	}
 	if d.Status != http.StatusOK || mediaType(d) != "text/event-stream" {
 		f := conform.NA("the server offers no GET stream (HTTP %d %q)", d.Status, d.ContentType)

@@ -41,8 +41,8 @@ func framingCheck(kinds ...string) func(t *conform.T) conform.Finding {
 		if f != nil {
 			return *f
 		}
-		if why := tr.unfinished(); why != "" {
-			return conform.Violated("%s", why)
+		if tr.quietErr != nil {
+			return conform.Violated("the server stopped answering: %v", tr.quietErr)
 		}
 		var found []string
 		for _, v := range tr.violations {
@@ -62,7 +62,7 @@ func framingCheck(kinds ...string) func(t *conform.T) conform.Finding {
 		if len(found) > 0 {
 			return conform.Violated("%d framing violation(s) on stdout:\n%s", len(found), strings.Join(found, "\n"))
 		}
-		return conform.Passed("")
+		return conform.Passed("%s", tr.workNote())
 	}
 }
 
