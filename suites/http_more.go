@@ -30,7 +30,9 @@ func init() {
 			Summary:     "a malformed POSTed notification is either accepted (202) or refused with an HTTP error status (400 or above), never another 2xx",
 			LevelReason: "The spec lets the server decide what it cannot accept, so a 202 passes; a refusal must carry an error status. The body of a refusal MAY be a JSON-RPC error without an id: a permission, so a body of another form (plain text, an error with an id) is reported in the message, not failed.",
 			Run:         checkNotificationReject},
-		conform.Check{ID: "HTTP-SSE-RELATED", Level: "SHOULD", Transports: httpOnly, Versions: streamableToo, Waits: true,
+		// The next two wait on slow calls: a session of their own (over HTTP only a new
+		// session, not a new server) keeps that wait off the shared sessions.
+		conform.Check{ID: "HTTP-SSE-RELATED", Level: "SHOULD", Transports: httpOnly, Versions: streamableToo, Connection: conform.Fresh, Waits: true,
 			Summary:     "the notifications on a POST's SSE stream belong to that request: progress under its own token, nothing after its response",
 			LevelReason: "SHOULD up to 2025-11-25, MUST at 2026-07-28: a violation warns at the handshake revisions and fails at 2026-07-28. Only what can be tied to a request is judged (progress tokens, and the request still running); a log message's origin cannot be told.",
 			Ready:       slowToolReady,
@@ -49,10 +51,10 @@ func init() {
 			LevelReason: "One list change should cause one notification; the same notification text on two streams of the session is read as one message broadcast.",
 			Ready:       listToolReady,
 			Run:         checkNoBroadcast},
-		conform.Check{ID: "HTTP-DISCONNECT-NOT-CANCEL", Level: "SHOULD", Transports: httpOnly, Versions: streamableRevisions, Waits: true,
+		conform.Check{ID: "HTTP-DISCONNECT-NOT-CANCEL", Level: "SHOULD", Transports: httpOnly, Versions: streamableRevisions, Connection: conform.Fresh, Waits: true,
 			Summary:     "dropping the connection of a running request's SSE stream does not cancel it: its work still runs to the end",
 			LevelReason: "SHOULD NOT in the spec. The work's end is invisible on the dropped stream, so only a server with the reference's probe tools (a keyed slow tool and slow_outcome) can be judged; others are untestable.",
-			Run:         checkDisconnectNotCancel},
+			Ready:       cancelProbeReady, Run: checkDisconnectNotCancel},
 		conform.Check{ID: "HTTP-SSE-NO-EARLY-CLOSE", Level: "SHOULD", Transports: httpOnly, Versions: []string{harness.Rev20250326, harness.Rev20250618},
 			Summary:     "the SSE stream of a slow request stays open until it has carried the request's response",
 			LevelReason: "SHOULD NOT close early in the spec; judged on a slow call, where an early close has time to happen (a quick ping is HTTP-SSE-INCLUDES-RESPONSE's probe).",
@@ -440,14 +442,20 @@ func checkSSENoEarlyClose(t *conform.T) conform.Finding {
 	return conform.Passed("")
 }
 
-func checkDisconnectNotCancel(t *conform.T) conform.Finding {
+// cancelProbeReady ends HTTP-DISCONNECT-NOT-CANCEL before its session is opened when the
+// server lacks the tools that show a run's end.
+func cancelProbeReady(t *conform.T) (conform.Finding, bool) {
 	ok, err := hasCancelProbe(t)
-	if err != nil {
-		return conform.Violated("%v", err)
+	switch {
+	case err != nil:
+		return conform.Violated("%v", err), true
+	case !ok:
+		return conform.CannotTest("needs tools a black-box client can see a run's end with: %q taking a key, and %q reporting how that run ended (the mcpspec reference server has both)", probeSlowTool, probeOutcomeTool), true
 	}
-	if !ok {
-		return conform.CannotTest("needs tools a black-box client can see a run's end with: %q taking a key, and %q reporting how that run ended (the mcpspec reference server has both)", probeSlowTool, probeOutcomeTool)
-	}
+	return conform.Finding{}, false
+}
+
+func checkDisconnectNotCancel(t *conform.T) conform.Finding {
 	// The run lasts a quarter of the wait for its outcome: long enough for a server to notice
 	// the disconnect while it runs, short enough to end within the wait unless stopped.
 	wait := min(t.S.Env().Timeouts.Request/2, probeMaxWait)
