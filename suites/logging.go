@@ -23,8 +23,7 @@ func init() {
 		conform.Check{ID: "LOG-CAP", Level: "MUST", Versions: all, Connection: conform.Fresh,
 			Summary: "a server that sends log messages declares the logging capability",
 			Ready:   logCapReady, Run: checkLogCap},
-		// LOG-SETLEVEL and LOG-INVALID-LEVEL judge one server of their own per revision
-		// (observeSetLevel).
+		// LOG-SETLEVEL and LOG-INVALID-LEVEL judge the state session (state.go).
 		conform.Check{ID: "LOG-SETLEVEL", Level: "MUST", Connection: conform.Observed,
 			Summary:     "a server that declares logging accepts logging/setLevel with an empty result",
 			LevelReason: "The client MAY send logging/setLevel; a server declaring logging must then serve it, and the schema's result is EmptyResult.",
@@ -121,7 +120,7 @@ func checkLogCap(t *conform.T) conform.Finding {
 	return conform.Passed("no log message came (the log tool sent %d), and logging is not declared", len(run.logs))
 }
 
-// setLevels is how a server of its own answered logging/setLevel "info" and then an unknown
+// setLevels is how the state session's server answered logging/setLevel "info" and then an unknown
 // level (at 2026-07-28 only the latter, in a request's _meta).
 type setLevels struct {
 	valid, invalid       jsonrpc.Message
@@ -130,26 +129,39 @@ type setLevels struct {
 	goneAfterValid       bool   // the server stopped answering after the valid level
 }
 
-func observeSetLevel(t *conform.T) (*setLevels, *conform.Finding) {
-	v, f := t.Observe("set-level", conform.Fresh, func(o *conform.T) any {
-		obs := &setLevels{}
-		if !o.S.Modern() {
-			obs.valid, obs.validErr = setLevel(o, "info")
-			if obs.goneAfterValid = obs.validErr != nil; obs.goneAfterValid {
-				return obs
-			}
+// setLevelPart sends logging/setLevel "info" and then the unknown level (at 2026-07-28 only
+// the latter, in a request's _meta).
+func setLevelPart(t *conform.T) *setLevels {
+	obs := &setLevels{}
+	if !t.S.Modern() {
+		obs.valid, obs.validErr = setLevel(t, "info")
+		if obs.goneAfterValid = obs.validErr != nil; obs.goneAfterValid {
+			return obs
 		}
-		obs.invalidMethod, obs.invalid, obs.invalidErr = sendInvalidLevel(o)
-		return obs
-	})
+	}
+	obs.invalidMethod, obs.invalid, obs.invalidErr = sendInvalidLevel(t)
+	return obs
+}
+
+// observedLevels is the state session's log-level part (state.go).
+func observedLevels(t *conform.T) (*setLevels, *conform.Finding) {
+	st, f := observeState(t)
 	if f != nil {
 		return nil, f
 	}
-	return v.(*setLevels), nil
+	if st.gone != "" {
+		f := conform.CannotTest("the server of the state session stopped answering after %s", st.gone)
+		return nil, &f
+	}
+	if st.levels == nil {
+		f := conform.NA("the server does not declare logging")
+		return nil, &f
+	}
+	return st.levels, nil
 }
 
 func checkSetLevel(t *conform.T) conform.Finding {
-	obs, f := observeSetLevel(t)
+	obs, f := observedLevels(t)
 	if f != nil {
 		return *f
 	}
@@ -215,7 +227,7 @@ func sendInvalidLevel(t *conform.T) (string, jsonrpc.Message, error) {
 }
 
 func checkInvalidLevel(t *conform.T) conform.Finding {
-	obs, f := observeSetLevel(t)
+	obs, f := observedLevels(t)
 	if f != nil {
 		return *f
 	}

@@ -42,7 +42,7 @@ func init() {
 			Summary: "a server declaring resources.listChanged announces a change of its resources list (at 2026-07-28 on a listen stream that asked for it)",
 			Ready:   listChangedReady("resources"),
 			Run:     listChangedCheck("resources", "resources/list", "resources", "notifications/resources/list_changed", "resourcesListChanged")},
-		// The next two judge one server of their own per revision (observeSubscriptions).
+		// The next two judge the state session (state.go).
 		conform.Check{ID: "RES-SUBSCRIBE", Level: "MUST", Connection: conform.Observed,
 			Summary:     "a server declaring resources.subscribe answers resources/subscribe and resources/unsubscribe of a listed resource with a result",
 			LevelReason: "The row describes the feature without a keyword; declaring resources.subscribe announces both methods, so refusing them breaks the declaration. That a change then brings notifications/resources/updated cannot be provoked from outside.",
@@ -442,47 +442,26 @@ func subscribeReady(t *conform.T) (conform.Finding, bool) {
 	return conform.Finding{}, false
 }
 
-// subscriptions is what a server of its own did for a session that first listed, read and
-// changed resources without subscribing to any, then subscribed to a listed one and
-// unsubscribed again.
-type subscriptions struct {
-	unsubscribed *conform.Finding // RES-UPDATED-ONLY-SUBSCRIBED's verdict on the first part
-	subscribed   *conform.Finding // RES-SUBSCRIBE's verdict on the second
-}
-
-func observeSubscriptions(t *conform.T) (*subscriptions, *conform.Finding) {
-	v, f := t.Observe("resource-subscriptions", conform.Fresh, func(o *conform.T) any {
-		first := updatesUnsubscribed(o)
-		obs := &subscriptions{unsubscribed: &first}
-		if declaresSubscribe(o) {
-			second := subscribeUnsubscribe(o)
-			obs.subscribed = &second
-		}
-		return obs
-	})
-	if f != nil {
-		return nil, f
-	}
-	return v.(*subscriptions), nil
-}
-
 func checkResourceSubscribe(t *conform.T) conform.Finding {
-	obs, f := observeSubscriptions(t)
+	st, f := observeState(t)
 	if f != nil {
 		return *f
 	}
-	if obs.subscribed == nil { // the server of its own declared no subscribe, unlike the shared one
+	if st.subscribed == nil { // the server of its own declared no subscribe, unlike the shared one
 		return conform.NA("the server does not declare resources.subscribe")
 	}
-	return *obs.subscribed
+	return *st.subscribed
 }
 
 func checkResourceUpdatedOnlySubscribed(t *conform.T) conform.Finding {
-	obs, f := observeSubscriptions(t)
+	st, f := observeState(t)
 	if f != nil {
 		return *f
 	}
-	return *obs.unsubscribed
+	if st.unsubscribed == nil {
+		return conform.NA("the server declares no resources capability")
+	}
+	return *st.unsubscribed
 }
 
 // subscribeUnsubscribe subscribes to the first listed resource and unsubscribes again.

@@ -249,6 +249,32 @@ func TestCLIObservedChecksShareAServer(t *testing.T) {
 	assertNoLeftovers(t, d)
 }
 
+// TestCLIUnservedRevisionStartsOneServer: a revision the first shared session finds unserved
+// is not asked again by the other shared sessions; their checks are na without a server each.
+func TestCLIUnservedRevisionStartsOneServer(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	out := t.TempDir()
+	r := runBinary(t, referenceRunTimeout, d.mcpspec, "run", "--stdio", d.mcpspec+" reference --era stateless", "--versions", "2025-06-18",
+		"--sessions", "3", "--focus", "PING-RESPOND|JRPC-METHOD-NOT-FOUND|JRPC-INVALID-PARAMS", "--out", out)
+	if r.code != reports.ExitNothingRan { // every result is na
+		t.Errorf("exit code %d, want %d\nstdout:\n%s", r.code, reports.ExitNothingRan, r.stdout)
+	}
+	run := assertReports(t, out)
+	for _, res := range run.Results {
+		if res.Status != reports.NA {
+			t.Errorf("%s: %s, want na: %s", res.ID, res.Status, res.Message)
+		}
+	}
+	if len(run.Results) != 3 {
+		t.Errorf("%d results, want 3", len(run.Results))
+	}
+	if n := run.Stats["serversSpawned"]; n != 1 {
+		t.Errorf("%d servers spawned, want 1: each shared session asked the unserved revision again", n)
+	}
+	assertNoLeftovers(t, d)
+}
+
 func TestCLIServerCannotStartExit3(t *testing.T) {
 	t.Parallel()
 	const missing = "/no/such/binary"

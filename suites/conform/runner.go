@@ -164,6 +164,13 @@ func sharedKey(transport, revision string, slot int) string {
 // negotiationIn returns (opening if needed) shared session number slot at revision over
 // transport. Several slots let checks at one revision run side by side.
 func (r *Runner) negotiationIn(ctx context.Context, transport, revision string, slot int) Negotiation {
+	// A revision the first session found unserved (or a target that could not be reached)
+	// is no better on another: no server is started just to hear the same answer again.
+	if slot > 0 {
+		if first := r.negotiationIn(ctx, transport, revision, 0); first.Err != nil || first.Answered != first.Requested {
+			return first
+		}
+	}
 	key := sharedKey(transport, revision, slot)
 	lock := r.keyLock(key)
 	lock.Lock()

@@ -1,0 +1,43 @@
+package suites
+
+import "github.com/mcpspec/mcpspec/suites/conform"
+
+// The state session is one server of its own per revision and transport for the checks that
+// change a session's state and need it unchanged by anyone else: first its resources (listed,
+// read and changed with no subscription, then one subscribed to and unsubscribed again), then
+// its log level ("info", then an unknown level). Each check judges its own part; a part after
+// which the server no longer answers leaves the later ones untestable.
+
+// stateSession is what the state session's server did, part by part.
+type stateSession struct {
+	unsubscribed *conform.Finding // RES-UPDATED-ONLY-SUBSCRIBED's verdict; nil without resources
+	subscribed   *conform.Finding // RES-SUBSCRIBE's verdict; nil without resources.subscribe
+	levels       *setLevels       // LOG-SETLEVEL's and LOG-INVALID-LEVEL's answers; nil without logging
+	gone         string           // the part after which the server stopped answering
+}
+
+func observeState(t *conform.T) (*stateSession, *conform.Finding) {
+	v, f := t.Observe("state", conform.Fresh, func(o *conform.T) any {
+		st := &stateSession{}
+		if !o.S.Modern() && o.S.HasCapability("resources") {
+			unsubscribed := updatesUnsubscribed(o)
+			st.unsubscribed = &unsubscribed
+			if declaresSubscribe(o) {
+				subscribed := subscribeUnsubscribe(o)
+				st.subscribed = &subscribed
+			}
+			if !o.S.Responsive(o.Ctx) {
+				st.gone = "its resources were listed, read and subscribed to"
+				return st
+			}
+		}
+		if o.S.HasCapability("logging") {
+			st.levels = setLevelPart(o)
+		}
+		return st
+	})
+	if f != nil {
+		return nil, f
+	}
+	return v.(*stateSession), nil
+}
