@@ -171,6 +171,7 @@ type T struct {
 	extra     []wire.Conn
 	evidence  []transcript.Entry // from the observations the check judged (T.Observe)
 	observed  []*observation
+	worker    chan struct{} // the scheduler's worker slots, one of which this check holds (nil: none)
 }
 
 // Memo returns the run's value for key, computing it with f the first time any check asks: for
@@ -194,16 +195,32 @@ func (t *T) Observe(key string, conn Connection, work func(o *T) any) (any, *Fin
 	if conn != Raw {
 		memo += "/" + t.Revision
 	}
-	e := t.run.memoOf(memo)
-	e.once.Do(func() { e.v = t.run.observe(t, key, conn, work) })
-	obs, ok := e.v.(*observation)
-	if !ok {
-		f := Failed(fmt.Errorf("the observation %s did not finish", key))
+	e := t.run.observationOf(memo)
+	if e.claimed.CompareAndSwap(false, true) {
+		e.obs = t.run.observe(t, key, conn, work)
+		close(e.done)
+	} else if err := t.awaitOffWorker(e.done); err != nil {
+		f := Failed(fmt.Errorf("waiting for the observation %s: %w", key, err))
 		return nil, &f
 	}
-	t.evidence = append(t.evidence, obs.evidence...)
-	t.observed = append(t.observed, obs)
-	return obs.v, obs.finding
+	t.evidence = append(t.evidence, e.obs.evidence...)
+	t.observed = append(t.observed, e.obs)
+	return e.obs.v, e.obs.finding
+}
+
+// awaitOffWorker waits for done without holding a worker slot meanwhile: a check waiting on
+// another's work would otherwise keep a slot from checks that could run.
+func (t *T) awaitOffWorker(done <-chan struct{}) error {
+	if t.worker != nil {
+		<-t.worker
+		defer func() { t.worker <- struct{}{} }()
+	}
+	select {
+	case <-done:
+		return nil
+	case <-t.Ctx.Done():
+		return t.Ctx.Err()
+	}
 }
 
 // Connect opens another raw connection to the target, closed when the check ends.

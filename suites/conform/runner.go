@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpspec/mcpspec/harness"
@@ -61,10 +62,11 @@ type Runner struct {
 	results []reports.Result
 	errors  []string
 
-	futures  map[string]*future
-	order    map[string]int // spec key → position, for results in spec order
-	keyLocks map[string]*sync.Mutex
-	memo     map[string]*memoEntry // values computed once per run (T.Memo)
+	futures      map[string]*future
+	order        map[string]int // spec key → position, for results in spec order
+	keyLocks     map[string]*sync.Mutex
+	memo         map[string]*memoEntry        // values computed once per run (T.Memo)
+	observations map[string]*observationEntry // T.Observe's workloads, one per key
 }
 
 type sharedSession struct {
@@ -247,11 +249,12 @@ func (r *Runner) checkDeadline() time.Duration {
 
 // Execute runs one check at revision over transport and records its result.
 func (r *Runner) Execute(c *Check, revision, transport string) reports.Result {
-	return r.execute(c, revision, transport, 0)
+	return r.execute(c, revision, transport, 0, nil)
 }
 
 // execute runs the check; a check that shares a session uses shared session number slot.
-func (r *Runner) execute(c *Check, revision, transport string, slot int) reports.Result {
+// worker is the scheduler's semaphore when the caller holds one of its slots (nil otherwise).
+func (r *Runner) execute(c *Check, revision, transport string, slot int, worker chan struct{}) reports.Result {
 	start := time.Now()
 	e, _ := catalog.Lookup(c.ID)
 	res := reports.Result{
@@ -260,7 +263,7 @@ func (r *Runner) execute(c *Check, revision, transport string, slot int) reports
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), r.checkDeadline())
 	defer cancel()
-	finding, evidence := r.run(ctx, c, revision, transport, slot)
+	finding, evidence := r.run(ctx, c, revision, transport, slot, worker)
 	level := c.Level
 	if finding.Severe {
 		level = "MUST"
@@ -302,7 +305,7 @@ func statusOf(o Outcome, level string) reports.Status {
 
 // run acquires the connection the check needs, runs it, and returns its finding with the
 // transcript entries that are its evidence.
-func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, slot int) (f Finding, evidence []transcript.Entry) {
+func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, slot int, worker chan struct{}) (f Finding, evidence []transcript.Entry) {
 	l := r.launcher(transport)
 	if l == nil {
 		return Failed(fmt.Errorf("no %s target in this run", transport)), nil
@@ -310,7 +313,7 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 	if err := l.BrokenErr(); err != nil {
 		return Failed(fmt.Errorf("target unavailable: %w", err)), nil
 	}
-	t := &T{Ctx: ctx, Revision: revision, Transport: transport, Check: c, run: r}
+	t := &T{Ctx: ctx, Revision: revision, Transport: transport, Check: c, run: r, worker: worker}
 	defer func() {
 		for _, conn := range t.extra {
 			l.Release(conn)
@@ -433,6 +436,28 @@ func (o *observation) explain(msg string) string {
 		return withStderr(msg, o.stderr)
 	}
 	return msg
+}
+
+// observationEntry is one observation of T.Observe: the first check to claim it computes it,
+// the others wait for done.
+type observationEntry struct {
+	claimed atomic.Bool
+	done    chan struct{}
+	obs     *observation
+}
+
+func (r *Runner) observationOf(key string) *observationEntry {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.observations == nil {
+		r.observations = map[string]*observationEntry{}
+	}
+	e, ok := r.observations[key]
+	if !ok {
+		e = &observationEntry{done: make(chan struct{})}
+		r.observations[key] = e
+	}
+	return e
 }
 
 // observe opens the server an observation needs, runs work on it and closes it.

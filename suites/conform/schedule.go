@@ -69,7 +69,7 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 
 	// held runs a spec whose worker slot is already taken, and frees the slot.
 	held := func(s Spec, slot int) {
-		res := r.execute(s.Check, s.Revision, s.Transport, slot)
+		res := r.execute(s.Check, s.Revision, s.Transport, slot, sem)
 		<-sem
 		f := r.futureOf(s)
 		f.res = res
