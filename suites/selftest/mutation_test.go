@@ -61,8 +61,10 @@ func referenceTargets(t *testing.T, faults ...string) []harness.Target {
 
 // provenWith are the reference's arguments under which the clean run proves a check that its
 // default configuration makes na: the server leaves out the capability whose absence the check
-// judges. The check's fault leaves it out by itself, so faults run with the default arguments.
-var provenWith = map[string][]string{"COMP-NOT-SUPPORTED": {"--without", "completions"}, "TASK-IGNORE-IF-UNDECLARED": {"--without", "tasks"}}
+// judges, or (--sse-poll) closes SSE connections early, as only HTTP-SSE-RETRY judges. The
+// check's fault brings that about by itself, so faults run with the default arguments.
+var provenWith = map[string][]string{"COMP-NOT-SUPPORTED": {"--without", "completions"}, "TASK-IGNORE-IF-UNDECLARED": {"--without", "tasks"},
+	"HTTP-SSE-RETRY": {"--sse-poll"}}
 
 // referenceTargetsWith are referenceTargets with the reference's extra arguments args.
 func referenceTargetsWith(t *testing.T, args []string, faults ...string) []harness.Target {
