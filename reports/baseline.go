@@ -31,6 +31,8 @@ const staleMessage = "listed in the baseline but passes now: remove this entry"
 //	    version: 2025-03-26   # optional
 //	    transport: http       # optional
 //	    reason: "why this is accepted"
+//	    intermittent: true    # optional: the failure comes and goes with timing
+
 type Baseline struct {
 	Expected []BaselineEntry `yaml:"expected"`
 }
@@ -42,7 +44,10 @@ type BaselineEntry struct {
 	Version   string `yaml:"version,omitempty"`
 	Transport string `yaml:"transport,omitempty"`
 	Reason    string `yaml:"reason"`
-	line      int    // where the entry starts in its file, for messages
+	// Intermittent: the failure depends on timing (a race inside the server), so a pass is
+	// not stale. Use it only for a deviation seen to come and go between identical runs.
+	Intermittent bool `yaml:"intermittent,omitempty"`
+	line         int  // where the entry starts in its file, for messages
 }
 
 // UnmarshalYAML decodes one entry strictly: unknown or repeated keys and
@@ -59,6 +64,13 @@ func (e *BaselineEntry) UnmarshalYAML(node *yaml.Node) error {
 			return fmt.Errorf("line %d: key %q repeated", k.Line, k.Value)
 		}
 		seen[k.Value] = true
+		if k.Value == "intermittent" {
+			if v.Kind != yaml.ScalarNode || (v.Value != "true" && v.Value != "false") {
+				return fmt.Errorf("line %d: intermittent must be true or false", v.Line)
+			}
+			e.Intermittent = v.Value == "true"
+			continue
+		}
 		var field *string
 		switch k.Value {
 		case "id":
@@ -70,7 +82,7 @@ func (e *BaselineEntry) UnmarshalYAML(node *yaml.Node) error {
 		case "reason":
 			field = &e.Reason
 		default:
-			return fmt.Errorf("line %d: unknown key %q (allowed: id, version, transport, reason)", k.Line, k.Value)
+			return fmt.Errorf("line %d: unknown key %q (allowed: id, version, transport, reason, intermittent)", k.Line, k.Value)
 		}
 		if v.Kind != yaml.ScalarNode {
 			return fmt.Errorf("line %d: %s must be a single value", v.Line, k.Value)
@@ -166,7 +178,8 @@ func (b *Baseline) match(r Result) (BaselineEntry, bool) {
 
 // Apply returns a copy of results with the baseline applied: a fail or warn
 // covered by an entry becomes expected, a pass covered by an entry becomes
-// stale; every other result is unchanged. BaselineReason is set on both.
+// stale unless the entry is intermittent; every other result is unchanged.
+// BaselineReason is set on all three.
 func (b *Baseline) Apply(results []Result) []Result {
 	out := slices.Clone(results)
 	if b == nil {
@@ -177,11 +190,16 @@ func (b *Baseline) Apply(results []Result) []Result {
 		if !ok {
 			continue
 		}
+		out[i].Intermittent = e.Intermittent
 		switch r.Status {
 		case Fail, Warn:
 			out[i].Status = Expected
 			out[i].BaselineReason = e.Reason
 		case Pass:
+			if e.Intermittent {
+				out[i].BaselineReason = e.Reason
+				continue
+			}
 			out[i].Status = Stale
 			out[i].Message = staleMessage
 			out[i].BaselineReason = e.Reason
@@ -220,10 +238,11 @@ func encodeBaseline(results []Result, reason string) ([]byte, error) {
 	b := Baseline{Expected: []BaselineEntry{}}
 	seen := map[key]bool{}
 	for _, r := range results {
-		entry := BaselineEntry{ID: r.ID, Version: r.Version, Transport: r.Transport, Reason: reason}
-		switch r.Status {
-		case Fail, Warn:
-		case Expected:
+		entry := BaselineEntry{ID: r.ID, Version: r.Version, Transport: r.Transport, Reason: reason, Intermittent: r.Intermittent}
+		switch {
+		case r.Status == Fail || r.Status == Warn:
+		case r.Status == Expected || (r.Status == Pass && r.Intermittent):
+			// Kept as it was, an intermittent entry even when it passed this time.
 			if r.BaselineReason != "" {
 				entry.Reason = r.BaselineReason
 			}

@@ -93,6 +93,7 @@ func TestBaselineApply(t *testing.T) {
 		{ID: "C", Reason: "c"},
 		{ID: "D", Reason: "d"},
 		{ID: "GONE", Reason: "no longer run"},
+		{ID: "F", Reason: "a race", Intermittent: true},
 	}}
 	in := []Result{
 		sampleResult("A", Fail, "2025-03-26", "stdio"),
@@ -101,12 +102,14 @@ func TestBaselineApply(t *testing.T) {
 		sampleResult("C", Pass, "2025-03-26", "stdio"),
 		sampleResult("D", Error, "2025-03-26", "stdio"), // errors are never expected
 		sampleResult("E", Fail, "2025-03-26", "stdio"),
+		sampleResult("F", Pass, "2025-03-26", "stdio"), // intermittent: a pass is not stale
+		sampleResult("F", Fail, "2025-06-18", "stdio"),
 	}
 	out := b.Apply(in)
 	want := []struct {
 		status Status
 		reason string
-	}{{Expected, "any revision"}, {Expected, "narrow"}, {Fail, ""}, {Stale, "c"}, {Error, ""}, {Fail, ""}}
+	}{{Expected, "any revision"}, {Expected, "narrow"}, {Fail, ""}, {Stale, "c"}, {Error, ""}, {Fail, ""}, {Pass, "a race"}, {Expected, "a race"}}
 	for i, w := range want {
 		if out[i].Status != w.status || out[i].BaselineReason != w.reason {
 			t.Errorf("%s %s: got %s/%q, want %s/%q", out[i].ID, out[i].Version, out[i].Status,
@@ -122,6 +125,49 @@ func TestBaselineApply(t *testing.T) {
 	unmatched := b.Unmatched(in)
 	if len(unmatched) != 2 || unmatched[0].ID != "B" || unmatched[1].ID != "GONE" {
 		t.Errorf("unmatched %+v", unmatched)
+	}
+}
+
+func TestBaselineIntermittentKey(t *testing.T) {
+	dir := t.TempDir()
+	write := func(body string) string {
+		p := filepath.Join(dir, "b.yaml")
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	b, err := LoadBaseline(write("expected:\n  - id: A\n    reason: r\n    intermittent: true\n"), nil)
+	if err != nil || len(b.Expected) != 1 || !b.Expected[0].Intermittent {
+		t.Fatalf("intermittent: true not read: %+v, %v", b, err)
+	}
+	if _, err := LoadBaseline(write("expected:\n  - id: A\n    reason: r\n    intermittent: sometimes\n"), nil); err == nil || !strings.Contains(err.Error(), "line 4") {
+		t.Errorf("intermittent: sometimes was accepted or the error names no line: %v", err)
+	}
+}
+
+// TestWriteBaselineKeepsIntermittent: rewriting a baseline keeps an intermittent entry whether
+// its result failed or passed this time, still marked.
+func TestWriteBaselineKeepsIntermittent(t *testing.T) {
+	passed := sampleResult("F", Pass, "2025-03-26", "stdio")
+	passed.BaselineReason, passed.Intermittent = "a race", true
+	failed := sampleResult("F", Expected, "2025-06-18", "stdio")
+	failed.BaselineReason, failed.Intermittent = "a race", true
+	path := filepath.Join(t.TempDir(), "b.yaml")
+	if err := WriteBaseline(path, []Result{passed, failed, sampleResult("P", Pass, "2025-03-26", "stdio")}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := LoadBaseline(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Expected) != 2 {
+		t.Fatalf("%d entries, want 2: %+v", len(b.Expected), b.Expected)
+	}
+	for _, e := range b.Expected {
+		if e.ID != "F" || !e.Intermittent || e.Reason != "a race" {
+			t.Errorf("entry %+v, want F, intermittent, reason kept", e)
+		}
 	}
 }
 

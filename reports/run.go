@@ -30,6 +30,8 @@ type Result struct {
 	Evidence       []Exchange `json:"evidence"`
 	DurationMs     int64      `json:"durationMs"`
 	BaselineReason string     `json:"baselineReason,omitempty"` // for expected/stale
+	// Intermittent: the baseline entry covering this result says its failure comes and goes.
+	Intermittent bool `json:"intermittent,omitempty"`
 }
 
 // Tool identifies the program that produced a run.
