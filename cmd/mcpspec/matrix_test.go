@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpspec/mcpspec/reports"
+	"github.com/mcpspec/mcpspec/suites/catalog"
 )
 
 // matrixRunTimeout bounds a matrix of three small targets: two focused reference runs of a
@@ -185,6 +186,21 @@ func TestMatrixHTMLEscapesServerText(t *testing.T) {
 		}
 		if !strings.Contains(string(page), "alert(1)") {
 			t.Errorf("%s: the server's text should still be shown, escaped", f)
+		}
+	}
+}
+
+// TestShippedBaselinesLoad: every baseline of the interop targets loads and names only
+// requirements mcpspec knows (make interop is not part of make test, so a broken entry would
+// otherwise show only there).
+func TestShippedBaselinesLoad(t *testing.T) {
+	files, err := filepath.Glob("../../fixtures/targets/*.baseline.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no baselines found: %v", err)
+	}
+	for _, f := range files {
+		if _, err := reports.LoadBaseline(f, catalog.Known); err != nil {
+			t.Error(err)
 		}
 	}
 }
