@@ -39,6 +39,12 @@ func checkSSERetry(t *conform.T) conform.Finding {
 		return conform.NA("the slow call was answered as %q, not as an SSE stream", c.d.ContentType)
 	}
 	r, err := t.S.WaitFor(t.Ctx, c.d, c.from, wire.RespondsTo(c.id))
+	if resumes := c.d.Resumes(); len(resumes) > 0 {
+		// The connection resumed the stream itself: judge the events before the first close.
+		f := judgeRetry(c.d.EventsSoFar()[:resumes[0].AfterEvents], nil)
+		f.Message = strings.TrimPrefix(f.Message+"; "+describeResumes(resumes, err == nil), "; ")
+		return f
+	}
 	switch {
 	case err == nil && r.Via == c.d:
 		return conform.NA("the server kept the connection open until the response")
@@ -72,6 +78,25 @@ func judgeRetry(events []wire.Event, streamErr error) conform.Finding {
 		return conform.Violated("%s, and none of them carried a retry field", ended)
 	}
 	return conform.Passed("%s; a retry field came in event(s) %s", ended, strings.Join(with, ", "))
+}
+
+// describeResumes says how the connection's own resumption of the stream went (reported, not
+// judged).
+func describeResumes(resumes []wire.Resume, answered bool) string {
+	var parts []string
+	for _, r := range resumes {
+		p := fmt.Sprintf("resumed with Last-Event-ID %s after %d event(s): HTTP %d", r.LastEventID, r.AfterEvents, r.Status)
+		if r.Err != nil {
+			p += fmt.Sprintf(" (%v)", r.Err)
+		}
+		parts = append(parts, p)
+	}
+	if answered {
+		parts = append(parts, "the response came after resuming")
+	} else {
+		parts = append(parts, "the resumed stream brought no response")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // describeEvents lists a stream's events briefly: id, retry, whether data came.

@@ -187,7 +187,7 @@ func (c *Conn) Do(ctx context.Context, body []byte, r Request) *wire.Delivery {
 	go func() {
 		defer c.streams.Done()
 		defer c.streamEnded()
-		c.roundTrip(ctx, req, r, d)
+		c.roundTrip(req, r, d, requestIDs(body))
 	}()
 	return d
 }
@@ -302,9 +302,10 @@ func (c *Conn) describeRequest(req *http.Request, r Request) string {
 	return strings.Join(parts, "; ")
 }
 
-func (c *Conn) roundTrip(ctx context.Context, req *http.Request, r Request, d *wire.Delivery) {
+func (c *Conn) roundTrip(req *http.Request, r Request, d *wire.Delivery, pending map[jsonrpc.ID]bool) {
 	defer d.MarkFinished()
-	answers := " (answers #" + req.Header.Get(seqHeader) + ")"
+	seq := req.Header.Get(seqHeader)
+	answers := " (answers #" + seq + ")"
 	req.Header.Del(seqHeader)
 	resp, err := c.client.Do(req)
 	if err != nil {
@@ -330,7 +331,12 @@ func (c *Conn) roundTrip(ctx context.Context, req *http.Request, r Request, d *w
 		if channel == "" {
 			channel = req.Method + "-SSE"
 		}
-		d.Events, d.Err = c.readStream(resp.Body, channel, d)
+		st := &streamState{pending: pending}
+		d.Events, d.Err = c.readStream(resp.Body, channel, d, st)
+		if d.Err == nil && req.Method == http.MethodPost && c.resumable(st) {
+			_ = resp.Body.Close()
+			c.resumeStream(d, st, channel+"-RESUMED", seq)
+		}
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(c.opts.MaxBody)+1))
@@ -353,8 +359,9 @@ func (c *Conn) roundTrip(ctx context.Context, req *http.Request, r Request, d *w
 	}
 }
 
-// readStream puts every SSE event's data in the inbox and returns how many events came.
-func (c *Conn) readStream(body io.Reader, channel string, d *wire.Delivery) (int, error) {
+// readStream puts every SSE event's data in the inbox and returns how many events came. It
+// keeps st up to date: the last event id and retry, and the requests still unanswered.
+func (c *Conn) readStream(body io.Reader, channel string, d *wire.Delivery, st *streamState) (int, error) {
 	rd := sse.NewReader(body, sse.WithMaxEventSize(c.opts.MaxBody))
 	n := 0
 	for {
@@ -366,6 +373,7 @@ func (c *Conn) readStream(body io.Reader, channel string, d *wire.Delivery) (int
 			return n, fmt.Errorf("read SSE stream: %w", err)
 		}
 		n++
+		st.saw(ev)
 		d.AddEvent(wire.Event{ID: ev.ID, HasID: ev.HasID, Type: ev.Type, Data: ev.Data, HasRetry: ev.HasRetry, At: time.Now()})
 		meta := ""
 		if ev.HasID {
@@ -385,6 +393,7 @@ func (c *Conn) readStream(body io.Reader, channel string, d *wire.Delivery) (int
 		if msg.Kind == jsonrpc.Invalid {
 			c.violate("invalid-sse-data", msg.Problem, []byte(ev.Data))
 		}
+		st.answered(msg)
 		c.inbox.PutVia(channel, msg, d)
 	}
 }

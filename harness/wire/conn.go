@@ -78,8 +78,34 @@ type Delivery struct {
 	Body   []byte // the body of a non-SSE response, as received
 	Events int    // the number of SSE events received on the response stream
 
-	evMu   sync.Mutex
-	events []Event
+	evMu    sync.Mutex
+	events  []Event
+	resumes []Resume
+}
+
+// Resume is one GET with Last-Event-ID by which the harness continued a POST's SSE stream whose
+// connection the server closed before the stream carried its responses (Streamable HTTP,
+// 2025-11-25 and later handshake revisions). The resumed stream's events join the delivery's.
+type Resume struct {
+	AfterEvents int    // how many events the delivery had when the stream was resumed
+	LastEventID string // the Last-Event-ID sent
+	Status      int    // the GET's HTTP status, 0 when it got none
+	ContentType string
+	Err         error // why the GET could not continue the stream, nil when it did
+}
+
+// AddResume records a resumption of the delivery's stream.
+func (d *Delivery) AddResume(r Resume) {
+	d.evMu.Lock()
+	d.resumes = append(d.resumes, r)
+	d.evMu.Unlock()
+}
+
+// Resumes returns the resumptions of the delivery's stream so far, oldest first.
+func (d *Delivery) Resumes() []Resume {
+	d.evMu.Lock()
+	defer d.evMu.Unlock()
+	return append([]Resume(nil), d.resumes...)
 }
 
 // Event describes one SSE event of a response stream, for the transport checks.
