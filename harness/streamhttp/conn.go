@@ -69,6 +69,8 @@ type Conn struct {
 	streams  sync.WaitGroup
 	open     int             // requests whose response (body or stream) has not ended
 	drained  []chan struct{} // closed when open drops to zero
+	// cancelled holds the requests the harness cancelled: their streams are not resumed.
+	cancelled map[jsonrpc.ID]bool
 }
 
 // Dial returns a connection; it sends nothing until asked.
@@ -174,6 +176,7 @@ func (c *Conn) Send(ctx context.Context, frame []byte) (*wire.Delivery, error) {
 func (c *Conn) Do(ctx context.Context, body []byte, r Request) *wire.Delivery {
 	d := wire.NewDelivery()
 	d.CarriesReplies = true
+	c.noteCancels(body)
 	req, err := c.newRequest(body, r)
 	if err != nil {
 		d.Err = err

@@ -1,6 +1,7 @@
 package streamhttp
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -82,12 +83,51 @@ func requestIDs(body []byte) map[jsonrpc.ID]bool {
 // still unanswered, the stream gave an id to resume from, the session's revision resumes, and
 // the harness has not closed the connection itself.
 func (c *Conn) resumable(st *streamState) bool {
-	if len(st.pending) == 0 || st.lastID == "" || c.base.Err() != nil {
+	if st.lastID == "" || c.base.Err() != nil {
 		return false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return !c.modern && c.protocol >= firstResumingRevision
+	return !c.modern && c.protocol >= firstResumingRevision && c.wantedLocked(st)
+}
+
+// wantedLocked strikes off the pending requests the harness has cancelled (a server ends the
+// stream of a cancelled request without its response) and reports whether any is left.
+func (c *Conn) wantedLocked(st *streamState) bool {
+	for id := range st.pending {
+		if c.cancelled[id] {
+			delete(st.pending, id)
+		}
+	}
+	return len(st.pending) > 0
+}
+
+// noteCancels remembers the requests that a frame (a notification or a batch) cancels.
+func (c *Conn) noteCancels(body []byte) {
+	m := jsonrpc.Parse(body)
+	elems := []jsonrpc.Message{m}
+	if m.Kind == jsonrpc.Batch {
+		elems = m.Elems
+	}
+	for _, e := range elems {
+		if e.Kind != jsonrpc.Notification || e.Method != "notifications/cancelled" {
+			continue
+		}
+		var p struct {
+			RequestID json.RawMessage `json:"requestId"`
+		}
+		if json.Unmarshal(e.Params, &p) != nil {
+			continue
+		}
+		if id, err := jsonrpc.CanonicalID(p.RequestID); err == nil {
+			c.mu.Lock()
+			if c.cancelled == nil {
+				c.cancelled = map[jsonrpc.ID]bool{}
+			}
+			c.cancelled[id] = true
+			c.mu.Unlock()
+		}
+	}
 }
 
 // resumeStream continues the stream of delivery d with GET and Last-Event-ID until its
@@ -124,7 +164,10 @@ func (c *Conn) resumeStream(d *wire.Delivery, st *streamState, channel, seq stri
 			d.Err = fmt.Errorf("the SSE stream resumed with Last-Event-ID %s: %w", r.LastEventID, err)
 			return
 		}
-		if len(st.pending) == 0 || c.base.Err() != nil {
+		c.mu.Lock()
+		wanted := c.wantedLocked(st)
+		c.mu.Unlock()
+		if !wanted || c.base.Err() != nil {
 			return
 		}
 		if st.lastID == "" {
