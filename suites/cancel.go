@@ -26,10 +26,11 @@ func init() {
 			Run:     checkCancelInvalid},
 		// At 2026-07-28 over HTTP a request is cancelled by closing its response stream, not by a
 		// notification (CANCEL26-HTTP-CLOSE), so the check runs there over stdio only.
-		conform.Check{ID: "CANCEL-STOP-NO-RESPONSE", Level: "SHOULD", Connection: conform.Fresh, Waits: true, ModernTransports: stdioOnly,
+		// It judges the last part of the state session (state.go).
+		conform.Check{ID: "CANCEL-STOP-NO-RESPONSE", Level: "SHOULD", Connection: conform.Observed, Waits: true, ModernTransports: stdioOnly,
 			Summary:     "a cancelled request stops its work (no more progress) and gets no response, for a string id and for the id 0",
 			LevelReason: "The spec says receivers SHOULD stop and SHOULD NOT respond; over HTTP a response stream left open past twice the tool's duration fails the same check.",
-			Run:         checkCancelStops},
+			Ready:       slowToolReady, Run: checkCancelStops},
 	)...)
 	conform.Register(
 		conform.Check{ID: "CANCEL-NO-INIT-CANCEL", Level: "MUST", Connection: conform.Raw, Waits: true,
@@ -91,9 +92,22 @@ func checkCancelInvalid(t *conform.T) conform.Finding {
 }
 
 func checkCancelStops(t *conform.T) conform.Finding {
-	if f, ok := needSlowTool(t); !ok {
-		return f
+	st, f := observeState(t)
+	if f != nil {
+		return *f
 	}
+	if st.gone != "" {
+		return conform.CannotTest("the server of the state session stopped answering after %s", st.gone)
+	}
+	if st.cancelled == nil { // the state session's server offered no tools, unlike the shared one
+		return conform.CannotTest("the server declares no tools capability, so --slow-tool %q cannot be called", t.Options().SlowTool)
+	}
+	return *st.cancelled
+}
+
+// cancelStops runs the slow tool once, then cancels two calls of it (a string id, the id 0) and
+// judges what follows each.
+func cancelStops(t *conform.T) conform.Finding {
 	// The tool's normal duration sets the window: a cancelled call must stay silent for twice it.
 	_, _, took, err := runSlow(t, "")
 	if err != nil {
