@@ -5,6 +5,7 @@ package conform
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -176,11 +177,10 @@ type T struct {
 
 // Memo returns the run's value for key, computing it with f the first time any check asks: for
 // facts about the server that several checks need and that cost a connection to learn. Checks
-// asking at once wait for the first one's answer.
+// asking meanwhile wait for the first one's answer (nil if their own deadline comes first).
 func (t *T) Memo(key string, f func() any) any {
-	e := t.run.memoOf(key)
-	e.once.Do(func() { e.v = f() })
-	return e.v
+	v, _ := t.once("memo/"+key, f)
+	return v
 }
 
 // Observe runs work once per run on a server of its own and gives every check that asks for
@@ -195,31 +195,39 @@ func (t *T) Observe(key string, conn Connection, work func(o *T) any) (any, *Fin
 	if conn != Raw {
 		memo += "/" + t.Revision
 	}
-	e := t.run.observationOf(memo)
-	if e.claimed.CompareAndSwap(false, true) {
-		e.obs = t.run.observe(t, key, conn, work)
-		close(e.done)
-	} else if err := t.awaitOffWorker(e.done); err != nil {
+	v, err := t.once(memo, func() any { return t.run.observe(t, key, conn, work) })
+	obs, ok := v.(*observation)
+	if !ok {
+		if err == nil {
+			err = errors.New("it did not finish")
+		}
 		f := Failed(fmt.Errorf("waiting for the observation %s: %w", key, err))
 		return nil, &f
 	}
-	t.evidence = append(t.evidence, e.obs.evidence...)
-	t.observed = append(t.observed, e.obs)
-	return e.obs.v, e.obs.finding
+	t.evidence = append(t.evidence, obs.evidence...)
+	t.observed = append(t.observed, obs)
+	return obs.v, obs.finding
 }
 
-// awaitOffWorker waits for done without holding a worker slot meanwhile: a check waiting on
-// another's work would otherwise keep a slot from checks that could run.
-func (t *T) awaitOffWorker(done <-chan struct{}) error {
+// once computes the run's value for key with f in the first check that asks; the others wait
+// for it without holding a worker slot meanwhile (a check waiting on another's work would
+// otherwise keep a slot from checks that could run), and give up at their own deadline.
+func (t *T) once(key string, f func() any) (any, error) {
+	e := t.run.onceEntry(key)
+	if e.claimed.CompareAndSwap(false, true) {
+		defer close(e.done) // also when f panics: the waiters then get nil
+		e.v = f()
+		return e.v, nil
+	}
 	if t.worker != nil {
 		<-t.worker
 		defer func() { t.worker <- struct{}{} }()
 	}
 	select {
-	case <-done:
-		return nil
+	case <-e.done:
+		return e.v, nil
 	case <-t.Ctx.Done():
-		return t.Ctx.Err()
+		return nil, t.Ctx.Err()
 	}
 }
 

@@ -62,11 +62,10 @@ type Runner struct {
 	results []reports.Result
 	errors  []string
 
-	futures      map[string]*future
-	order        map[string]int // spec key → position, for results in spec order
-	keyLocks     map[string]*sync.Mutex
-	memo         map[string]*memoEntry        // values computed once per run (T.Memo)
-	observations map[string]*observationEntry // T.Observe's workloads, one per key
+	futures  map[string]*future
+	order    map[string]int // spec key → position, for results in spec order
+	keyLocks map[string]*sync.Mutex
+	once     map[string]*onceValue // values computed once per run (T.Memo, T.Observe)
 }
 
 type sharedSession struct {
@@ -394,13 +393,7 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 			f = Failed(fmt.Errorf("check panicked: %v", p))
 		}
 		if f.Outcome == Violation || f.Outcome == Broken {
-			switch {
-			case isDead(t.S):
-				f.Message = withStderr(f.Message+"\nthe server is gone: "+deathCause(t.S), t.S.Conn.Diagnostics())
-			case t.S.Timeouts() > timeoutsBefore:
-				// Silence from a live server: what it said on stderr may tell why.
-				f.Message = withStderr(f.Message, t.S.Conn.Diagnostics())
-			}
+			f.Message = explainServer(f.Message, goneCause(t.S), t.S.Timeouts() > timeoutsBefore, t.S.Conn.Diagnostics)
 		}
 		evidence = t.S.Conn.Transcript().Since(mark)
 		for _, extra := range t.extra {
@@ -426,38 +419,29 @@ type observation struct {
 	stderr   string // the tail of what the server wrote on stderr
 }
 
-// explain adds to a violation's message what became of the observed server, as run does for
-// a check's own server: its death, and its stderr when it died or fell silent.
+// explain adds to a violation's message what became of the observed server.
 func (o *observation) explain(msg string) string {
+	return explainServer(msg, o.gone, o.timedOut, func() string { return o.stderr })
+}
+
+// explainServer adds to a violation's message what became of the server: how it died, and its
+// stderr when it died or fell silent (what it said there may tell why).
+func explainServer(msg, gone string, silent bool, stderr func() string) string {
 	switch {
-	case o.gone != "":
-		return withStderr(msg+"\nthe server is gone: "+o.gone, o.stderr)
-	case o.timedOut:
-		return withStderr(msg, o.stderr)
+	case gone != "":
+		return withStderr(msg+"\nthe server is gone: "+gone, stderr())
+	case silent:
+		return withStderr(msg, stderr())
 	}
 	return msg
 }
 
-// observationEntry is one observation of T.Observe: the first check to claim it computes it,
-// the others wait for done.
-type observationEntry struct {
-	claimed atomic.Bool
-	done    chan struct{}
-	obs     *observation
-}
-
-func (r *Runner) observationOf(key string) *observationEntry {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.observations == nil {
-		r.observations = map[string]*observationEntry{}
+// goneCause says how the session's connection died, or "" while it lives.
+func goneCause(s *harness.Session) string {
+	if !isDead(s) {
+		return ""
 	}
-	e, ok := r.observations[key]
-	if !ok {
-		e = &observationEntry{done: make(chan struct{})}
-		r.observations[key] = e
-	}
-	return e
+	return deathCause(s)
 }
 
 // observe opens the server an observation needs, runs work on it and closes it.
@@ -493,9 +477,7 @@ func (r *Runner) observe(t *T, key string, conn Connection, work func(o *T) any)
 			l.Release(c)
 		}
 		obs.evidence = s.Conn.Transcript().Since(0)
-		if isDead(s) {
-			obs.gone = deathCause(s)
-		}
+		obs.gone = goneCause(s)
 		obs.timedOut = s.Timeouts() > 0
 		obs.stderr = s.Conn.Diagnostics()
 		if p := recover(); p != nil {
@@ -565,22 +547,24 @@ func (r *Runner) RecordError(err error) {
 	r.mu.Unlock()
 }
 
-// memoEntry is one value of T.Memo.
-type memoEntry struct {
-	once sync.Once
-	v    any
+// onceValue is one value of T.once: the first check to claim it computes it, the others wait
+// for done.
+type onceValue struct {
+	claimed atomic.Bool
+	done    chan struct{}
+	v       any
 }
 
-func (r *Runner) memoOf(key string) *memoEntry {
+func (r *Runner) onceEntry(key string) *onceValue {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.memo == nil {
-		r.memo = map[string]*memoEntry{}
+	if r.once == nil {
+		r.once = map[string]*onceValue{}
 	}
-	e, ok := r.memo[key]
+	e, ok := r.once[key]
 	if !ok {
-		e = &memoEntry{}
-		r.memo[key] = e
+		e = &onceValue{done: make(chan struct{})}
+		r.once[key] = e
 	}
 	return e
 }
