@@ -37,7 +37,8 @@ type pristine struct {
 	caps       json.RawMessage   // the server's capabilities, as initialize declared them
 }
 
-// observePristine returns the one pristine session of the check's revision and transport.
+// observePristine returns the one pristine session of the check's revision and transport, or
+// the finding that its server stopped answering.
 func observePristine(t *conform.T) (*pristine, *conform.Finding) {
 	v, f := t.Observe("pristine", conform.Fresh, func(o *conform.T) any {
 		p := &pristine{caps: o.S.InitResult()["capabilities"]}
@@ -57,7 +58,13 @@ func observePristine(t *conform.T) (*pristine, *conform.Finding) {
 	if f != nil {
 		return nil, f
 	}
-	return v.(*pristine), nil
+	p := v.(*pristine)
+	// Every check of it judges what the server wrote up to a quiet end.
+	if p.quietErr != nil {
+		f := conform.Crashed("the server stopped answering: %v", p.quietErr)
+		return nil, &f
+	}
+	return p, nil
 }
 
 // ordinaryRequests makes the server write a few ordinary messages: the probe's result, every
