@@ -342,10 +342,7 @@ func listToolReady(t *conform.T) (conform.Finding, bool) {
 	if t.Options().ListTool == "" {
 		return conform.CannotTest("needs a tool whose call changes a list: name one with --list-changed-tool"), true
 	}
-	if f, ok := needCapability(t, "tools"); !ok {
-		return f, true
-	}
-	return conform.Finding{}, false
+	return capabilityReady("tools")(t)
 }
 
 func checkGetUnrelated(t *conform.T) conform.Finding {

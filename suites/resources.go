@@ -50,7 +50,7 @@ func init() {
 		conform.Check{ID: "RES-UPDATED-ONLY-SUBSCRIBED", Level: "SHOULD", Connection: conform.Observed,
 			Summary:     "a session that subscribed to no resource gets no notifications/resources/updated while it lists, reads and changes the server's lists",
 			LevelReason: "The schema's lower-case should; mcpspec holds it to SHOULD.",
-			Ready:       resourcesReady, Run: checkResourceUpdatedOnlySubscribed},
+			Ready:       capabilityReady("resources"), Run: checkResourceUpdatedOnlySubscribed},
 	)...)
 }
 
@@ -426,11 +426,13 @@ func declaresSubscribe(t *conform.T) bool {
 	return caps.Resources.Subscribe
 }
 
-// resourcesReady ends a check before its server is started when the server declares no
-// resources capability.
-func resourcesReady(t *conform.T) (conform.Finding, bool) {
-	f, ok := needCapability(t, "resources")
-	return f, !ok
+// capabilityReady ends a check before it runs (and before a server of its own is started)
+// when the server does not declare the capability name: needCapability as a Ready gate.
+func capabilityReady(name string) func(t *conform.T) (conform.Finding, bool) {
+	return func(t *conform.T) (conform.Finding, bool) {
+		f, ok := needCapability(t, name)
+		return f, !ok
+	}
 }
 
 // subscribeReady ends RES-SUBSCRIBE before its server is started when the server does not
