@@ -381,13 +381,16 @@ func checkGetUnrelated(t *conform.T) conform.Finding {
 
 func checkNoBroadcast(t *conform.T) conform.Finding {
 	gets := 0
+	var noGet *conform.Finding // why the first GET gave no stream: none offered (na), or no answer
 	for i := 0; i < 2; i++ {
 		if _, f := withGetStream(t); f == nil {
 			gets++
+		} else if noGet == nil {
+			noGet = f
 		}
 	}
 	if gets == 0 {
-		return conform.NA("the server offers no GET stream, so there is nothing to broadcast to")
+		return *noGet
 	}
 	from := t.S.Mark()
 	if err := callListTool(t); err != nil {
