@@ -39,6 +39,8 @@ func TestCLIUsageErrorsExit2WithOneLine(t *testing.T) {
 		{"header without colon", []string{"run", "--header", "nocolon"}, `--header "nocolon": want "Name: value"`},
 		{"input tool args not an object", []string{"run", "--input-tool", "confirm", "--input-tool-args", "[1]"}, `--input-tool-args must be a JSON object`},
 		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
+		{"unknown reference flag", []string{"reference", "--nope"}, "reference: flag provided but not defined: -nope"},
+		{"unknown list flag", []string{"list", "--nope"}, "list: flag provided but not defined: -nope"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -61,6 +63,27 @@ func TestCLIUsageErrorsExit2WithOneLine(t *testing.T) {
 			}
 			if r.stdout != "" {
 				t.Errorf("stdout of a usage error should be empty, got:\n%s", r.stdout)
+			}
+		})
+	}
+}
+
+// TestCLIHelpExit0: every command with flags prints its usage and flags on --help, to stdout,
+// and exits 0 (a help request is not bad usage).
+func TestCLIHelpExit0(t *testing.T) {
+	t.Parallel()
+	for _, cmd := range []string{"run", "list", "reference", "matrix", "diff"} {
+		t.Run(cmd, func(t *testing.T) {
+			t.Parallel()
+			r := runBinary(t, usageRunTimeout, bins.mcpspec, cmd, "--help")
+			if r.code != reports.ExitOK {
+				t.Errorf("exit code %d, want 0\nstderr:\n%s", r.code, r.stderr)
+			}
+			if !strings.HasPrefix(r.stdout, "Usage: mcpspec "+cmd) {
+				t.Errorf("stdout does not start with the usage of %s:\n%s", cmd, r.stdout)
+			}
+			if r.stderr != "" {
+				t.Errorf("stderr of a help request should be empty, got:\n%s", r.stderr)
 			}
 		})
 	}

@@ -32,8 +32,8 @@ func cmdList(args []string, stdout io.Writer) error {
 	fs.SetOutput(io.Discard)
 	asJSON := fs.Bool("json", false, "print JSON")
 	onlyImpl := fs.Bool("implemented", false, "only implemented requirements")
-	if err := fs.Parse(args); err != nil {
-		return usageErrorf("list: %v", err)
+	if err := parseFlags(fs, args, "mcpspec list [--json] [--implemented]", stdout); err != nil {
+		return err
 	}
 	entries, err := listEntries()
 	if err != nil {

@@ -5,6 +5,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -25,7 +26,7 @@ Usage:
   mcpspec matrix --config FILE [--out DIR]  many targets × revisions → one compatibility matrix
   mcpspec version              print the version
 
-Run 'mcpspec run --help' for the flags of run.
+Run 'mcpspec COMMAND --help' for the flags of a command.
 
 Exit codes: 0 conformant, 1 unexpected failures or stale baseline entries, 2 bad usage or
 configuration, 3 harness or infrastructure error, 4 nothing ran.
@@ -38,6 +39,26 @@ func (e *usageError) Error() string { return e.msg }
 
 func usageErrorf(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// errHelp: the command printed its usage because --help asked for it; Main exits 0.
+var errHelp = errors.New("help shown")
+
+// parseFlags parses a command's flags. On -h or --help it prints usageLine and the flags to
+// stdout and returns errHelp; any other parse error is a usage error naming the command.
+func parseFlags(fs *flag.FlagSet, args []string, usageLine string, stdout io.Writer) error {
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprintln(stdout, "Usage: "+usageLine)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+		return errHelp
+	}
+	return usageErrorf("%s: %v", fs.Name(), err)
 }
 
 func main() {
@@ -62,7 +83,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	case "matrix":
 		code, err = cmdMatrix(args[1:], stdout, stderr)
 	case "reference":
-		err = cmdReference(args[1:], stderr)
+		err = cmdReference(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "mcpspec", version)
 	case "help", "-h", "--help":
@@ -72,6 +93,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	if err == nil {
 		return code
+	}
+	if errors.Is(err, errHelp) {
+		return reports.ExitOK
 	}
 	var ue *usageError
 	if errors.As(err, &ue) {

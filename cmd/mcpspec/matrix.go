@@ -288,14 +288,11 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) (int, error) {
 	out := fs.String("out", "mcpspec-matrix", "write matrix.json, matrix.md, matrix.html and one report directory per target into `DIR`")
 	parallel := fs.Int("parallel", 0, "run `N` targets at once (default: the config's parallel, else 1)")
 	only := fs.String("targets", "", "run only the targets named in `LIST` (comma-separated)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stdout, "Usage: mcpspec matrix --config FILE [--out DIR] [--parallel N] [--targets LIST]")
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
+	if err := parseFlags(fs, args, "mcpspec matrix --config FILE [--out DIR] [--parallel N] [--targets LIST]", stdout); err != nil {
+		if errors.Is(err, errHelp) {
 			return reports.ExitOK, nil
 		}
-		return reports.ExitUsage, usageErrorf("matrix: %v", err)
+		return reports.ExitUsage, err
 	}
 	if *config == "" || fs.NArg() > 0 {
 		return reports.ExitUsage, usageErrorf("matrix: usage: mcpspec matrix --config FILE [--out DIR] [--parallel N] [--targets LIST]")

@@ -15,7 +15,7 @@ import (
 )
 
 // cmdReference runs the bundled reference server over stdio, or over HTTP with --http.
-func cmdReference(args []string, stderr io.Writer) error {
+func cmdReference(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("reference", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	addr := fs.String("http", "", "serve Streamable HTTP at `ADDR`/mcp (and legacy HTTP+SSE at /sse) instead of stdio")
@@ -29,8 +29,8 @@ func cmdReference(args []string, stderr io.Writer) error {
 	var faults, without listFlag
 	fs.Var(&without, "without", "leave out the capability `NAME` (repeatable, or comma-separated): neither declared nor served; one of "+strings.Join(reference.Omittable, ", "))
 	fs.Var(&faults, "fault", "switch on the fault `ID` (repeatable, or comma-separated); see 'mcpspec list'")
-	if err := fs.Parse(args); err != nil {
-		return usageErrorf("reference: %v", err)
+	if err := parseFlags(fs, args, "mcpspec reference [flags]   (stdio, or --http ADDR)", stdout); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return usageErrorf("reference: unexpected argument %q", fs.Arg(0))

@@ -53,7 +53,7 @@ type runConfig struct {
 func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	cfg, err := parseRun(args, stdout)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+		if errors.Is(err, errHelp) {
 			return reports.ExitOK, nil
 		}
 		return reports.ExitUsage, err
@@ -99,14 +99,8 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 	)
 	fs.Var(&envs, "env", "`K=V` added to the environment of launched commands (repeatable)")
 	fs.Var(&hdrs, "header", "`\"Name: value\"` sent with every HTTP request (repeatable)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stdout, "Usage: mcpspec run [flags]")
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
-			return nil, err
-		}
-		return nil, usageErrorf("run: %v", err)
+	if err := parseFlags(fs, args, "mcpspec run [flags]", stdout); err != nil {
+		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, usageErrorf("run: unexpected argument %q (quote the server command: --stdio \"CMD ARGS\")", fs.Arg(0))
