@@ -410,27 +410,52 @@ func declaredList(t *conform.T) (method string, f *conform.Finding) {
 	return "", &na
 }
 
-// compareAnswers sends method with each params and fails when a result differs from the first.
+// compareRounds bounds how often compareAnswers asks again when the answers without a variant
+// changed between its first and last request (a list may change at any time, by another client
+// or another check on the same server).
+const compareRounds = 3
+
+// compareAnswers sends method with each params and fails when a result differs from the
+// first's. The first params are sent again at the end of each round: only a round in which
+// they got the same answer both times is judged, so a list changed meanwhile is no violation.
 func compareAnswers(t *conform.T, method string, variants []string, params []map[string]any) conform.Finding {
-	var first string
-	for i, p := range params {
-		resp, err := t.S.Request(t.Ctx, method, p)
+	ask := func(i int) (string, *conform.Finding) {
+		resp, err := t.S.Request(t.Ctx, method, params[i])
 		if err != nil {
-			return conform.Violated("%s %s: %v", method, variants[i], err)
+			f := conform.Violated("%s %s: %v", method, variants[i], err)
+			return "", &f
 		}
 		got, ok := withoutMeta(resp)
 		if !ok {
-			return conform.Violated("%s %s was not answered with a result object: %s", method, variants[i], show(resp))
+			f := conform.Violated("%s %s was not answered with a result object: %s", method, variants[i], show(resp))
+			return "", &f
 		}
-		if i == 0 {
-			first = got
-			continue
-		}
-		if got != first {
-			return conform.Violated("%s %s gave another result than %s:\n%s\nversus\n%s", method, variants[i], variants[0], clip(got, 400), clip(first, 400))
-		}
+		return got, nil
 	}
-	return conform.Passed("")
+	for range compareRounds {
+		answers := make([]string, len(params))
+		for i := range params {
+			got, f := ask(i)
+			if f != nil {
+				return *f
+			}
+			answers[i] = got
+		}
+		again, f := ask(0)
+		if f != nil {
+			return *f
+		}
+		if again != answers[0] {
+			continue // the list changed during the round
+		}
+		for i := 1; i < len(answers); i++ {
+			if answers[i] != answers[0] {
+				return conform.Violated("%s %s gave another result than %s (asked before and after it, with the same answer):\n%s\nversus\n%s", method, variants[i], variants[0], clip(answers[i], 400), clip(answers[0], 400))
+			}
+		}
+		return conform.Passed("")
+	}
+	return conform.CannotTest("%s %s got a different answer at the start and the end of each of %d rounds: the list kept changing", method, variants[0], compareRounds)
 }
 
 func checkInfoNotBehavior(t *conform.T) conform.Finding {
