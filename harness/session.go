@@ -29,10 +29,12 @@ type Session struct {
 	init        jsonrpc.Message
 	schemaErrs  []SchemaViolation
 	owner       string
-	methods     map[jsonrpc.ID]string // method of each request the harness sent, by id
-	timeouts    int                   // waits that ran out: the server may be hanging
-	sentinels   map[jsonrpc.ID]bool   // ids of the sentinel pings sent so far
-	modern      bool                  // stateless revision: _meta on every request, no ping
+	methods     map[jsonrpc.ID]string     // method of each request the harness sent, by id
+	timeouts    int                       // waits that ran out: the server may be hanging
+	sentinels   map[jsonrpc.ID]bool       // ids of the sentinel pings sent so far
+	tokens      map[jsonrpc.ID]jsonrpc.ID // progress token → the request that carried it
+	unanswered  []Unanswered              // requests whose wait for a response gave up
+	modern      bool                      // stateless revision: _meta on every request, no ping
 }
 
 // Sentinel sends a ping whose only purpose is to be answered after everything sent before it;
@@ -294,7 +296,13 @@ func (s *Session) Exchange(ctx context.Context, id jsonrpc.ID, frame []byte) (js
 func (s *Session) AwaitReply(ctx context.Context, d *wire.Delivery, from int, id jsonrpc.ID) (jsonrpc.Message, error) {
 	r, err := s.WaitFor(ctx, d, from, wire.RespondsTo(id))
 	if err != nil {
-		return jsonrpc.Message{}, fmt.Errorf("%w to id %s: %v", ErrNoResponse, id.Text(), err)
+		err = fmt.Errorf("%w to id %s: %v", ErrNoResponse, id.Text(), err)
+		// A wait the caller's own context ended proves nothing about the server, and an HTTP
+		// error status is the transport's answer to the request.
+		if ctx.Err() == nil && (d == nil || d.Status < 400) {
+			s.NoteUnanswered(id, err.Error())
+		}
+		return jsonrpc.Message{}, err
 	}
 	resp, _ := wire.FindResponse(r.Msg, id)
 	return resp, nil
@@ -436,6 +444,59 @@ func (s *Session) Sent(id jsonrpc.ID, method string) {
 		s.methods = map[jsonrpc.ID]string{}
 	}
 	s.methods[id] = method
+}
+
+// Unanswered is a request whose wait for a response gave up: the request timeout ran out, or
+// the HTTP response that should have carried the reply ended without it.
+type Unanswered struct {
+	ID     jsonrpc.ID
+	Method string // "" when the harness did not record it
+	Why    string
+}
+
+// NoteUnanswered records that the request id was left unanswered, for callers that wait for a
+// response by other means than AwaitReply (a batch's requests, say).
+func (s *Session) NoteUnanswered(id jsonrpc.ID, why string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.unanswered = append(s.unanswered, Unanswered{ID: id, Method: s.methods[id], Why: why})
+}
+
+// UnansweredCount is how many requests have been left unanswered so far: a mark for
+// UnansweredSince.
+func (s *Session) UnansweredCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.unanswered)
+}
+
+// UnansweredSince returns the requests left unanswered after mark (an UnansweredCount).
+func (s *Session) UnansweredSince(mark int) []Unanswered {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if mark >= len(s.unanswered) {
+		return nil
+	}
+	return append([]Unanswered(nil), s.unanswered[mark:]...)
+}
+
+// NoteProgressToken records that the request id carried the progress token, so that a
+// progress notification can be traced to the request it belongs to.
+func (s *Session) NoteProgressToken(token, id jsonrpc.ID) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tokens == nil {
+		s.tokens = map[jsonrpc.ID]jsonrpc.ID{}
+	}
+	s.tokens[token] = id
+}
+
+// ProgressRequest is the request that carried token, if the harness sent it on this session.
+func (s *Session) ProgressRequest(token jsonrpc.ID) (jsonrpc.ID, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id, ok := s.tokens[token]
+	return id, ok
 }
 
 // resultDefinitions names the schema definition of each method's result.

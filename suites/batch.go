@@ -123,7 +123,30 @@ func sendBatch(t *conform.T, frame []byte, ids ...jsonrpc.ID) (batchReply, *conf
 		f := conform.Crashed("after the batch the server stopped serving: %v", err)
 		return batchReply{msgs: msgs, delivery: d}, &f
 	}
-	return batchReply{msgs: msgs, delivery: d}, nil
+	rep := batchReply{msgs: msgs, delivery: d}
+	noteUnanswered(t, rep, ids)
+	return rep, nil
+}
+
+// noteUnanswered records each of the batch's requests that got no response, now that the
+// server has answered what was sent after the batch: they were left unanswered, which breaks
+// a MUST whatever the check (conform.RuleReplyRequired). A batch refused with an HTTP error
+// status was answered by the transport.
+func noteUnanswered(t *conform.T, rep batchReply, ids []jsonrpc.ID) {
+	if d := rep.delivery; d != nil && d.Status >= 400 {
+		return
+	}
+	answered := map[jsonrpc.ID]bool{}
+	for _, m := range rep.elements() {
+		if m.Kind == jsonrpc.Response && m.HasID {
+			answered[m.ID] = true
+		}
+	}
+	for _, id := range ids {
+		if !answered[id] {
+			t.S.NoteUnanswered(id, "the batch holding it was answered without a response to it, though a request sent after it was answered")
+		}
+	}
 }
 
 // replies drops what the server sent on its own initiative (requests and notifications, such

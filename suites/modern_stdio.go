@@ -129,7 +129,7 @@ func checkNoServerRequests(t *conform.T) conform.Finding {
 	}
 	note := "no --slow-tool: only discover, list and error exchanges were observed"
 	if _, ok := needSlowTool(t); ok {
-		if _, _, _, err := runSlow(t, t.S.NextID()); err != nil {
+		if _, err := runSlow(t, t.S.NextID()); err != nil {
 			return conform.CannotTest("%v", err)
 		}
 		note = ""
@@ -151,19 +151,21 @@ func checkNoFurtherAfterCancel(t *conform.T) conform.Finding {
 	if f, ok := needSlowTool(t); !ok {
 		return f
 	}
-	// The tool's normal duration sets the window in which anything further would show.
-	_, _, took, err := runSlow(t, "")
-	if err != nil {
-		return conform.CannotTest("%v", err)
+	// The tool's normal duration, measured on a call like the cancelled one, sets the window in
+	// which anything further would show.
+	run, f := calibrate(t)
+	if f != nil {
+		return *f
 	}
+	took := run.took
 	id, token := t.S.NextID(), t.S.NextID()
 	call, err := startSlow(t, id, token)
 	if err != nil {
 		return conform.Crashed("starting the slow tool: %v", err)
 	}
-	_, _ = t.S.WaitFor(t.Ctx, nil, call.from, func(r wire.Received) bool {
-		return r.Msg.Kind == jsonrpc.Notification && r.Msg.Method == "notifications/progress"
-	})
+	if err := awaitUnderWay(t, call); err != nil {
+		return conform.CannotTest("the call %s to be cancelled was never seen under way: %v", id.Text(), err)
+	}
 	cancelAt := t.S.Mark()
 	if _, err := t.S.Send(t.Ctx, rawNotification("notifications/cancelled", cancelParams(id))); err != nil {
 		return conform.Crashed("sending the cancellation: %v", err)

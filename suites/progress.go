@@ -1,7 +1,9 @@
 package suites
 
 import (
+	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
@@ -30,41 +32,56 @@ func init() {
 	)...)
 }
 
-// withProgress runs the slow tool with token and returns its progress, or a finding that ends
-// the check: no slow tool, no response, or no progress at all to judge.
-func withProgress(t *conform.T, token jsonrpc.ID) ([]progress, *conform.Finding) {
+// withProgress runs the slow tool with token and returns what came, or a finding that ends the
+// check: no slow tool, no result, or progress of an earlier call after its response.
+func withProgress(t *conform.T, token jsonrpc.ID) (slowRun, *conform.Finding) {
 	if f, ok := needSlowTool(t); !ok {
-		return nil, &f
+		return slowRun{}, &f
 	}
-	_, got, _, err := runSlow(t, token)
+	run, err := runSlow(t, token)
 	if err != nil {
 		f := conform.CannotTest("%v", err)
+		return run, &f
+	}
+	if f := run.lateFinding(); f != nil {
+		return run, f
+	}
+	return run, nil
+}
+
+// ownProgress is withProgress that also needs progress with the call's own token to judge.
+func ownProgress(t *conform.T, token jsonrpc.ID) ([]progress, *conform.Finding) {
+	run, f := withProgress(t, token)
+	if f != nil {
+		return nil, f
+	}
+	if len(run.own) == 0 {
+		f := conform.CannotTest("the slow tool %q sent no progress notification with its call's token, so there is nothing to judge", t.Options().SlowTool)
 		return nil, &f
 	}
-	if len(got) == 0 {
-		f := conform.CannotTest("the slow tool %q sent no progress notification, so there is nothing to judge", t.Options().SlowTool)
-		return nil, &f
-	}
-	return got, nil
+	return run.own, nil
 }
 
 func checkProgressTokenType(t *conform.T) conform.Finding {
 	for _, token := range []jsonrpc.ID{t.S.NextID(), t.S.NextNumberID()} {
-		got, f := withProgress(t, token)
+		run, f := withProgress(t, token)
 		if f != nil {
 			return *f
 		}
-		for _, p := range got {
-			if p.token != token {
-				return conform.Violated("progress for token %s came with token %s: %s", token.Text(), p.token.Text(), show(p.raw))
-			}
+		// A token changed on the way is one no request carried.
+		if len(run.stray) > 0 {
+			p := run.stray[0]
+			return conform.Violated("progress for token %s came with token %s: %s", token.Text(), p.token.Text(), show(p.raw))
+		}
+		if len(run.own) == 0 {
+			return conform.CannotTest("the slow tool %q sent no progress notification, so there is nothing to judge", t.Options().SlowTool)
 		}
 	}
 	return conform.Passed("")
 }
 
 func checkProgressMonotonic(t *conform.T) conform.Finding {
-	got, f := withProgress(t, t.S.NextID())
+	got, f := ownProgress(t, t.S.NextID())
 	if f != nil {
 		return *f
 	}
@@ -83,15 +100,14 @@ func checkProgressMonotonic(t *conform.T) conform.Finding {
 }
 
 func checkProgressKnownToken(t *conform.T) conform.Finding {
-	if f, ok := needSlowTool(t); !ok {
-		return f
+	// Silence about progress proves something only of a call the tool really ran: runSlow
+	// refuses an error answer (a tool that fails at once without a token shows nothing).
+	run, f := withProgress(t, "")
+	if f != nil {
+		return *f
 	}
-	_, got, _, err := runSlow(t, "")
-	if err != nil {
-		return conform.CannotTest("%v", err)
-	}
-	if len(got) > 0 {
-		return conform.Violated("%d progress notification(s) for a request without a progress token: %s", len(got), show(got[0].raw))
+	if len(run.stray) > 0 {
+		return conform.Violated("%d progress notification(s) for a request without a progress token: %s", len(run.stray), show(run.stray[0].raw))
 	}
 	return conform.Passed("")
 }
@@ -112,23 +128,70 @@ func checkProgressStop(t *conform.T) conform.Finding {
 	if _, err := t.S.Quiet(t.Ctx, call.from); err != nil {
 		return conform.Crashed("%v", err)
 	}
-	respAt := -1
+	respAt, respRecv := -1, wire.Received{}
 	for _, r := range t.S.Conn.Inbox().Since(call.from) {
 		if wire.ContainsResponse(r.Msg, call.id) {
-			respAt = r.Index
+			respAt, respRecv = r.Index, r
 			break
 		}
 	}
+	var own []progress
 	for _, p := range progressSince(t, call.from) {
-		if p.token == token && p.index > respAt {
+		if p.token == token && p.index < respAt {
+			own = append(own, p)
+		}
+	}
+	if len(own) == 0 {
+		return conform.CannotTest("the slow tool %q sent no progress with its call's token before its answer, so there is nothing to stop: %s", t.Options().SlowTool, clip(show(resp), 160))
+	}
+	// Progress a server keeps sending comes at the pace of the work: after the response, wait
+	// as long as the longest gap between the call's own progress notifications (measured, so
+	// at least two of them), or the quiet window already waited where there is no gap.
+	if gap := longestGap(t, own); gap > 0 {
+		ctx, cancel := context.WithTimeout(t.Ctx, min(2*gap, t.S.Env().Timeouts.Request))
+		_, _ = t.S.Conn.Inbox().Wait(ctx, respAt+1, func(r wire.Received) bool {
+			tok, ok := progressTokenOf(r.Msg)
+			return ok && tok == token
+		})
+		cancel()
+	}
+	for _, p := range progressSince(t, call.from) {
+		if p.token == token && p.index > respAt && afterResponse(t, p, respRecv) {
 			return conform.Violated("progress for token %s after the response %s: %s", token.Text(), clip(show(resp), 80), show(p.raw))
 		}
 	}
 	return conform.Passed("")
 }
 
+// afterResponse reports whether p, received after the response resp, was sent after it too:
+// on one ordered channel (stdio, or the same HTTP response) arrival order is the server's;
+// across HTTP streams only a gap longer than the late-reply grace says so.
+func afterResponse(t *conform.T, p progress, resp wire.Received) bool {
+	if p.via == resp.Via {
+		return true
+	}
+	for _, r := range t.S.Conn.Inbox().Since(p.index) {
+		return r.At.Sub(resp.At) > lateReplyGrace
+	}
+	return false
+}
+
+// longestGap is the longest time between two consecutive progress notifications of got (0 for
+// fewer than two).
+func longestGap(t *conform.T, got []progress) time.Duration {
+	at := map[int]time.Time{}
+	for _, r := range t.S.Conn.Inbox().Since(got[0].index) {
+		at[r.Index] = r.At
+	}
+	var gap time.Duration
+	for i := 1; i < len(got); i++ {
+		gap = max(gap, at[got[i].index].Sub(at[got[i-1].index]))
+	}
+	return gap
+}
+
 func checkProgressMessage(t *conform.T) conform.Finding {
-	got, f := withProgress(t, t.S.NextID())
+	got, f := ownProgress(t, t.S.NextID())
 	if f != nil {
 		return *f
 	}

@@ -38,6 +38,9 @@ func startSlow(t *conform.T, id, token jsonrpc.ID) (slowCall, error) {
 		return slowCall{}, err
 	}
 	t.S.Sent(id, "tools/call")
+	if token != "" {
+		t.S.NoteProgressToken(token, id)
+	}
 	c := slowCall{id: id, token: token, from: t.S.Mark(), sent: time.Now()}
 	c.d, err = t.S.Send(t.Ctx, frame)
 	return c, err
@@ -57,6 +60,7 @@ type progress struct {
 	message  json.RawMessage
 	raw      jsonrpc.Message
 	hasToken bool
+	via      *wire.Delivery // the HTTP response that carried it (nil on stdio)
 }
 
 // progressSince returns every progress notification received from inbox position from on.
@@ -74,7 +78,7 @@ func progressSince(t *conform.T, from int) []progress {
 				Message  json.RawMessage `json:"message"`
 			}
 			_ = json.Unmarshal(m.Params, &p)
-			pr := progress{index: r.Index, value: p.Progress, total: p.Total, message: p.Message, raw: m, hasToken: p.Token != nil}
+			pr := progress{index: r.Index, value: p.Progress, total: p.Total, message: p.Message, raw: m, hasToken: p.Token != nil, via: r.Via}
 			if p.Token != nil {
 				pr.token, _ = jsonrpc.CanonicalID(p.Token)
 			}
@@ -84,20 +88,142 @@ func progressSince(t *conform.T, from int) []progress {
 	return out
 }
 
-// runSlow calls the slow tool to completion and returns the response, the progress received for
-// the call, and how long it took.
-func runSlow(t *conform.T, token jsonrpc.ID) (jsonrpc.Message, []progress, time.Duration, error) {
+// minSlowRun is the shortest run of the slow tool that can be a measure: a window derived from
+// a shorter one (an error returned at once, a tool that did no work) would prove nothing.
+// The SDK targets' slow tools take 150 ms and more; the reference's 180 ms.
+const minSlowRun = 50 * time.Millisecond
+
+// slowRun is one call of the slow tool, run to completion, with the progress notifications
+// that arrived while it ran, sorted by whose they are.
+type slowRun struct {
+	resp jsonrpc.Message
+	took time.Duration
+	own  []progress // carrying the call's own token
+	// stray carry a token no request of this session carried: invented, or the call's own
+	// token changed on the way (its type, say).
+	stray []progress
+	// late carry the token of an earlier request of this session that was already answered.
+	late []progress
+}
+
+// runSlow calls the slow tool to completion with token ("": none) and verifies that the
+// answer is a result and not a tool error: an error is no run of the tool (a tool that refuses
+// a call without a progress token, say), so what came with it shows nothing.
+func runSlow(t *conform.T, token jsonrpc.ID) (slowRun, error) {
 	call, err := startSlow(t, t.S.NextID(), token)
 	if err != nil {
-		return jsonrpc.Message{}, nil, 0, err
+		return slowRun{}, err
 	}
 	resp, err := call.finish(t)
-	took := time.Since(call.sent)
+	run := slowRun{resp: resp, took: time.Since(call.sent)}
 	if err != nil {
-		return resp, nil, took, fmt.Errorf("the slow tool %q got no response: %w", t.Options().SlowTool, err)
+		return run, fmt.Errorf("the slow tool %q got no response: %w", t.Options().SlowTool, err)
 	}
 	if _, err := t.S.Quiet(t.Ctx, call.from); err != nil {
-		return resp, nil, took, err
+		return run, err
 	}
-	return resp, progressSince(t, call.from), took, nil
+	if failure := slowFailure(resp); failure != "" {
+		return run, fmt.Errorf("the slow tool %q answered %s in %s, so this call shows nothing of its work (is --slow-tool-args right?): %s",
+			t.Options().SlowTool, failure, run.took.Round(time.Millisecond), show(resp))
+	}
+	for _, p := range progressSince(t, call.from) {
+		switch {
+		case token != "" && p.token == token:
+			run.own = append(run.own, p)
+		case earlierAnswered(t, p):
+			run.late = append(run.late, p)
+		default:
+			run.stray = append(run.stray, p)
+		}
+	}
+	return run, nil
+}
+
+// slowFailure says how resp is not a successful tool result ("" when it is one).
+func slowFailure(resp jsonrpc.Message) string {
+	if !resp.HasResult {
+		return "with an error"
+	}
+	var r struct {
+		IsError bool `json:"isError"`
+	}
+	if json.Unmarshal(resp.Result, &r) == nil && r.IsError {
+		return "with a tool error (isError)"
+	}
+	return ""
+}
+
+// earlierAnswered reports whether p carries the token of a request of this session that had
+// been answered before p arrived on the same ordered channel (stdio, or the same HTTP
+// response): across HTTP streams arrival order says nothing of the server's.
+func earlierAnswered(t *conform.T, p progress) bool {
+	id, ok := t.S.ProgressRequest(p.token)
+	if !ok || !p.hasToken {
+		return false
+	}
+	for _, r := range t.S.Conn.Inbox().Since(0) {
+		if r.Index >= p.index {
+			return false
+		}
+		if wire.ContainsResponse(r.Msg, id) && r.Via == p.via {
+			return true
+		}
+	}
+	return false
+}
+
+// lateFinding is the violation that late progress shows: PROG-STOP, a MUST, whichever check
+// saw it (nil when there is none).
+func (r slowRun) lateFinding() *conform.Finding {
+	if len(r.late) == 0 {
+		return nil
+	}
+	f := conform.Broke("PROG-STOP", "progress for token %s arrived after its request had been answered: %s", r.late[0].token.Text(), show(r.late[0].raw))
+	return &f
+}
+
+// calibrate runs the slow tool once with a progress token of its own, as the checks that
+// derive a window from its normal run do, and verifies that the run can be that measure: a
+// result, at least one progress notification with its own token (so that "under way" can be
+// seen later), and a duration of at least minSlowRun. Otherwise the finding says why the check
+// cannot test.
+func calibrate(t *conform.T) (slowRun, *conform.Finding) {
+	run, err := runSlow(t, t.S.NextID())
+	if err != nil {
+		f := conform.CannotTest("calibrating: %v", err)
+		return run, &f
+	}
+	if f := run.lateFinding(); f != nil {
+		return run, f
+	}
+	if len(run.own) == 0 {
+		f := conform.CannotTest("calibrating: the slow tool %q sent no progress notification with its call's token in %s, so a call of it cannot be seen under way",
+			t.Options().SlowTool, run.took.Round(time.Millisecond))
+		return run, &f
+	}
+	if run.took < minSlowRun {
+		f := conform.CannotTest("calibrating: the slow tool %q ran %s, shorter than the %s a window can be measured from; give it --slow-tool-args that make it run longer",
+			t.Options().SlowTool, run.took.Round(time.Millisecond), minSlowRun)
+		return run, &f
+	}
+	return run, nil
+}
+
+// awaitUnderWay waits until call is seen under way: a progress notification with its own
+// token. It says why not when the call was answered first or nothing came in time.
+func awaitUnderWay(t *conform.T, call slowCall) error {
+	r, err := t.S.WaitFor(t.Ctx, nil, call.from, func(r wire.Received) bool {
+		if wire.ContainsResponse(r.Msg, call.id) {
+			return true
+		}
+		tok, ok := progressTokenOf(r.Msg)
+		return ok && tok == call.token
+	})
+	switch {
+	case err != nil:
+		return fmt.Errorf("no progress notification with its token %s came: %w", call.token.Text(), err)
+	case wire.ContainsResponse(r.Msg, call.id):
+		return fmt.Errorf("it was answered before any progress notification with its token %s came", call.token.Text())
+	}
+	return nil
 }

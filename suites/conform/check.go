@@ -131,6 +131,9 @@ type Finding struct {
 	// Severe makes a violation a failure whatever the level: the server crashed or hung on input
 	// it should merely have rejected.
 	Severe bool
+	// Rule is the requirement the evidence breaks when it is not the check's own (rules.go):
+	// the finding then takes that rule's level.
+	Rule string
 }
 
 // Passed is a pass, with an optional note.
@@ -170,6 +173,7 @@ type T struct {
 	Check     *Check
 	run       *Runner
 	extra     []wire.Conn
+	sessions  []*harness.Session // the sessions of extra, whose unanswered requests count too
 	evidence  []transcript.Entry // from the observations the check judged (T.Observe)
 	observed  []*observation
 	worker    chan struct{} // the scheduler's worker slots, one of which this check holds (nil: none)
@@ -240,6 +244,7 @@ func (t *T) Connect() (*harness.Session, error) {
 	t.extra = append(t.extra, conn)
 	s := harness.Attach(conn, t.run.env, t.Revision)
 	s.SetOwner(t.Check.ID)
+	t.sessions = append(t.sessions, s)
 	return s, nil
 }
 
@@ -250,10 +255,28 @@ func (t *T) Open(revision string) (*harness.Session, error) {
 		return nil, err
 	}
 	t.extra = append(t.extra, conn)
+	open := harness.Open
 	if harness.IsModern(revision) {
-		return harness.OpenModern(t.Ctx, conn, t.run.env, revision, t.Check.ID)
+		open = harness.OpenModern
 	}
-	return harness.Open(t.Ctx, conn, t.run.env, revision, t.Check.ID)
+	s, err := open(t.Ctx, conn, t.run.env, revision, t.Check.ID)
+	if s != nil {
+		t.sessions = append(t.sessions, s)
+	}
+	return s, err
+}
+
+// unanswered are the requests this check's sessions left unanswered since it began (mark: the
+// count on T.S then).
+func (t *T) unanswered(mark int) []harness.Unanswered {
+	var out []harness.Unanswered
+	if t.S != nil {
+		out = t.S.UnansweredSince(mark)
+	}
+	for _, s := range t.sessions {
+		out = append(out, s.UnansweredSince(0)...)
+	}
+	return out
 }
 
 // Negotiation is what the server answered to initialize at revision over this transport, from

@@ -66,6 +66,8 @@ type Runner struct {
 	order    map[string]int // spec key → position, for results in spec order
 	keyLocks map[string]*sync.Mutex
 	once     map[string]*onceValue // values computed once per run (T.Memo, T.Observe)
+	// handshakes are the transports whose server has no MCP handshake (handshake.go).
+	handshakes map[string]handshakeVerdict
 }
 
 type sharedSession struct {
@@ -126,7 +128,7 @@ func (r *Runner) Results() []reports.Result {
 		return len(r.order)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return pos(out[i]) < pos(out[j]) })
-	return out
+	return append(out, r.handshakeResults(out)...)
 }
 
 // Errors returns infrastructure errors that happened outside any check.
@@ -263,11 +265,7 @@ func (r *Runner) execute(c *Check, revision, transport string, slot int, worker 
 	ctx, cancel := context.WithTimeout(context.Background(), r.checkDeadline())
 	defer cancel()
 	finding, evidence := r.run(ctx, c, revision, transport, slot, worker)
-	level := c.Level
-	if finding.Severe {
-		level = "MUST"
-	}
-	res.Status = statusOf(finding.Outcome, level)
+	res.Status = statusOf(finding.Outcome, levelOf(finding, c.Level))
 	res.Message = finding.Message
 	if res.Status != reports.Pass {
 		res.Evidence = r.exchanges(evidence)
@@ -319,6 +317,15 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 		}
 	}()
 
+	// A server with no MCP handshake at any revision is one failure, not one per check.
+	if neg := r.negotiation(ctx, transport, revision); true {
+		if f, done := r.handshakeGate(t, neg); done {
+			if f.Outcome == Violation {
+				return f, tail(neg.Session)
+			}
+			return f, nil
+		}
+	}
 	// Whatever connection the check uses, a target that cannot even be initialized at this
 	// revision is an infrastructure failure for it too (the shared session is opened once).
 	if c.Connection != Shared {
@@ -374,6 +381,9 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 				f = Failed(fmt.Errorf("check panicked: %v", p))
 			}
 			evidence = t.evidence
+			for _, o := range t.observed {
+				f = withUnanswered(f, o.unanswered)
+			}
 			if f.Outcome == Violation || f.Outcome == Broken {
 				for _, o := range t.observed {
 					f.Message = o.explain(f.Message)
@@ -384,6 +394,7 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 	}
 	t.S.SetOwner(c.ID)
 	timeoutsBefore := t.S.Timeouts()
+	unansweredBefore := t.S.UnansweredCount()
 	mark := t.S.Conn.Transcript().Mark()
 	if c.Connection != Shared {
 		mark = 0
@@ -392,6 +403,7 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 		if p := recover(); p != nil {
 			f = Failed(fmt.Errorf("check panicked: %v", p))
 		}
+		f = withUnanswered(f, t.unanswered(unansweredBefore))
 		if f.Outcome == Violation || f.Outcome == Broken {
 			f.Message = explainServer(f.Message, goneCause(t.S), t.S.Timeouts() > timeoutsBefore, t.S.Conn.Diagnostics)
 		}
@@ -417,6 +429,9 @@ type observation struct {
 	gone     string // how the server died, if it did
 	timedOut bool   // a wait for the server's answer ran out
 	stderr   string // the tail of what the server wrote on stderr
+	// unanswered are the requests the observation's sessions left unanswered: every check that
+	// judges it fails on them (rules.go).
+	unanswered []harness.Unanswered
 }
 
 // explain adds to a violation's message what became of the observed server.
@@ -480,6 +495,7 @@ func (r *Runner) observe(t *T, key string, conn Connection, work func(o *T) any)
 		obs.gone = goneCause(s)
 		obs.timedOut = s.Timeouts() > 0
 		obs.stderr = s.Conn.Diagnostics()
+		obs.unanswered = o.unanswered(0)
 		if p := recover(); p != nil {
 			f := Failed(fmt.Errorf("observation %s panicked: %v", key, p))
 			obs.finding = &f

@@ -318,7 +318,7 @@ func TestEveryFaultFailsItsCheck(t *testing.T) {
 				t.Fatalf("fault %s names %s, which has no check", f.ID, f.Requirement)
 			}
 			want := reports.Fail
-			if c.Level != "MUST" {
+			if c.Level != "MUST" && !breaksMust[f.ID] {
 				want = reports.Warn
 			}
 			targets, baseline := referenceTargets(t, f.ID), base
@@ -338,6 +338,10 @@ func TestEveryFaultFailsItsCheck(t *testing.T) {
 				}
 			}
 			got := runOn(t, targets, include)
+			if f.ID == reference.FaultLifeNoHandshake {
+				expectOneFailurePerTransport(t, got)
+				return
+			}
 			var sideEffects []string
 			ran := 0
 			for k, res := range got {
@@ -360,6 +364,37 @@ func TestEveryFaultFailsItsCheck(t *testing.T) {
 				t.Logf("side effects of fault %s:\n  %s", f.ID, strings.Join(sideEffects, "\n  "))
 			}
 		})
+	}
+}
+
+// breaksMust are the faults that break a MUST rule in a SHOULD check's exchange: the check must
+// fail on them, not warn (conform's rules.go).
+var breaksMust = map[string]bool{reference.FaultBatchDropsRequest: true}
+
+// expectOneFailurePerTransport: against a server without an MCP handshake every check is na
+// but one failure per transport that names what the server answered.
+func expectOneFailurePerTransport(t *testing.T, got map[key]reports.Result) {
+	t.Helper()
+	failures := map[string]int{}
+	for k, res := range got {
+		switch res.Status {
+		case reports.Fail:
+			failures[k.transport]++
+			if !strings.Contains(res.Message, "no MCP handshake") || !strings.Contains(res.Message, "-32603") {
+				t.Errorf("%s: the failure does not say what the server answered: %s", k, res.Message)
+			}
+		case reports.NA:
+			if !strings.Contains(res.Message, "no MCP handshake") {
+				t.Errorf("%s: na without naming the missing handshake: %s", k, res.Message)
+			}
+		default:
+			t.Errorf("%s: %s, want na or the one failure: %s", k, res.Status, res.Message)
+		}
+	}
+	for _, transport := range []string{wire.Stdio, wire.HTTP, wire.SSE} {
+		if failures[transport] != 1 {
+			t.Errorf("%s: %d failures, want exactly one", transport, failures[transport])
+		}
 	}
 }
 

@@ -1,0 +1,59 @@
+package main
+
+// Verdicts on servers unlike the reference: one clear failure for a server without an MCP
+// handshake, whatever the selection.
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpspec/mcpspec/reports"
+)
+
+func TestNoHandshakeIsOneFailure(t *testing.T) {
+	t.Parallel()
+	server := bins.mcpspec + " reference --fault LIFE-INIT-RESULT:no-handshake"
+	for _, c := range []struct {
+		name  string
+		focus string
+	}{
+		{"every check", ""},
+		// The carrier is not selected: the failure is reported all the same.
+		{"a focus that leaves the carrier out", "^(BATCH|CANCEL|LIFE-PRE|LIFE-VERSION)-"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "out")
+			args := []string{"run", "--stdio", server, "--out", out}
+			if c.focus != "" {
+				args = append(args, "--focus", c.focus)
+			}
+			r := runBinary(t, referenceRunTimeout, bins.mcpspec, args...)
+			if r.code != reports.ExitFailures {
+				t.Errorf("exit code %d, want %d", r.code, reports.ExitFailures)
+			}
+			run := assertReports(t, out)
+			var fails []reports.Result
+			for _, res := range run.Results {
+				switch res.Status {
+				case reports.Fail:
+					fails = append(fails, res)
+				case reports.NA:
+					if !strings.Contains(res.Message, "no MCP handshake") {
+						t.Errorf("%s %s: na without the reason: %s", res.ID, res.Version, res.Message)
+					}
+				default:
+					t.Errorf("%s %s: %s, want na: %s", res.ID, res.Version, res.Status, res.Message)
+				}
+			}
+			if len(fails) != 1 {
+				t.Fatalf("%d failures, want one: %v", len(fails), fails)
+			}
+			f := fails[0]
+			if f.ID != "LIFE-INIT-RESULT" || !strings.Contains(f.Message, `initialize was answered with error -32603`) || !strings.Contains(f.Message, `server/discover was answered with error -32603`) {
+				t.Errorf("the failure does not name what initialize and server/discover got: %s %s: %s", f.ID, f.Version, f.Message)
+			}
+		})
+	}
+}

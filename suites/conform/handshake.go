@@ -1,0 +1,181 @@
+package conform
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/reports"
+	"github.com/mcpspec/mcpspec/suites/catalog"
+)
+
+// A server that answers neither initialize nor server/discover with a result at any revision
+// has no MCP handshake: a JSON-RPC server that is not an MCP server, or one broken before MCP
+// begins. That is one fact, reported as one failure per transport (carried by LIFE-INIT-RESULT
+// at the newest handshake revision tested, or VER26-DISCOVER where only 2026-07-28 is), while
+// every other check is na with the same reason, instead of a scatter of failures of checks
+// that probe the handshake on connections of their own.
+
+// Carriers of the one failure.
+const (
+	handshakeCarrier = "LIFE-INIT-RESULT"
+	discoverCarrier  = "VER26-DISCOVER"
+)
+
+// handshakeVerdict is what one transport's server answered to the handshake.
+type handshakeVerdict struct {
+	none     bool   // no revision answered with a result
+	answers  string // what it answered, revision by revision
+	carrier  string // the check that carries the failure
+	revision string // and its revision
+}
+
+// reason is the na message of every other check.
+func (v handshakeVerdict) reason() string {
+	return fmt.Sprintf("the server has no MCP handshake (%s fails at %s): %s", v.carrier, v.revision, v.answers)
+}
+
+// failure is the carrier's finding.
+func (v handshakeVerdict) failure() Finding {
+	return Finding{Outcome: Violation, Severe: true,
+		Message: "the server has no MCP handshake: no revision was answered with a result, so no check of MCP can run. " + v.answers}
+}
+
+// noResult reports whether a negotiation ended without any result: not a revision refused with
+// another protocolVersion, nor an infrastructure failure, but no handshake at that revision.
+func noResult(neg Negotiation) bool {
+	return neg.Err != nil && !neg.Infra && neg.Answered == ""
+}
+
+// handshakeGate ends a check whose revision got no handshake result when the server has none
+// at any revision: the carrier fails, every other check is na. It tries the target's other
+// revisions only then, so a server that speaks MCP pays nothing for it.
+func (r *Runner) handshakeGate(t *T, neg Negotiation) (Finding, bool) {
+	if !noResult(neg) {
+		return Finding{}, false
+	}
+	v, _ := t.once("handshake/"+t.Transport, func() any { return r.handshake(t) })
+	verdict, ok := v.(handshakeVerdict)
+	if !ok || !verdict.none {
+		return Finding{}, false
+	}
+	if t.Check.ID == verdict.carrier && t.Revision == verdict.revision {
+		return verdict.failure(), true
+	}
+	return NA("%s", verdict.reason()), true
+}
+
+// handshake asks the server for a handshake at every revision of the target (the run's first,
+// then the others), and stops at the first result.
+func (r *Runner) handshake(t *T) handshakeVerdict {
+	var target harness.Target
+	for _, tg := range r.cfg.Targets {
+		if tg.Transport == t.Transport {
+			target = tg
+		}
+	}
+	tested := targetRevisions(target, r.cfg.Revisions)
+	order := slices.Clone(tested)
+	for _, rev := range targetRevisions(target, harness.Revisions) {
+		if !slices.Contains(order, rev) {
+			order = append(order, rev)
+		}
+	}
+	var answers []string // "method: what it answered", in order, each once
+	revs := map[string][]string{}
+	for _, rev := range order {
+		neg := r.negotiation(t.Ctx, t.Transport, rev)
+		if !noResult(neg) {
+			return handshakeVerdict{}
+		}
+		method := "initialize"
+		if harness.IsModern(rev) {
+			method = "server/discover"
+		}
+		a := method + " was answered " + answerOf(neg)
+		if revs[a] == nil {
+			answers = append(answers, a)
+		}
+		revs[a] = append(revs[a], rev)
+	}
+	for i, a := range answers {
+		answers[i] = fmt.Sprintf("%s (at %s)", a, strings.Join(revs[a], ", "))
+	}
+	if len(answers) == 0 {
+		return handshakeVerdict{}
+	}
+	v := handshakeVerdict{none: true, answers: strings.Join(answers, "; ")}
+	v.carrier, v.revision = discoverCarrier, harness.Rev20260728
+	for _, rev := range tested {
+		if harness.IsHandshake(rev) {
+			v.carrier, v.revision = handshakeCarrier, rev // the newest: tested is oldest first
+		}
+	}
+	r.mu.Lock()
+	if r.handshakes == nil {
+		r.handshakes = map[string]handshakeVerdict{}
+	}
+	r.handshakes[t.Transport] = v
+	r.mu.Unlock()
+	return v
+}
+
+// handshakeResults are the carriers' failures that no selected spec reported (a --focus that
+// left the carrier out): the fact is reported whatever the selection. Called with r.mu held.
+func (r *Runner) handshakeResults(have []reports.Result) []reports.Result {
+	var out []reports.Result
+	for transport, v := range r.handshakes {
+		if slices.ContainsFunc(have, func(x reports.Result) bool {
+			return x.ID == v.carrier && x.Version == v.revision && x.Transport == transport
+		}) {
+			continue
+		}
+		c, _ := Lookup(v.carrier)
+		e, _ := catalog.Lookup(v.carrier)
+		f := v.failure()
+		out = append(out, reports.Result{ID: v.carrier, Title: c.Title(), Area: e.Area, Level: c.Level, Version: v.revision, Transport: transport,
+			SpecURL: e.SpecURL(v.revision), Status: statusOf(f.Outcome, levelOf(f, c.Level)), Message: f.Message})
+	}
+	slices.SortFunc(out, func(a, b reports.Result) int { return strings.Compare(a.Transport, b.Transport) })
+	return out
+}
+
+// answerOf says in a few words what a negotiation without a result got: the error's code and
+// message, or why there was nothing.
+func answerOf(neg Negotiation) string {
+	raw := neg.Response
+	var ie *harness.InitError
+	if errors.As(neg.Err, &ie) {
+		if len(ie.Response.Raw) == 0 && ie.Status != 0 {
+			return fmt.Sprintf("with HTTP %d: %s", ie.Status, clipLine(string(ie.Body), 120))
+		}
+		raw = ie.Response.Raw
+	} else if i := strings.Index(neg.Err.Error(), "{"); i >= 0 {
+		// Other openings quote the answer in their error: its first JSON object.
+		var obj json.RawMessage
+		if json.NewDecoder(strings.NewReader(neg.Err.Error()[i:])).Decode(&obj) == nil {
+			raw = obj
+		}
+	}
+	var resp struct {
+		Error *struct {
+			Code    json.RawMessage `json:"code"`
+			Message string          `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(raw, &resp) == nil && resp.Error != nil {
+		return fmt.Sprintf("with error %s %q", resp.Error.Code, clipLine(resp.Error.Message, 120))
+	}
+	return "without a result: " + clipLine(neg.Err.Error(), 200)
+}
+
+func clipLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
