@@ -138,6 +138,8 @@ type Launcher struct {
 	// killOnly: the server ignored EOF and SIGTERM once, so later connections are killed at once
 	// instead of paying the shutdown grace twice each.
 	killOnly bool
+	// closed: Close ran (at the run's end, or on an interrupt); nothing new may start after it.
+	closed bool
 }
 
 // NewLauncher prepares a launcher; nothing starts until Connect.
@@ -151,6 +153,9 @@ func (l *Launcher) Target() Target { return l.target }
 func (l *Launcher) Connect(ctx context.Context) (wire.Conn, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.closed {
+		return nil, errors.New("the run is stopping: no new connections")
+	}
 	if l.broken != nil {
 		return nil, l.broken
 	}
@@ -314,7 +319,7 @@ func (l *Launcher) awaitListening(ctx context.Context) error {
 func (l *Launcher) Close() {
 	l.mu.Lock()
 	conns, server := l.conns, l.server
-	l.conns, l.server = nil, nil
+	l.conns, l.server, l.closed = nil, nil, true
 	l.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, c := range conns {

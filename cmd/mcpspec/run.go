@@ -354,6 +354,8 @@ func execute(cfg *runConfig, stdout, stderr io.Writer) (int, error) {
 		Strict:        cfg.strict,
 	}
 	base := cfg.base
+	stopWatch := interruptOnSignal(runner)
+	defer stopWatch()
 	if err := conform.Build(runner, conform.Selection{Focus: cfg.focus, LabelFilter: cfg.labels, Workers: cfg.workers, Sessions: cfg.sessions}); err != nil {
 		return finish(cfg, run, stdout, stderr, fmt.Errorf("building the spec tree: %w", err))
 	}
@@ -369,6 +371,9 @@ func execute(cfg *runConfig, stdout, stderr io.Writer) (int, error) {
 
 	run.Results = runner.Results()
 	run.Errors = runner.Errors()
+	if why := runner.Interruption(); why != "" {
+		run.Errors = append(run.Errors, fmt.Sprintf("interrupted (%s): the servers were stopped and the unfinished checks are errors", why))
+	}
 	run.Target.ServerInfo = runner.ServerInfo()
 	run.Stats = runner.Env().Stats.Snapshot()
 	if kb, ok := peakRSSKB(); ok {
@@ -393,17 +398,21 @@ func finish(cfg *runConfig, run *reports.Run, stdout, stderr io.Writer, runErr e
 	}
 	reports.Redact(run, cfg.secrets)
 	run.Summarize()
-	if err := reports.WriteAll(cfg.out, run); err != nil {
-		fmt.Fprintf(stderr, "mcpspec: writing reports to %s: %v\n", cfg.out, err)
-	}
+	writeErr := reports.WriteAll(cfg.out, run)
 	if err := reports.PrintSummary(stdout, run, cfg.color); err != nil {
 		fmt.Fprintf(stderr, "mcpspec: printing the summary: %v\n", err)
 	}
-	fmt.Fprintf(stdout, "reports: %s\n", filepath.Join(cfg.out, reports.ResultsFile))
 	var ue *usageError
 	if errors.As(runErr, &ue) {
 		return reports.ExitUsage, runErr
 	}
+	// A report that was not written is a harness error whatever the verdict: a pipeline archiving
+	// the reports must not pass without them.
+	if writeErr != nil {
+		fmt.Fprintf(stderr, "mcpspec: writing reports to %s: %s\n", cfg.out, strings.ReplaceAll(writeErr.Error(), "\n", "; "))
+		return reports.ExitHarness, runErr
+	}
+	fmt.Fprintf(stdout, "reports: %s\n", filepath.Join(cfg.out, reports.ResultsFile))
 	code := reports.ExitCode(run, cfg.strict)
 	if code == reports.ExitOK && nothingTested(run) {
 		fmt.Fprintln(stderr, "mcpspec: no check could run: every result is na or untestable (does the server serve any of the requested revisions?)")
