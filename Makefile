@@ -30,9 +30,14 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./harness/jsonrpc
 	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) ./harness/sse
 
+# Build outputs stay out of git: no tracked file may exceed 1 MiB (checked when in a git checkout).
 lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	@if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+	  big=$$(git ls-files -z | xargs -0 -r stat -c '%s %n' 2>/dev/null | awk '$$1 > 1048576 {print $$2}'); \
+	  if [ -n "$$big" ]; then echo "tracked files over 1 MiB (build outputs belong in .gitignore):"; echo "$$big"; exit 1; fi; \
+	fi
 
 # Wall time, specs/s, servers spawned, quiet-window time and peak memory of whole runs, then the
 # Go benchmarks of the hot paths (parsing, framing, SSE, schema validation).

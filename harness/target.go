@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/mcpspec/mcpspec/harness/legacysse"
@@ -137,6 +138,8 @@ type Launcher struct {
 	// killOnly: the server ignored EOF and SIGTERM once, so later connections are killed at once
 	// instead of paying the shutdown grace twice each.
 	killOnly bool
+	// closed: Close ran (at the run's end, or on an interrupt); nothing new may start after it.
+	closed bool
 }
 
 // NewLauncher prepares a launcher; nothing starts until Connect.
@@ -150,6 +153,9 @@ func (l *Launcher) Target() Target { return l.target }
 func (l *Launcher) Connect(ctx context.Context) (wire.Conn, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.closed {
+		return nil, errors.New("the run is stopping: no new connections")
+	}
 	if l.broken != nil {
 		return nil, l.broken
 	}
@@ -258,6 +264,11 @@ const stderrSettle = 200 * time.Millisecond
 // client when a port opens, so this is the one place the harness polls, always under a deadline.
 const readinessPoll = 20 * time.Millisecond
 
+// refusedGrace is how long a target mcpspec did not launch may refuse connections before the run
+// gives up on it: nothing is starting that could make it answer later, so waiting the whole
+// startup timeout only delays the error; the grace covers a server being restarted.
+const refusedGrace = time.Second
+
 func (l *Launcher) awaitListening(ctx context.Context) error {
 	u, err := url.Parse(l.target.URL)
 	if err != nil || u.Host == "" {
@@ -272,6 +283,7 @@ func (l *Launcher) awaitListening(ctx context.Context) error {
 	tick := time.NewTicker(readinessPoll)
 	defer tick.Stop()
 	var lastErr error
+	var firstRefused time.Time
 	for {
 		var d net.Dialer
 		c, err := d.DialContext(ctx, "tcp", host)
@@ -280,6 +292,14 @@ func (l *Launcher) awaitListening(ctx context.Context) error {
 			return nil
 		}
 		lastErr = err
+		if l.server == nil && errors.Is(err, syscall.ECONNREFUSED) {
+			if firstRefused.IsZero() {
+				firstRefused = time.Now()
+			}
+			if time.Since(firstRefused) >= refusedGrace {
+				return &InfraError{What: fmt.Sprintf("nothing listens at %s (%s): connection refused for %s, with no --http-cmd server to wait for", host, l.target.URL, refusedGrace), Err: err}
+			}
+		}
 		var stderr string
 		var died <-chan struct{}
 		if l.server != nil {
@@ -299,7 +319,7 @@ func (l *Launcher) awaitListening(ctx context.Context) error {
 func (l *Launcher) Close() {
 	l.mu.Lock()
 	conns, server := l.conns, l.server
-	l.conns, l.server = nil, nil
+	l.conns, l.server, l.closed = nil, nil, true
 	l.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, c := range conns {

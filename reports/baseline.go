@@ -228,7 +228,7 @@ func WriteBaseline(path string, results []Result) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
+	if err := WriteFileAtomic(path, data, 0o644); err != nil {
 		return fmt.Errorf("write baseline: %w", err)
 	}
 	return nil

@@ -28,7 +28,7 @@ func WriteMatrix(dir string, m *Matrix) error {
 	write := func(name string, render func() ([]byte, error)) {
 		b, err := render()
 		if err == nil {
-			err = os.WriteFile(filepath.Join(dir, name), b, 0o644)
+			err = WriteFileAtomic(filepath.Join(dir, name), b, 0o644)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", name, err))

@@ -41,7 +41,7 @@ func WriteAll(dir string, r *Run) error {
 	for _, e := range encoders {
 		data, err := e.encode(r)
 		if err == nil {
-			err = os.WriteFile(filepath.Join(dir, e.name), data, 0o644)
+			err = WriteFileAtomic(filepath.Join(dir, e.name), data, 0o644)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("write %s: %w", e.name, err))

@@ -50,21 +50,27 @@ func TestCLIUsageErrorsExit2WithOneLine(t *testing.T) {
 			if args[0] == "run" {
 				args = append(args, "--out", out)
 			}
-			r := runBinary(t, usageRunTimeout, bins.mcpspec, args...)
-			if r.code != reports.ExitUsage {
-				t.Errorf("exit code %d, want %d (bad usage)", r.code, reports.ExitUsage)
-			}
-			lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
-			if len(lines) != 1 {
-				t.Fatalf("stderr has %d lines, want exactly one:\n%s", len(lines), r.stderr)
-			}
-			if !strings.HasPrefix(lines[0], "mcpspec: ") || !strings.Contains(lines[0], c.want) {
-				t.Errorf("stderr line %q: want it to start with \"mcpspec: \" and say %q", lines[0], c.want)
-			}
-			if r.stdout != "" {
-				t.Errorf("stdout of a usage error should be empty, got:\n%s", r.stdout)
-			}
+			assertUsageError(t, runBinary(t, usageRunTimeout, bins.mcpspec, args...), c.want)
 		})
+	}
+}
+
+// assertUsageError checks what bad usage must produce: exit 2, nothing on stdout, and one line on
+// stderr that says want.
+func assertUsageError(t *testing.T, r procRun, want string) {
+	t.Helper()
+	if r.code != reports.ExitUsage {
+		t.Errorf("exit code %d, want %d (bad usage)", r.code, reports.ExitUsage)
+	}
+	lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
+	if len(lines) != 1 {
+		t.Fatalf("stderr has %d lines, want exactly one:\n%s", len(lines), r.stderr)
+	}
+	if !strings.HasPrefix(lines[0], "mcpspec: ") || !strings.Contains(lines[0], want) {
+		t.Errorf("stderr line %q: want it to start with \"mcpspec: \" and say %q", lines[0], want)
+	}
+	if r.stdout != "" {
+		t.Errorf("stdout of a usage error should be empty, got:\n%s", r.stdout)
 	}
 }
 

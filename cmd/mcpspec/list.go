@@ -35,6 +35,9 @@ func cmdList(args []string, stdout io.Writer) error {
 	if err := parseFlags(fs, args, "mcpspec list [--json] [--implemented]", stdout); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return usageErrorf("list: unexpected argument %q", fs.Arg(0))
+	}
 	entries, err := listEntries()
 	if err != nil {
 		return err

@@ -294,6 +294,9 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) (int, error) {
 		}
 		return reports.ExitUsage, err
 	}
+	if err := checkGiven(fs); err != nil {
+		return reports.ExitUsage, err
+	}
 	if *config == "" || fs.NArg() > 0 {
 		return reports.ExitUsage, usageErrorf("matrix: usage: mcpspec matrix --config FILE [--out DIR] [--parallel N] [--targets LIST]")
 	}
@@ -301,7 +304,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return reports.ExitUsage, usageErrorf("matrix: %v", err)
 	}
-	if *parallel < 0 {
+	if *parallel < 0 || *parallel == 0 && given(fs, "parallel") {
 		return reports.ExitUsage, usageErrorf("matrix: --parallel must be at least 1, got %d", *parallel)
 	}
 	if *parallel > 0 {

@@ -35,6 +35,17 @@ func cmdReference(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return usageErrorf("reference: unexpected argument %q", fs.Arg(0))
 	}
+	if err := checkGiven(fs); err != nil {
+		return err
+	}
+	if *addr != "" && *sseAddr != "" {
+		return usageErrorf("reference: --http and --sse are the same flag (both paths are served): give one")
+	}
+	if listen := *addr + *sseAddr; listen != "" {
+		if _, port, err := net.SplitHostPort(listen); err != nil || port == "" {
+			return usageErrorf("reference: listen address %q: want HOST:PORT, such as 127.0.0.1:3001", listen)
+		}
+	}
 	opts := reference.Options{Faults: faults, Stderr: stderr, HTTPResponseMode: *mode, Era: *era,
 		Auth:    reference.AuthOptions{Token: *authToken, Narrow: *authNarrow, Foreign: *authForeign},
 		Without: without, SSEPoll: *ssePoll}
@@ -67,6 +78,9 @@ type listFlag []string
 func (l *listFlag) String() string { return strings.Join(*l, ",") }
 
 func (l *listFlag) Set(v string) error {
+	if strings.Trim(v, " \t,") == "" {
+		return fmt.Errorf("empty: give a value or leave the flag out (an unset variable?)")
+	}
 	for _, part := range strings.Split(v, ",") {
 		if part = strings.TrimSpace(part); part != "" {
 			*l = append(*l, part)

@@ -48,6 +48,7 @@ type runConfig struct {
 	workers   int
 	sessions  int
 	secrets   []string
+	base      *reports.Baseline // loaded from --baseline, nil without
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
@@ -99,7 +100,11 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 	)
 	fs.Var(&envs, "env", "`K=V` added to the environment of launched commands (repeatable)")
 	fs.Var(&hdrs, "header", "`\"Name: value\"` sent with every HTTP request (repeatable)")
+	onlyOnce(fs, targetFlagNames...)
 	if err := parseFlags(fs, args, "mcpspec run [flags]", stdout); err != nil {
+		return nil, err
+	}
+	if err := checkGiven(fs); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
@@ -155,7 +160,7 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 	var env []string
 	for _, kv := range envs {
 		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
+		if !ok || strings.TrimSpace(k) == "" {
 			return nil, usageErrorf("run: --env %q: want K=V", kv)
 		}
 		env = append(env, kv)
@@ -195,8 +200,8 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		cfg.conform.Targets = append(cfg.conform.Targets, harness.Target{Transport: wire.Stdio, Command: stdio.Command{Argv: argv, Env: env, Dir: *cwd}})
 	}
 	if *url != "" {
-		if !strings.HasPrefix(*url, "http://") && !strings.HasPrefix(*url, "https://") {
-			return nil, usageErrorf("run: --url %q: want an http:// or https:// URL", *url)
+		if err := checkHTTPURL(*url); err != nil {
+			return nil, usageErrorf("run: --url %q: %v", *url, err)
 		}
 		t := harness.Target{Transport: wire.HTTP, URL: *url, Header: header}
 		if *httpCmd != "" {
@@ -209,8 +214,8 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		cfg.conform.Targets = append(cfg.conform.Targets, t)
 	}
 	if *sseURL != "" {
-		if !strings.HasPrefix(*sseURL, "http://") && !strings.HasPrefix(*sseURL, "https://") {
-			return nil, usageErrorf("run: --sse %q: want an http:// or https:// URL", *sseURL)
+		if err := checkHTTPURL(*sseURL); err != nil {
+			return nil, usageErrorf("run: --sse %q: %v", *sseURL, err)
 		}
 		t := harness.Target{Transport: wire.SSE, URL: *sseURL, Header: header}
 		if *httpCmd != "" {
@@ -222,7 +227,18 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		}
 		cfg.conform.Targets = append(cfg.conform.Targets, t)
 	}
-	if len(cfg.conform.Targets) == 0 {
+	if *cwd != "" {
+		if st, err := os.Stat(*cwd); err != nil || !st.IsDir() {
+			return nil, usageErrorf("run: --cwd %q is not a directory", *cwd)
+		}
+	}
+	if *baseline != "" {
+		if cfg.base, err = reports.LoadBaseline(*baseline, catalog.Known); err != nil {
+			return nil, usageErrorf("run: --baseline: %v", err)
+		}
+	}
+	// The bundled reference is the target only when none is named: an empty one is refused above.
+	if !given(fs, targetFlagNames...) {
 		targets, err := referenceTargets()
 		if err != nil {
 			return nil, err
@@ -337,14 +353,9 @@ func execute(cfg *runConfig, stdout, stderr io.Writer) (int, error) {
 		Revisions:     cfg.conform.Revisions,
 		Strict:        cfg.strict,
 	}
-	var base *reports.Baseline
-	if cfg.baseline != "" {
-		b, err := reports.LoadBaseline(cfg.baseline, catalog.Known)
-		if err != nil {
-			return finish(cfg, run, stdout, stderr, usageErrorf("run: --baseline: %v", err))
-		}
-		base = b
-	}
+	base := cfg.base
+	stopWatch := interruptOnSignal(runner)
+	defer stopWatch()
 	if err := conform.Build(runner, conform.Selection{Focus: cfg.focus, LabelFilter: cfg.labels, Workers: cfg.workers, Sessions: cfg.sessions}); err != nil {
 		return finish(cfg, run, stdout, stderr, fmt.Errorf("building the spec tree: %w", err))
 	}
@@ -360,6 +371,9 @@ func execute(cfg *runConfig, stdout, stderr io.Writer) (int, error) {
 
 	run.Results = runner.Results()
 	run.Errors = runner.Errors()
+	if why := runner.Interruption(); why != "" {
+		run.Errors = append(run.Errors, fmt.Sprintf("interrupted (%s): the servers were stopped and the unfinished checks are errors", why))
+	}
 	run.Target.ServerInfo = runner.ServerInfo()
 	run.Stats = runner.Env().Stats.Snapshot()
 	if kb, ok := peakRSSKB(); ok {
@@ -384,17 +398,21 @@ func finish(cfg *runConfig, run *reports.Run, stdout, stderr io.Writer, runErr e
 	}
 	reports.Redact(run, cfg.secrets)
 	run.Summarize()
-	if err := reports.WriteAll(cfg.out, run); err != nil {
-		fmt.Fprintf(stderr, "mcpspec: writing reports to %s: %v\n", cfg.out, err)
-	}
+	writeErr := reports.WriteAll(cfg.out, run)
 	if err := reports.PrintSummary(stdout, run, cfg.color); err != nil {
 		fmt.Fprintf(stderr, "mcpspec: printing the summary: %v\n", err)
 	}
-	fmt.Fprintf(stdout, "reports: %s\n", filepath.Join(cfg.out, reports.ResultsFile))
 	var ue *usageError
 	if errors.As(runErr, &ue) {
 		return reports.ExitUsage, runErr
 	}
+	// A report that was not written is a harness error whatever the verdict: a pipeline archiving
+	// the reports must not pass without them.
+	if writeErr != nil {
+		fmt.Fprintf(stderr, "mcpspec: writing reports to %s: %s\n", cfg.out, strings.ReplaceAll(writeErr.Error(), "\n", "; "))
+		return reports.ExitHarness, runErr
+	}
+	fmt.Fprintf(stdout, "reports: %s\n", filepath.Join(cfg.out, reports.ResultsFile))
 	code := reports.ExitCode(run, cfg.strict)
 	if code == reports.ExitOK && nothingTested(run) {
 		fmt.Fprintln(stderr, "mcpspec: no check could run: every result is na or untestable (does the server serve any of the requested revisions?)")

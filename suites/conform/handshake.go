@@ -57,7 +57,7 @@ func (r *Runner) handshakeGate(t *T, neg Negotiation) (Finding, bool) {
 	if !noResult(neg) {
 		return Finding{}, false
 	}
-	v, _ := t.once("handshake/"+t.Transport, func() any { return r.handshake(t) })
+	v, _ := t.once("handshake/"+t.Transport, func() any { return r.handshake(t, neg) })
 	verdict, ok := v.(handshakeVerdict)
 	if !ok || !verdict.none {
 		return Finding{}, false
@@ -68,9 +68,10 @@ func (r *Runner) handshakeGate(t *T, neg Negotiation) (Finding, bool) {
 	return NA("%s", verdict.reason()), true
 }
 
-// handshake asks the server for a handshake at every revision of the target (the run's first,
-// then the others), and stops at the first result.
-func (r *Runner) handshake(t *T) handshakeVerdict {
+// handshake asks the server for a handshake at every revision of the target, on the
+// connection whose handshake just failed (nothing was initialized on it, so it may be asked
+// again: no server is started for the question), and stops at the first result.
+func (r *Runner) handshake(t *T, failed Negotiation) handshakeVerdict {
 	var target harness.Target
 	for _, tg := range r.cfg.Targets {
 		if tg.Transport == t.Transport {
@@ -87,7 +88,10 @@ func (r *Runner) handshake(t *T) handshakeVerdict {
 	var answers []string // "method: what it answered", in order, each once
 	revs := map[string][]string{}
 	for _, rev := range order {
-		neg := r.negotiation(t.Ctx, t.Transport, rev)
+		neg := failed
+		if rev != failed.Requested {
+			neg = r.askAgain(t, failed, rev)
+		}
 		if !noResult(neg) {
 			return handshakeVerdict{}
 		}
@@ -121,6 +125,23 @@ func (r *Runner) handshake(t *T) handshakeVerdict {
 	r.handshakes[t.Transport] = v
 	r.mu.Unlock()
 	return v
+}
+
+// askAgain opens revision on the connection of the failed negotiation when it still lives,
+// else on the revision's own shared session.
+func (r *Runner) askAgain(t *T, failed Negotiation, revision string) Negotiation {
+	if failed.Session == nil || isDead(failed.Session) {
+		return r.negotiation(t.Ctx, t.Transport, revision)
+	}
+	open := harness.Open
+	if harness.IsModern(revision) {
+		open = harness.OpenModern
+	}
+	s, err := open(t.Ctx, failed.Session.Conn, r.env, revision, "handshake")
+	neg := Negotiation{Requested: revision, Session: s, Answered: s.Negotiated(), Response: s.InitResponse().Raw, Err: err}
+	var infra *harness.InfraError
+	neg.Infra = errors.As(err, &infra)
+	return neg
 }
 
 // handshakeResults are the carriers' failures that no selected spec reported (a --focus that

@@ -68,6 +68,10 @@ type Runner struct {
 	once     map[string]*onceValue // values computed once per run (T.Memo, T.Observe)
 	// handshakes are the transports whose server has no MCP handshake (handshake.go).
 	handshakes map[string]handshakeVerdict
+
+	base        context.Context // every check's context: cancelled by Interrupt
+	cancelBase  context.CancelFunc
+	interrupted string // why the run was interrupted, "" while it was not
 }
 
 type sharedSession struct {
@@ -92,6 +96,7 @@ func (n Negotiation) Supported() bool { return n.Err == nil && n.Answered == n.R
 // NewRunner prepares a run; nothing is launched until a check needs it.
 func NewRunner(cfg Config) *Runner {
 	r := &Runner{cfg: cfg, env: harness.NewEnv(cfg.Timeouts, cfg.Validator), started: time.Now(), launchers: map[string]*harness.Launcher{}, shared: map[string]*sharedSession{}, order: map[string]int{}}
+	r.base, r.cancelBase = context.WithCancel(context.Background())
 	for _, t := range cfg.Targets {
 		r.launchers[t.Transport] = harness.NewLauncher(t, r.env)
 	}
@@ -262,9 +267,9 @@ func (r *Runner) execute(c *Check, revision, transport string, slot int, worker 
 		ID: c.ID, Title: c.Title(), Area: e.Area, Level: c.Level, Version: revision, Transport: transport,
 		SpecURL: e.SpecURL(revision),
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), r.checkDeadline())
+	ctx, cancel := context.WithTimeout(r.base, r.checkDeadline())
 	defer cancel()
-	finding, evidence := r.run(ctx, c, revision, transport, slot, worker)
+	finding, evidence := r.runUnlessInterrupted(ctx, c, revision, transport, slot, worker)
 	res.Status = statusOf(finding.Outcome, levelOf(finding, c.Level))
 	res.Message = finding.Message
 	if res.Status != reports.Pass {

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/mcpspec/mcpspec/suites/conform"
+)
+
+// interruptSignals end a run early: Ctrl-C, and what CI runners and timeouts send.
+var interruptSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
+
+// interruptOnSignal makes the first SIGINT or SIGTERM interrupt runner: its servers are stopped
+// (each in its own process group) and its unfinished checks recorded as interrupted, so the run
+// still writes complete reports and exits 3. The returned function ends the watch.
+//
+// RunSpecs installs Ginkgo's own handler for the same signals, which would dump goroutines and
+// skip specs whose results mcpspec already holds; a BeforeSuite node therefore takes the
+// signals back once that handler is in place.
+func interruptOnSignal(runner *conform.Runner) (stop func()) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, interruptSignals...)
+	ginkgo.BeforeSuite(func() {
+		signal.Reset(interruptSignals...)
+		signal.Notify(sigs, interruptSignals...)
+	})
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sigs:
+			runner.Interrupt(signalName(s))
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(sigs)
+		close(done)
+	}
+}
+
+func signalName(s os.Signal) string {
+	switch s {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return s.String()
+}

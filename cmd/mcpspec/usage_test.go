@@ -1,0 +1,162 @@
+package main
+
+// Every flag of every command, given a bad value, is refused with exit 2 and a one-line reason
+// before anything starts: above all, a target flag whose variable was unset never falls back to
+// the bundled reference server and its green run.
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const emptyMsg = "is empty: give it a value or leave it out"
+
+func TestCLIEveryFlagRefusesBadValues(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	config := filepath.Join(dir, "matrix.yaml")
+	if err := os.WriteFile(config, []byte("targets:\n  - name: a\n    stdio: x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	results := filepath.Join(dir, "results.json")
+	if err := os.WriteFile(results, []byte(`{"schemaVersion":1,"results":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type tc struct {
+		args []string
+		want string
+	}
+	run := func(want string, args ...string) tc { return tc{append([]string{"run"}, args...), want} }
+	cases := []tc{
+		// The targets: empty, blank, twice, malformed, in combinations that cannot work.
+		run("--stdio "+emptyMsg, "--stdio", ""),
+		run("--stdio "+emptyMsg, "--stdio", " \t"),
+		run(`--stdio given 2 times ("a", "b")`, "--stdio", "a", "--stdio", "b"),
+		run(`--stdio "'a": `, "--stdio", "'a"),
+		run("--url "+emptyMsg, "--url", ""),
+		run("--url "+emptyMsg, "--url", "  "),
+		run("--url given 2 times", "--url", "http://127.0.0.1:1/mcp", "--url", "http://127.0.0.1:2/mcp"),
+		run(`--url "ftp://127.0.0.1/mcp": want an http:// or https:// URL`, "--url", "ftp://127.0.0.1/mcp"),
+		run(`--url "http://": want an http:// or https:// URL with a host`, "--url", "http://"),
+		run("--sse "+emptyMsg, "--sse", ""),
+		run("--sse given 2 times", "--sse", "http://127.0.0.1:1/sse", "--sse", "http://127.0.0.1:1/sse"),
+		run(`--sse "127.0.0.1:1/sse": want an http:// or https:// URL`, "--sse", "127.0.0.1:1/sse"),
+		run("--http-cmd "+emptyMsg, "--http-cmd", "", "--url", "http://127.0.0.1:1/mcp"),
+		run("--http-cmd needs --url or --sse", "--http-cmd", "server"),
+		run("--http-cmd goes with one of --url and --sse", "--http-cmd", "server", "--url", "http://127.0.0.1:1/mcp", "--sse", "http://127.0.0.1:1/sse"),
+		run("--http-cmd given 2 times", "--http-cmd", "a", "--http-cmd", "b", "--url", "http://127.0.0.1:1/mcp"),
+		// How targets are launched and reached.
+		run("--cwd "+emptyMsg, "--cwd", ""),
+		run(`--cwd "/no/such/dir" is not a directory`, "--cwd", "/no/such/dir", "--stdio", "x"),
+		run(`--env "": want K=V`, "--env", ""),
+		run(`--env "=v": want K=V`, "--env", "=v"),
+		run(`--env " =v": want K=V`, "--env", " =v"),
+		run(`--env "NOVALUE": want K=V`, "--env", "NOVALUE"),
+		run(`--header "": want "Name: value"`, "--header", ""),
+		run(`--header ": v": want "Name: value"`, "--header", ": v"),
+		run(`--header "Bad Name: v": want "Name: value"`, "--header", "Bad Name: v"),
+		// What runs.
+		run("--versions "+emptyMsg, "--versions", ""),
+		run(`--versions: unknown revision ""`, "--versions", "2025-06-18,"),
+		run(`--versions: unknown revision "2025-13-01"`, "--versions", "2025-13-01"),
+		run(`--versions: unknown revision "latest"`, "--versions", "latest"),
+		run("--focus "+emptyMsg, "--focus", ""),
+		run("--focus: error parsing regexp", "--focus", "("),
+		run("--label-filter "+emptyMsg, "--label-filter", ""),
+		run("--label-filter:", "--label-filter", "(("),
+		run("--sessions must be at least 1, got 0", "--sessions", "0"),
+		run("--sessions must be at least 1, got -1", "--sessions", "-1"),
+		run(`invalid value "many" for flag -sessions`, "--sessions", "many"),
+		run("--parallel must be at least 1, got 0", "--parallel", "0"),
+		run(`invalid value "1.5" for flag -parallel`, "--parallel", "1.5"),
+		run(`invalid boolean value "maybe" for -strict`, "--strict=maybe"),
+		run(`invalid boolean value "2" for -v`, "-v=2"),
+		run(`invalid boolean value "x" for -no-color`, "--no-color=x"),
+		// Reports and baselines.
+		run("--out "+emptyMsg, "--out", ""),
+		run("--baseline "+emptyMsg, "--baseline", ""),
+		run("--baseline: read baseline", "--baseline", filepath.Join(dir, "no-such.yaml")),
+		run("--write-baseline "+emptyMsg, "--write-baseline", ""),
+		// The tools the checks call, and the auth tokens.
+		run("--slow-tool "+emptyMsg, "--slow-tool", ""),
+		run("--slow-tool-args "+emptyMsg, "--slow-tool-args", ""),
+		run("--slow-tool-args must be a JSON object", "--slow-tool-args", "[1]"),
+		run("--slow-tool-args must be a JSON object", "--slow-tool-args", "{"),
+		run("--list-changed-tool "+emptyMsg, "--list-changed-tool", ""),
+		run("--list-changed-tool-args must be a JSON object", "--list-changed-tool-args", "1"),
+		run("--input-tool "+emptyMsg, "--input-tool", ""),
+		run("--input-tool-args must be a JSON object", "--input-tool-args", "[1]"),
+		run("--log-tool "+emptyMsg, "--log-tool", ""),
+		run("--log-tool-args must be a JSON object", "--log-tool-args", "null"),
+		run("--auth-token-narrow "+emptyMsg, "--auth-token-narrow", ""),
+		run("--auth-token-foreign "+emptyMsg, "--auth-token-foreign", ""),
+		// Bounds.
+		run(`invalid value "soon" for flag -timeout-startup`, "--timeout-startup", "soon"),
+		run("timeout startup must be positive", "--timeout-startup", "0s"),
+		run("timeout request must be positive", "--timeout-request", "-1s"),
+		run(`invalid value "5" for flag -timeout-quiet`, "--timeout-quiet", "5"),
+		run("timeout shutdown must be positive", "--timeout-shutdown", "0"),
+		// Neither a flag nor an argument run takes.
+		run("flag provided but not defined: -nope", "--nope"),
+		run(`unexpected argument "server.py"`, "--stdio", "python", "server.py"),
+
+		{[]string{"matrix"}, "matrix: usage: mcpspec matrix --config FILE"},
+		{[]string{"matrix", "--config", ""}, "matrix: --config " + emptyMsg},
+		{[]string{"matrix", "--config", filepath.Join(dir, "none.yaml")}, "no such file"},
+		{[]string{"matrix", "--config", config, "--out", ""}, "matrix: --out " + emptyMsg},
+		{[]string{"matrix", "--config", config, "--parallel", "0"}, "--parallel must be at least 1, got 0"},
+		{[]string{"matrix", "--config", config, "--parallel", "-2"}, "--parallel must be at least 1, got -2"},
+		{[]string{"matrix", "--config", config, "--parallel", "two"}, `invalid value "two" for flag -parallel`},
+		{[]string{"matrix", "--config", config, "--targets", ""}, "matrix: --targets " + emptyMsg},
+		{[]string{"matrix", "--config", config, "--targets", "b"}, `--targets: no target "b"`},
+		{[]string{"matrix", "--config", config, "--nope"}, "flag provided but not defined: -nope"},
+		{[]string{"matrix", "--config", config, "extra"}, "matrix: usage:"},
+
+		{[]string{"diff"}, "want two results.json paths"},
+		{[]string{"diff", results}, "want two results.json paths, OLD and NEW, got 1"},
+		{[]string{"diff", results, results, results}, "got 3"},
+		{[]string{"diff", "", results}, "diff: old:"},
+		{[]string{"diff", results, filepath.Join(dir, "none.json")}, "diff: new:"},
+		{[]string{"diff", "--json=maybe", results, results}, `invalid boolean value "maybe" for -json`},
+		{[]string{"diff", "--nope", results, results}, "flag provided but not defined: -nope"},
+
+		{[]string{"list", "--json=maybe"}, `invalid boolean value "maybe" for -json`},
+		{[]string{"list", "--implemented=2"}, `invalid boolean value "2" for -implemented`},
+		{[]string{"list", "--nope"}, "list: flag provided but not defined: -nope"},
+		{[]string{"list", "extra"}, `list: unexpected argument "extra"`},
+
+		{[]string{"reference", "--http", ""}, "reference: --http " + emptyMsg},
+		{[]string{"reference", "--http", "127.0.0.1"}, `listen address "127.0.0.1": want HOST:PORT`},
+		{[]string{"reference", "--sse", ""}, "reference: --sse " + emptyMsg},
+		{[]string{"reference", "--sse", "nohost"}, `listen address "nohost": want HOST:PORT`},
+		{[]string{"reference", "--http", "127.0.0.1:1", "--sse", "127.0.0.1:2"}, "--http and --sse are the same flag"},
+		{[]string{"reference", "--http-responses", ""}, "reference: --http-responses " + emptyMsg},
+		{[]string{"reference", "--http-responses", "xml"}, `unknown HTTP response mode "xml"`},
+		{[]string{"reference", "--era", ""}, "reference: --era " + emptyMsg},
+		{[]string{"reference", "--era", "bronze"}, `unknown era "bronze"`},
+		{[]string{"reference", "--auth-token", ""}, "reference: --auth-token " + emptyMsg},
+		{[]string{"reference", "--auth-token", "T1"}, "--auth-token needs --http or --sse"},
+		{[]string{"reference", "--auth-token-narrow", ""}, "reference: --auth-token-narrow " + emptyMsg},
+		{[]string{"reference", "--auth-token-foreign", ""}, "reference: --auth-token-foreign " + emptyMsg},
+		{[]string{"reference", "--fault", ""}, `invalid value "" for flag -fault: empty`},
+		{[]string{"reference", "--fault", "NO-SUCH-FAULT"}, "unknown fault ID(s) NO-SUCH-FAULT"},
+		{[]string{"reference", "--without", " , "}, `invalid value " , " for flag -without: empty`},
+		{[]string{"reference", "--without", "tools"}, `capability "tools" cannot be left out`},
+		{[]string{"reference", "--sse-poll=often"}, `invalid boolean value "often" for -sse-poll`},
+		{[]string{"reference", "--nope"}, "reference: flag provided but not defined: -nope"},
+		{[]string{"reference", "extra"}, `reference: unexpected argument "extra"`},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			t.Parallel()
+			args := c.args
+			if args[0] == "run" && !strings.Contains(strings.Join(args, " "), "--out") {
+				// Should a case wrongly start a run, its reports land in the test's directory.
+				args = append(args, "--out", filepath.Join(t.TempDir(), "out"))
+			}
+			assertUsageError(t, runBinary(t, usageRunTimeout, bins.mcpspec, args...), c.want)
+		})
+	}
+}
