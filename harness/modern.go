@@ -19,7 +19,8 @@ const (
 )
 
 // IsModern reports whether revision is stateless: no initialize, _meta on every request.
-func IsModern(revision string) bool { return revision >= Rev20260728 }
+// The JSON-RPC profile's version is no date, and has no handshake of either era.
+func IsModern(revision string) bool { return revision >= Rev20260728 && revision != RevJSONRPC }
 
 // NotModernError is a server's answer to server/discover that shows it does not serve the
 // stateless revision (it is a handshake-era server, or it does not list the revision).

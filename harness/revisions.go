@@ -17,6 +17,12 @@ var Revisions = []string{Rev20241105, Rev20250326, Rev20250618, Rev20251125, Rev
 // HandshakeRevisions are those opened with initialize.
 var HandshakeRevisions = []string{Rev20241105, Rev20250326, Rev20250618, Rev20251125}
 
+// RevJSONRPC is the version of the JSON-RPC profile (mcpspec run --jsonrpc): not an MCP revision
+// but JSON-RPC 2.0 itself, with no handshake. A session at it is plain (Session.JSONRPCOnly):
+// its sentinel is a request for an unknown method, and nothing is judged against an MCP schema.
+// It is in none of the lists above, so no MCP run ever selects it.
+const RevJSONRPC = "jsonrpc-2.0"
+
 // IsKnownRevision reports whether v is a revision mcpspec knows.
 func IsKnownRevision(v string) bool { return slices.Contains(Revisions, v) }
 

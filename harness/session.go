@@ -35,10 +35,20 @@ type Session struct {
 	tokens      map[jsonrpc.ID]jsonrpc.ID // progress token → the request that carried it
 	unanswered  []Unanswered              // requests whose wait for a response gave up
 	modern      bool                      // stateless revision: _meta on every request, no ping
+	plain       bool                      // JSON-RPC profile: no MCP at all (RevJSONRPC)
 }
 
+// SentinelMethod is the sentinel of a plain JSON-RPC session (the JSON-RPC profile): a method no
+// server serves, so any answer, an error included, shows the server read on.
+const SentinelMethod = "mcpspec/sentinel"
+
+// JSONRPCOnly reports whether the session is plain JSON-RPC 2.0 (the JSON-RPC profile): no
+// handshake, no MCP method known to be served.
+func (s *Session) JSONRPCOnly() bool { return s.plain }
+
 // Sentinel sends a ping whose only purpose is to be answered after everything sent before it;
-// its answer is never counted as a reply to anything else (see Quiet).
+// its answer is never counted as a reply to anything else (see Quiet). A plain JSON-RPC session
+// sends a request for SentinelMethod instead, whose error answer serves as well.
 func (s *Session) Sentinel(ctx context.Context) (jsonrpc.ID, *wire.Delivery, error) {
 	id := s.NextID()
 	s.mu.Lock()
@@ -49,8 +59,11 @@ func (s *Session) Sentinel(ctx context.Context) (jsonrpc.ID, *wire.Delivery, err
 	s.mu.Unlock()
 	// The stateless revision has no ping; server/discover is served by every such server.
 	method := "ping"
-	if s.Modern() {
+	switch {
+	case s.Modern():
 		method = "server/discover"
+	case s.plain:
+		method = SentinelMethod
 	}
 	frame, err := jsonrpc.NewRequest(id, method, s.withMeta(nil))
 	if err != nil {
@@ -101,9 +114,10 @@ type SchemaViolation struct {
 }
 
 // Attach wraps a connection without initializing it; every inbound message is validated
-// against the requested revision until a negotiation says otherwise.
+// against the requested revision until a negotiation says otherwise. At RevJSONRPC the session
+// is plain JSON-RPC (JSONRPCOnly) and validated against no MCP schema.
 func Attach(conn wire.Conn, env *Env, revision string) *Session {
-	s := &Session{Conn: conn, Requested: revision, env: env, owner: "session"}
+	s := &Session{Conn: conn, Requested: revision, env: env, owner: "session", plain: revision == RevJSONRPC}
 	conn.Inbox().OnPut(s.validate)
 	return s
 }
@@ -534,6 +548,9 @@ func (s *Session) SchemaViolations(from int) []SchemaViolation {
 // requests are exempt: JSON-RPC requires their id to be null, which the MCP schemas forbid (a
 // known tension in the spec), and JRPC-ID-NULL-ON-UNREADABLE judges them instead.
 func (s *Session) validate(r wire.Received) {
+	if s.plain {
+		return // no MCP schema binds a plain JSON-RPC server
+	}
 	rev := s.Revision()
 	msgs := []jsonrpc.Message{r.Msg}
 	if r.Msg.Kind == jsonrpc.Batch {

@@ -16,7 +16,7 @@ import (
 // KnownRevisions and KnownTransports are the values a baseline entry may
 // narrow to.
 var (
-	KnownRevisions  = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
+	KnownRevisions  = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28", "jsonrpc-2.0"}
 	KnownTransports = []string{"stdio", "http", "sse"}
 )
 

@@ -18,32 +18,32 @@ const largeBatch = 100
 
 func init() {
 	conform.Register(
-		conform.Check{ID: "BATCH-SUPPORT-2503", Level: "MUST", Versions: batchRevision,
+		conform.Check{ID: "BATCH-SUPPORT-2503", JSONRPC: true, Level: "MUST", Versions: batchRevision,
 			Summary: "a batch of requests is answered with one response per request, matched by id, even with 100 requests",
 			Run:     checkBatchSupport},
-		conform.Check{ID: "BATCH-EMPTY", Level: "MUST", Versions: batchRevision,
+		conform.Check{ID: "BATCH-EMPTY", JSONRPC: true, Level: "MUST", Versions: batchRevision,
 			Summary: "an empty batch gets one -32600 error with a null id, not an array",
 			Run:     checkBatchEmpty},
-		conform.Check{ID: "BATCH-INVALID-JSON", Level: "MUST", Versions: batchRevision,
+		conform.Check{ID: "BATCH-INVALID-JSON", JSONRPC: true, Level: "MUST", Versions: batchRevision,
 			Summary: "a batch that is not valid JSON gets one -32700 error with a null id, not an array",
 			Run:     checkBatchInvalidJSON},
-		conform.Check{ID: "BATCH-INVALID-ONE", Level: "SHOULD", Versions: batchRevision,
+		conform.Check{ID: "BATCH-INVALID-ONE", JSONRPC: true, Level: "SHOULD", Versions: batchRevision,
 			Summary: "a batch of one invalid element gets an array holding one -32600 error with a null id",
 			Run:     checkBatchInvalid(1)},
-		conform.Check{ID: "BATCH-INVALID-MANY", Level: "SHOULD", Versions: batchRevision,
+		conform.Check{ID: "BATCH-INVALID-MANY", JSONRPC: true, Level: "SHOULD", Versions: batchRevision,
 			Summary: "a batch of three invalid elements gets an array of three -32600 errors with null ids",
 			Run:     checkBatchInvalid(3)},
-		conform.Check{ID: "BATCH-RESPOND-ARRAY", Level: "SHOULD", Versions: batchRevision, Transports: stdioOnly,
+		conform.Check{ID: "BATCH-RESPOND-ARRAY", JSONRPC: true, Level: "SHOULD", Versions: batchRevision, Transports: stdioOnly,
 			Summary:     "the responses to a batch come back together as one array",
 			LevelReason: "JSON-RPC's lower-case 'should'. Over HTTP an SSE stream may carry them one by one (2025-03-26 allows it), so the check runs over stdio; BATCH-HTTP-2503 covers HTTP.",
 			Run:         checkBatchRespondArray},
-		conform.Check{ID: "BATCH-NO-NOTIF-RESPONSES", Level: "SHOULD", Versions: batchRevision,
+		conform.Check{ID: "BATCH-NO-NOTIF-RESPONSES", JSONRPC: true, Level: "SHOULD", Versions: batchRevision,
 			Summary: "notifications inside a batch get no response; the requests beside them do",
 			Run:     checkBatchNoNotificationResponses},
-		conform.Check{ID: "BATCH-ALL-NOTIFICATIONS", Level: "MUST", Versions: batchRevision,
+		conform.Check{ID: "BATCH-ALL-NOTIFICATIONS", JSONRPC: true, Level: "MUST", Versions: batchRevision,
 			Summary: "a batch of only notifications is answered with nothing at all, never an empty array",
 			Run:     checkBatchAllNotifications},
-		conform.Check{ID: "BATCH-MIXED", Level: "SHOULD", Versions: batchRevision,
+		conform.Check{ID: "BATCH-MIXED", JSONRPC: true, Level: "SHOULD", Versions: batchRevision,
 			Summary:     "a batch mixing a request, an invalid element, an unknown method and a notification gets exactly the three right responses",
 			LevelReason: "JSON-RPC §6 says a response SHOULD exist for each request; §7's example fixes their shape.",
 			Run:         checkBatchMixed},
@@ -185,8 +185,17 @@ func pingBatch(t *conform.T, n int) ([][]byte, []jsonrpc.ID) {
 	return frames, ids
 }
 
-// answeredOnce checks that every id got exactly one result, and nothing else came back.
-func answeredOnce(got []jsonrpc.Message, ids []jsonrpc.ID) error {
+// answers reports whether m is the answer the session expects to a probe request: a result, or
+// in the JSON-RPC profile any response. There the harness knows no method of the server's that
+// succeeds (its probe, ping, may be unknown), and JSON-RPC §6 asks for one response per
+// request, whatever it says.
+func answers(s *harness.Session, m jsonrpc.Message) bool {
+	return m.HasResult || (s.JSONRPCOnly() && m.HasError)
+}
+
+// answeredOnce checks that every id got exactly one answer (see answers), and nothing else
+// came back.
+func answeredOnce(s *harness.Session, got []jsonrpc.Message, ids []jsonrpc.ID) error {
 	want := map[jsonrpc.ID]int{}
 	for _, id := range ids {
 		want[id] = 0
@@ -195,7 +204,7 @@ func answeredOnce(got []jsonrpc.Message, ids []jsonrpc.ID) error {
 		if _, asked := want[m.ID]; !asked || m.Kind != jsonrpc.Response {
 			return fmt.Errorf("a response that answers nothing that was asked: %s", show(m))
 		}
-		if !m.HasResult {
+		if !answers(s, m) {
 			return fmt.Errorf("request %s failed: %s", m.ID.Text(), show(m))
 		}
 		want[m.ID]++
@@ -218,7 +227,7 @@ func checkBatchSupport(t *conform.T) conform.Finding {
 	if f != nil {
 		return *f
 	}
-	if err := answeredOnce(rep.elements(), []jsonrpc.ID{n, alike, listID}); err != nil {
+	if err := answeredOnce(t.S, rep.elements(), []jsonrpc.ID{n, alike, listID}); err != nil {
 		return conform.Violated("batch of three requests: %v; received: %s", err, rep.describe())
 	}
 	frames, ids := pingBatch(t, largeBatch)
@@ -226,7 +235,7 @@ func checkBatchSupport(t *conform.T) conform.Finding {
 	if f != nil {
 		return *f
 	}
-	if err := answeredOnce(rep.elements(), ids); err != nil {
+	if err := answeredOnce(t.S, rep.elements(), ids); err != nil {
 		return conform.Violated("batch of %d pings: %v", largeBatch, err)
 	}
 	return conform.Passed("")
@@ -313,7 +322,7 @@ func checkBatchRespondArray(t *conform.T) conform.Finding {
 	if len(rep.msgs) != 1 || rep.msgs[0].Msg.Kind != jsonrpc.Batch {
 		return conform.Violated("want the two responses in one array, got %d message(s): %s", len(rep.msgs), rep.describe())
 	}
-	if err := answeredOnce(rep.elements(), ids); err != nil {
+	if err := answeredOnce(t.S, rep.elements(), ids); err != nil {
 		return conform.Violated("%v", err)
 	}
 	return conform.Passed("")
@@ -326,7 +335,7 @@ func checkBatchNoNotificationResponses(t *conform.T) conform.Finding {
 	if f != nil {
 		return *f
 	}
-	if err := answeredOnce(rep.elements(), []jsonrpc.ID{a, b}); err != nil {
+	if err := answeredOnce(t.S, rep.elements(), []jsonrpc.ID{a, b}); err != nil {
 		return conform.Violated("[request, notification, request]: %v; received: %s", err, rep.describe())
 	}
 	return conform.Passed("")
@@ -363,7 +372,7 @@ func checkBatchMixed(t *conform.T) conform.Finding {
 	var okA, errB, errNull int
 	for _, m := range got {
 		switch {
-		case m.ID == a && m.HasResult:
+		case m.ID == a && answers(t.S, m):
 			okA++
 		case m.ID == b:
 			if ok, _ := expectError(m, codeMethodNotFound); ok {
@@ -391,7 +400,7 @@ func checkBatchHTTP(t *conform.T) conform.Finding {
 	if d.Status != 200 {
 		return conform.Violated("a POSTed batch of requests got HTTP %d, want 200", d.Status)
 	}
-	if err := answeredOnce(rep.elements(), ids); err != nil {
+	if err := answeredOnce(t.S, rep.elements(), ids); err != nil {
 		return conform.Violated("a POSTed batch of requests: %v", err)
 	}
 	notes := jsonrpc.BatchOf(batchNotifications(t)...)

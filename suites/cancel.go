@@ -14,11 +14,11 @@ import (
 
 func init() {
 	conform.Register(modernToo(
-		conform.Check{ID: "CANCEL-IGNORE-UNKNOWN", Level: "MUST",
+		conform.Check{ID: "CANCEL-IGNORE-UNKNOWN", JSONRPC: true, Level: "MUST",
 			Summary:     "a cancellation for a request that was never sent gets no reply, and the server keeps serving",
 			LevelReason: "The spec lets receivers ignore such cancellations (MAY); answering one is never allowed, because it is a notification (JSON-RPC: MUST NOT reply).",
 			Run:         checkCancelUnknown},
-		conform.Check{ID: "CANCEL-RACE", Level: "MUST",
+		conform.Check{ID: "CANCEL-RACE", JSONRPC: true, Level: "MUST",
 			Summary: "a cancellation that arrives after the response is ignored: no error, no second response",
 			Run:     checkCancelRace},
 		conform.Check{ID: "CANCEL-INVALID-IGNORED", Level: "SHOULD",

@@ -28,20 +28,20 @@ const (
 
 func init() {
 	conform.Register(modernToo(
-		conform.Check{ID: "JRPC-VERSION", Level: "MUST", Summary: `every message carries "jsonrpc":"2.0", and a request with another version is rejected with -32600`, Run: checkJSONRPCVersion},
-		conform.Check{ID: "JRPC-REPLY-REQUIRED", Level: "MUST", Summary: "every request gets exactly one response: valid, unknown method or invalid params", Run: checkReplyRequired},
-		conform.Check{ID: "JRPC-NOTIF-NO-REPLY", Level: "MUST", Summary: "notifications are never answered, known or unknown", Run: checkNotificationNoReply},
-		conform.Check{ID: "JRPC-ID-ECHO", Level: "MUST", Connection: conform.Observed, Summary: "a response's id is the request's id, same JSON type and value (\"1\" is not 1)", Run: checkIDEcho},
-		conform.Check{ID: "JRPC-ID-NULL-ON-UNREADABLE", Level: "MUST", Summary: "errors for requests whose id cannot be read carry a null id (or, from 2025-11-25, none)", Run: checkIDNullOnUnreadable},
-		conform.Check{ID: "JRPC-RESULT-XOR-ERROR", Level: "MUST", Summary: "a response has a result or an error, never both, never neither", Run: checkResultXorError},
-		conform.Check{ID: "JRPC-ERROR-OBJECT", Level: "MUST", Summary: "an error is an object with a code and a string message", Run: checkErrorObject},
-		conform.Check{ID: "JRPC-ERROR-CODE-INT", Level: "MUST", Summary: "error codes are JSON integers", Run: checkErrorCodeInt},
-		conform.Check{ID: "JRPC-ERROR-MESSAGE", Level: "SHOULD", Summary: "an error message is one short sentence", LevelReason: "JSON-RPC asks for a concise single sentence; mcpspec warns on a newline or more than 200 characters.", Run: checkErrorMessage},
-		conform.Check{ID: "JRPC-PARSE-ERROR", Level: "MUST", Summary: "invalid JSON is answered with -32700 and the server keeps serving", LevelReason: "JSON-RPC defines the code's meaning and requires a reply to every call it can read; the catalogue's 'MUST (code semantics)'.", Run: checkParseError},
-		conform.Check{ID: "JRPC-INVALID-REQUEST", Level: "MUST", Summary: "an object that is not a valid request (method not a string, no method) is answered with -32600", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Run: checkInvalidRequest},
-		conform.Check{ID: "JRPC-METHOD-NOT-FOUND", Level: "MUST", Summary: "an unknown method is answered with -32601 and the request's id", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Run: checkMethodNotFound},
+		conform.Check{ID: "JRPC-VERSION", JSONRPC: true, Level: "MUST", Summary: `every message carries "jsonrpc":"2.0", and a request with another version is rejected with -32600`, Run: checkJSONRPCVersion},
+		conform.Check{ID: "JRPC-REPLY-REQUIRED", JSONRPC: true, Level: "MUST", Summary: "every request gets exactly one response: valid, unknown method or invalid params", Run: checkReplyRequired},
+		conform.Check{ID: "JRPC-NOTIF-NO-REPLY", JSONRPC: true, Level: "MUST", Summary: "notifications are never answered, known or unknown", Run: checkNotificationNoReply},
+		conform.Check{ID: "JRPC-ID-ECHO", JSONRPC: true, Level: "MUST", Connection: conform.Observed, Summary: "a response's id is the request's id, same JSON type and value (\"1\" is not 1)", Run: checkIDEcho},
+		conform.Check{ID: "JRPC-ID-NULL-ON-UNREADABLE", JSONRPC: true, Level: "MUST", Summary: "errors for requests whose id cannot be read carry a null id (or, from 2025-11-25, none; JSON-RPC alone: null)", Run: checkIDNullOnUnreadable},
+		conform.Check{ID: "JRPC-RESULT-XOR-ERROR", JSONRPC: true, Level: "MUST", Summary: "a response has a result or an error, never both, never neither", Run: checkResultXorError},
+		conform.Check{ID: "JRPC-ERROR-OBJECT", JSONRPC: true, Level: "MUST", Summary: "an error is an object with a code and a string message", Run: checkErrorObject},
+		conform.Check{ID: "JRPC-ERROR-CODE-INT", JSONRPC: true, Level: "MUST", Summary: "error codes are JSON integers", Run: checkErrorCodeInt},
+		conform.Check{ID: "JRPC-ERROR-MESSAGE", JSONRPC: true, Level: "SHOULD", Summary: "an error message is one short sentence", LevelReason: "JSON-RPC asks for a concise single sentence; mcpspec warns on a newline or more than 200 characters.", Run: checkErrorMessage},
+		conform.Check{ID: "JRPC-PARSE-ERROR", JSONRPC: true, Level: "MUST", Summary: "invalid JSON is answered with -32700 and the server keeps serving", LevelReason: "JSON-RPC defines the code's meaning and requires a reply to every call it can read; the catalogue's 'MUST (code semantics)'.", Run: checkParseError},
+		conform.Check{ID: "JRPC-INVALID-REQUEST", JSONRPC: true, Level: "MUST", Summary: "an object that is not a valid request (method not a string, no method) is answered with -32600", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Run: checkInvalidRequest},
+		conform.Check{ID: "JRPC-METHOD-NOT-FOUND", JSONRPC: true, Level: "MUST", Summary: "an unknown method is answered with -32601 and the request's id", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Run: checkMethodNotFound},
 		conform.Check{ID: "JRPC-INVALID-PARAMS", Level: "MUST", Summary: "a known method with missing required params is answered with -32602", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Run: checkInvalidParams},
-		conform.Check{ID: "JRPC-RPC-PREFIX", Level: "MUST", Summary: "methods starting with rpc. are reserved: a call to one is answered with -32601", Run: checkRPCPrefix},
+		conform.Check{ID: "JRPC-RPC-PREFIX", JSONRPC: true, Level: "MUST", Summary: "methods starting with rpc. are reserved: a call to one is answered with -32601", Run: checkRPCPrefix},
 		conform.Check{ID: "MSG-JSONRPC", Level: "MUST", Summary: "every message the server sends validates against the negotiated revision's schema", Run: checkSchemaValid},
 	)...)
 	// Handshake revisions only: at 2026-07-28 a request whose params are not an object cannot
@@ -167,7 +167,7 @@ func checkIDNullOnUnreadable(t *conform.T) conform.Finding {
 		if resp.HasID && !resp.ID.IsNull() {
 			return conform.Violated("the reply to %s carries id %s; it must be null", frame, resp.ID.Text())
 		}
-		if !resp.HasID && t.Revision < "2025-11-25" {
+		if !resp.HasID && (t.Revision < "2025-11-25" || t.Revision == harness.RevJSONRPC) {
 			return conform.Violated("the reply to %s has no id member; JSON-RPC requires \"id\": null (omitting it is allowed only from 2025-11-25)", frame)
 		}
 	}

@@ -22,7 +22,8 @@ type listEntry struct {
 	Implemented bool     `json:"implemented"`
 	Transports  []string `json:"transports,omitempty"`
 	HasFault    bool     `json:"hasFault"`
-	Excluded    string   `json:"excluded,omitempty"` // why it is deliberately not checked
+	Excluded    string   `json:"excluded,omitempty"`       // why it is deliberately not checked
+	JSONRPC     bool     `json:"jsonrpcProfile,omitempty"` // checked by run --jsonrpc too
 	Summary     string   `json:"summary,omitempty"`
 	LevelReason string   `json:"levelReason,omitempty"`
 }
@@ -80,6 +81,15 @@ func cmdList(args []string, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "\n%d requirements: %d implemented, %d excluded (with the reason), %d not yet implemented\n", len(entries), impl, excluded, len(entries)-impl-excluded)
+	var profile []string
+	for _, e := range entries {
+		if e.JSONRPC {
+			profile = append(profile, e.ID)
+		}
+	}
+	if len(profile) > 0 {
+		fmt.Fprintf(stdout, "the JSON-RPC profile (run --jsonrpc) checks %d of them: %s\n", len(profile), strings.Join(profile, ", "))
+	}
 	return nil
 }
 
@@ -101,6 +111,7 @@ func listEntries() ([]listEntry, error) {
 		le.Excluded, _ = conform.Exclusion(e.ID)
 		if c, ok := conform.Lookup(e.ID); ok {
 			le.Implemented, le.Level, le.Versions, le.Transports, le.Summary, le.LevelReason = true, c.Level, c.Versions, c.Transports, c.Summary, c.LevelReason
+			le.JSONRPC = c.JSONRPC
 		}
 		out = append(out, le)
 	}

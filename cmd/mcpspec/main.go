@@ -22,6 +22,7 @@ Usage:
   mcpspec run [flags]          run the suite (no target: the bundled reference server, stdio and HTTP)
   mcpspec list [--json]        the requirement catalogue and what is implemented
   mcpspec reference [flags]    run the bundled reference server (stdio, or --http ADDR)
+  mcpspec jsonrpc-server [flags]  run the bundled plain JSON-RPC 2.0 server (stdio, or --http ADDR)
   mcpspec diff [--json] OLD NEW  compare two results.json files; exit 1 on a regression
   mcpspec matrix --config FILE [--out DIR]  many targets × revisions → one compatibility matrix
   mcpspec version              print the version
@@ -84,12 +85,14 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		code, err = cmdMatrix(args[1:], stdout, stderr)
 	case "reference":
 		err = cmdReference(args[1:], stdout, stderr)
+	case "jsonrpc-server":
+		err = cmdJSONRPCServer(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "mcpspec", version)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
-		err = usageErrorf("unknown command %q (want run, list, diff, matrix, reference or version)", args[0])
+		err = usageErrorf("unknown command %q (want run, list, diff, matrix, reference, jsonrpc-server or version)", args[0])
 	}
 	if err == nil {
 		return code

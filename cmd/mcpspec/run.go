@@ -88,6 +88,7 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		logArgs    = fs.String("log-tool-args", "{}", "arguments of the log tool, as a JSON object")
 		authNarrow = fs.String("auth-token-narrow", "", "a valid access `TOKEN` of the server's that lacks a scope tools/call needs (AUTH-403-INSUFFICIENT-SCOPE calls the first listed tool with it); the run's own token goes in --header \"Authorization: Bearer …\"")
 		authAlien  = fs.String("auth-token-foreign", "", "an access `TOKEN` issued for another resource (audience), which the server must refuse (AUTH-AUDIENCE)")
+		jsonrpc    = fs.Bool("jsonrpc", false, "the JSON-RPC profile: test the JSON-RPC 2.0 layer alone, with no MCP handshake (version "+harness.RevJSONRPC+"; not with --sse or --versions; no target: the bundled plain JSON-RPC server)")
 		verbose    = fs.Bool("v", false, "verbose: Ginkgo's full spec output")
 		sessions   = fs.Int("sessions", 3, "shared sessions per revision and transport (`N`), each running its share of the checks that need no fresh server")
 		workers    = fs.Int("parallel", 16, "how many checks may run at once (`N`); checks sharing a session always run one after another")
@@ -237,8 +238,14 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 			return nil, usageErrorf("run: --baseline: %v", err)
 		}
 	}
+	if *jsonrpc {
+		// Without a target the profile runs the bundled plain JSON-RPC server.
+		if err := useJSONRPCProfile(fs, cfg); err != nil {
+			return nil, err
+		}
+	}
 	// The bundled reference is the target only when none is named: an empty one is refused above.
-	if !given(fs, targetFlagNames...) {
+	if !given(fs, targetFlagNames...) && !*jsonrpc {
 		targets, err := referenceTargets()
 		if err != nil {
 			return nil, err

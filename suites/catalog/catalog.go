@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -103,6 +104,11 @@ func (e Entry) SpecURL(revision string) string {
 			}
 		}
 		return jsonRPCSpec
+	}
+	// A version outside the requirement's (the JSON-RPC profile's "jsonrpc-2.0") links the
+	// newest revision that states it.
+	if !slices.Contains(e.Versions, revision) && len(e.Versions) > 0 {
+		revision = e.Versions[len(e.Versions)-1]
 	}
 	base := "https://modelcontextprotocol.io/specification/" + revision
 	m := mdxRef.FindStringSubmatch(e.Source)

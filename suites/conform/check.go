@@ -59,6 +59,10 @@ type Check struct {
 	// take for granted what Ready let through.
 	Ready func(t *T) (Finding, bool)
 	Run   func(t *T) Finding
+	// JSONRPC: the check belongs to the JSON-RPC profile too (mcpspec run --jsonrpc): it judges a
+	// rule of JSON-RPC 2.0 itself, and Run works on a plain session (harness.RevJSONRPC: no
+	// handshake, no method known to succeed, the sentinel an unknown method).
+	JSONRPC bool
 }
 
 // Title is the spec title: the ID first, so --focus 'ID' selects it.
@@ -72,6 +76,9 @@ func (c *Check) Area() string {
 
 // AppliesTo reports whether the check runs at revision over transport.
 func (c *Check) AppliesTo(revision, transport string) bool {
+	if revision == harness.RevJSONRPC {
+		return c.JSONRPC && slices.Contains(c.Transports, transport)
+	}
 	transports := c.Transports
 	if c.ModernTransports != nil && harness.IsModern(revision) {
 		transports = c.ModernTransports

@@ -54,7 +54,9 @@ func noResult(neg Negotiation) bool {
 // at any revision: the carrier fails, every other check is na. It tries the target's other
 // revisions only then, so a server that speaks MCP pays nothing for it.
 func (r *Runner) handshakeGate(t *T, neg Negotiation) (Finding, bool) {
-	if !noResult(neg) {
+	// Only a JSON-RPC refusal starts the question: an HTTP error without a JSON-RPC body is the
+	// transport's failure, judged by the transport's checks.
+	if !noResult(neg) || rpcError(neg) == nil {
 		return Finding{}, false
 	}
 	v, _ := t.once("handshake/"+t.Transport, func() any { return r.handshake(t, neg) })
@@ -167,30 +169,45 @@ func (r *Runner) handshakeResults(have []reports.Result) []reports.Result {
 // answerOf says in a few words what a negotiation without a result got: the error's code and
 // message, or why there was nothing.
 func answerOf(neg Negotiation) string {
+	var ie *harness.InitError
+	if errors.As(neg.Err, &ie) && len(ie.Response.Raw) == 0 && ie.Status != 0 {
+		return fmt.Sprintf("with HTTP %d: %s", ie.Status, clipLine(string(ie.Body), 120))
+	}
+	if e := rpcError(neg); e != nil {
+		return fmt.Sprintf("with error %s %q", e.Code, clipLine(e.Message, 120))
+	}
+	return "without a result: " + clipLine(neg.Err.Error(), 200)
+}
+
+// jsonrpcError is the error member of a JSON-RPC response.
+type jsonrpcError struct {
+	Code    json.RawMessage `json:"code"`
+	Message string          `json:"message"`
+}
+
+// rpcError is the JSON-RPC error a negotiation without a result was answered with (nil when it
+// got none: no answer, or an HTTP error without a JSON-RPC body).
+func rpcError(neg Negotiation) *jsonrpcError {
 	raw := neg.Response
 	var ie *harness.InitError
 	if errors.As(neg.Err, &ie) {
-		if len(ie.Response.Raw) == 0 && ie.Status != 0 {
-			return fmt.Sprintf("with HTTP %d: %s", ie.Status, clipLine(string(ie.Body), 120))
-		}
 		raw = ie.Response.Raw
-	} else if i := strings.Index(neg.Err.Error(), "{"); i >= 0 {
+	} else if neg.Err != nil {
 		// Other openings quote the answer in their error: its first JSON object.
-		var obj json.RawMessage
-		if json.NewDecoder(strings.NewReader(neg.Err.Error()[i:])).Decode(&obj) == nil {
-			raw = obj
+		if i := strings.Index(neg.Err.Error(), "{"); i >= 0 {
+			var obj json.RawMessage
+			if json.NewDecoder(strings.NewReader(neg.Err.Error()[i:])).Decode(&obj) == nil {
+				raw = obj
+			}
 		}
 	}
 	var resp struct {
-		Error *struct {
-			Code    json.RawMessage `json:"code"`
-			Message string          `json:"message"`
-		} `json:"error"`
+		Error *jsonrpcError `json:"error"`
 	}
-	if json.Unmarshal(raw, &resp) == nil && resp.Error != nil {
-		return fmt.Sprintf("with error %s %q", resp.Error.Code, clipLine(resp.Error.Message, 120))
+	if json.Unmarshal(raw, &resp) != nil {
+		return nil
 	}
-	return "without a result: " + clipLine(neg.Err.Error(), 200)
+	return resp.Error
 }
 
 func clipLine(s string, n int) string {

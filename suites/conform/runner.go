@@ -200,6 +200,9 @@ func (r *Runner) negotiationIn(ctx context.Context, transport, revision string, 
 }
 
 func (r *Runner) open(ctx context.Context, transport, revision string) Negotiation {
+	if revision == harness.RevJSONRPC {
+		return r.openPlain(ctx, transport) // the JSON-RPC profile has no handshake
+	}
 	neg := Negotiation{Requested: revision}
 	l := r.launcher(transport)
 	conn, err := l.Connect(ctx)
