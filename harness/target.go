@@ -55,6 +55,8 @@ type Env struct {
 	IDs       *IDs
 	Validator Validator
 	Stats     Stats
+	// Archive receives each connection's whole transcript when it ends (--transcript); nil: none.
+	Archive *transcript.Archive
 }
 
 // Stats count what the harness spent, for benchmarks.
@@ -135,6 +137,7 @@ type Launcher struct {
 	started bool
 	broken  error
 	conns   []wire.Conn
+	names   map[wire.Conn]string // each connection's session name in the archive
 	// killOnly: the server ignored EOF and SIGTERM once, so later connections are killed at once
 	// instead of paying the shutdown grace twice each.
 	killOnly bool
@@ -171,7 +174,25 @@ func (l *Launcher) Connect(ctx context.Context) (wire.Conn, error) {
 		return nil, err
 	}
 	l.conns = append(l.conns, conn)
+	if l.env.Archive != nil {
+		if l.names == nil {
+			l.names = map[wire.Conn]string{}
+		}
+		l.names[conn] = fmt.Sprintf("%s/%d", l.target.Transport, l.env.Stats.Connections.Load())
+	}
 	return conn, nil
+}
+
+// archive hands an ended connection's transcript to the run's archive, if it keeps one.
+func (l *Launcher) archive(c wire.Conn) {
+	if l.env.Archive == nil {
+		return
+	}
+	l.mu.Lock()
+	name := l.names[c]
+	delete(l.names, c)
+	l.mu.Unlock()
+	l.env.Archive.Write(l.target.Transport, name, c.Transcript().Since(0))
 }
 
 // Broken marks the target unusable for the rest of the run (e.g. it never answered initialize).
@@ -324,7 +345,7 @@ func (l *Launcher) Close() {
 	var wg sync.WaitGroup
 	for _, c := range conns {
 		wg.Add(1)
-		go func() { defer wg.Done(); c.Close() }()
+		go func() { defer wg.Done(); c.Close(); l.archive(c) }()
 	}
 	wg.Wait()
 	if server != nil {
@@ -343,6 +364,7 @@ func (l *Launcher) Release(c wire.Conn) {
 	}
 	killOnly := l.killOnly
 	l.mu.Unlock()
+	defer l.archive(c) // once it is closed: its last words included
 	sc, ok := c.(*stdio.Conn)
 	if !ok {
 		c.Close()

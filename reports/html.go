@@ -96,16 +96,24 @@ func encodeHTML(r *Run) ([]byte, error) {
 	for _, res := range r.Results {
 		areas[res.Area], versions[res.Version], transports[res.Transport] = true, true, true
 		res.Message = escapeControls(res.Message, true)
-		row := htmlRow{Result: res, Summary: oneLine(res.Message, messageWidth),
-			Details: res.Status != Pass, Seconds: seconds(res.DurationMs)}
-		if row.Details {
+		// Every row opens on the exchange that decided it, a pass too; a pass's is shortened
+		// here (results.json keeps it whole), so that the page stays light.
+		row := htmlRow{Result: res, Summary: oneLine(res.Message, messageWidth), Details: true, Seconds: seconds(res.DurationMs)}
+		evidence, bodyLimit := res.Evidence, 0
+		if res.Status == Pass {
+			evidence, bodyLimit = passEvidence(res.Evidence), passBodyBytes
+		} else {
 			page.NonPassing++
-			for _, e := range res.Evidence {
-				// Control characters are shown as escapes; results.json keeps the raw bytes.
-				row.Evidence = append(row.Evidence, htmlExchange{
-					Header: escapeControls(exchangeHeader(e), false), Direction: e.Direction,
-					Body: escapeControls(e.Body, true)})
+		}
+		for _, e := range evidence {
+			body := e.Body
+			if bodyLimit > 0 {
+				body = clip(body, bodyLimit)
 			}
+			// Control characters are shown as escapes; results.json keeps the raw bytes.
+			row.Evidence = append(row.Evidence, htmlExchange{
+				Header: escapeControls(exchangeHeader(e), false), Direction: e.Direction,
+				Body: escapeControls(body, true)})
 		}
 		page.Rows = append(page.Rows, row)
 	}
@@ -116,6 +124,21 @@ func encodeHTML(r *Run) ([]byte, error) {
 		return nil, fmt.Errorf("render report.html: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// How much of a pass's evidence report.html shows: results.json has all of it.
+const (
+	passExchanges = 20
+	passBodyBytes = 1 << 10
+)
+
+// passEvidence is the first passExchanges exchanges of a pass's evidence, with a note of the rest.
+func passEvidence(all []Exchange) []Exchange {
+	if len(all) <= passExchanges {
+		return all
+	}
+	out := append([]Exchange(nil), all[:passExchanges]...)
+	return append(out, Exchange{Direction: "note", Channel: "report", Body: fmt.Sprintf("%d more exchanges in results.json", len(all)-passExchanges)})
 }
 
 func scriptHash(script string) string {

@@ -3,6 +3,7 @@ package reports
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -54,14 +55,15 @@ func TestHTMLEscapesServerText(t *testing.T) {
 	}
 }
 
-func TestHTMLShowsEveryResultAndDetailsForNonPassing(t *testing.T) {
+func TestHTMLShowsEveryResultWithItsEvidence(t *testing.T) {
 	run := sampleRun()
 	page := renderHTML(t, run)
 	if got := strings.Count(page, "<tr data-status="); got != len(run.Results) {
 		t.Errorf("%d result rows, want %d", got, len(run.Results))
 	}
-	if got := strings.Count(page, "<details>\n"); got != len(run.Results)-1 {
-		t.Errorf("%d <details> blocks, want one per non-passing result (%d)", got, len(run.Results)-1)
+	// Passes included: every verdict opens on the exchange that decided it.
+	if got := strings.Count(page, "<details>\n"); got != len(run.Results) {
+		t.Errorf("%d <details> blocks, want one per result (%d)", got, len(run.Results))
 	}
 	for _, want := range []string{
 		`class="verdict v3"`, "mcpspec: ERROR", `<select name="area">`, `<select name="version">`,
@@ -100,5 +102,22 @@ func TestHTMLRejectsScriptURLs(t *testing.T) {
 	page := renderHTML(t, run)
 	if strings.Contains(page, `href="javascript`) || !strings.Contains(page, `href="#ZgotmplZ"`) {
 		t.Error("a javascript: URL reached an href")
+	}
+}
+
+func TestHTMLShowsAPassShortened(t *testing.T) {
+	pass := sampleResult("PASS-LONG", Pass, "2025-06-18", "http")
+	for i := range passExchanges + 5 {
+		pass.Evidence = append(pass.Evidence, Exchange{Seq: i + 1, Direction: "recv", Channel: "POST-JSON", Body: fmt.Sprintf("exchange-%d %s", i, strings.Repeat("x", 3*passBodyBytes))})
+	}
+	page := renderHTML(t, &Run{Results: []Result{pass}})
+	if !strings.Contains(page, "exchange-0 ") || strings.Contains(page, fmt.Sprintf("exchange-%d ", passExchanges)) {
+		t.Errorf("report.html does not show exactly the first %d exchanges of a pass", passExchanges)
+	}
+	if !strings.Contains(page, "5 more exchanges in results.json") {
+		t.Error("report.html does not say that the rest of a pass's evidence is in results.json")
+	}
+	if strings.Contains(page, strings.Repeat("x", passBodyBytes+1)) {
+		t.Errorf("a pass's body is shown beyond %d bytes", passBodyBytes)
 	}
 }

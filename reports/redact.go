@@ -39,6 +39,16 @@ func Redact(r *Run, secrets []string) {
 	}
 }
 
+// Redactor returns the replacement Redact applies to text, for text that is not a report (a
+// wire transcript, say): every secret and its JSON-escaped forms become "[REDACTED]".
+func Redactor(secrets []string) func(string) string {
+	rep := newRedactor(secrets)
+	if rep == nil {
+		return func(s string) string { return s }
+	}
+	return rep.Replace
+}
+
 // newRedactor builds one replacer for all secrets and their JSON-escaped
 // forms, longest first so a secret containing another is replaced whole.
 // It returns nil when there is nothing to redact.

@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/stdio"
+	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/reports"
 	"github.com/mcpspec/mcpspec/suites/catalog"
@@ -49,6 +50,8 @@ type runConfig struct {
 	sessions  int
 	secrets   []string
 	base      *reports.Baseline // loaded from --baseline, nil without
+	// transcriptDir receives every session's whole wire transcript (--transcript); "" for none.
+	transcriptDir string
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
@@ -89,6 +92,7 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		authNarrow = fs.String("auth-token-narrow", "", "a valid access `TOKEN` of the server's that lacks a scope tools/call needs (AUTH-403-INSUFFICIENT-SCOPE calls the first listed tool with it); the run's own token goes in --header \"Authorization: Bearer …\"")
 		authAlien  = fs.String("auth-token-foreign", "", "an access `TOKEN` issued for another resource (audience), which the server must refuse (AUTH-AUDIENCE)")
 		jsonrpc    = fs.Bool("jsonrpc", false, "the JSON-RPC profile: test the JSON-RPC 2.0 layer alone, with no MCP handshake (version "+harness.RevJSONRPC+"; not with --sse or --versions; no target: the bundled plain JSON-RPC server)")
+		transcript = fs.String("transcript", "", "write every session's whole wire transcript to `DIR`/transcript.jsonl (one JSON object a line; secrets redacted)")
 		verbose    = fs.Bool("v", false, "verbose: Ginkgo's full spec output")
 		sessions   = fs.Int("sessions", 3, "shared sessions per revision and transport (`N`), each running its share of the checks that need no fresh server")
 		workers    = fs.Int("parallel", 16, "how many checks may run at once (`N`); checks sharing a session always run one after another")
@@ -111,7 +115,8 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 	if fs.NArg() > 0 {
 		return nil, usageErrorf("run: unexpected argument %q (quote the server command: --stdio \"CMD ARGS\")", fs.Arg(0))
 	}
-	cfg := &runConfig{focus: *focus, labels: *labels, out: *out, baseline: *baseline, writeBase: *writeBase, strict: *strict, verbose: *verbose, workers: *workers, sessions: *sessions}
+	cfg := &runConfig{focus: *focus, labels: *labels, out: *out, baseline: *baseline, writeBase: *writeBase, strict: *strict, verbose: *verbose, workers: *workers, sessions: *sessions,
+		transcriptDir: *transcript}
 	if *sessions < 1 {
 		return nil, usageErrorf("run: --sessions must be at least 1, got %d", *sessions)
 	}
@@ -351,6 +356,13 @@ type ginkgoT struct{ failed bool }
 func (g *ginkgoT) Fail() { g.failed = true }
 
 func execute(cfg *runConfig, stdout, stderr io.Writer) (int, error) {
+	if cfg.transcriptDir != "" {
+		archive, err := transcript.NewArchive(cfg.transcriptDir, reports.Redactor(cfg.secrets))
+		if err != nil {
+			return reports.ExitUsage, usageErrorf("run: --transcript %q: %v", cfg.transcriptDir, err)
+		}
+		cfg.conform.Archive = archive
+	}
 	runner := conform.NewRunner(cfg.conform)
 	run := &reports.Run{
 		SchemaVersion: reports.SchemaVersion,
@@ -375,6 +387,10 @@ func execute(cfg *runConfig, stdout, stderr io.Writer) (int, error) {
 	reporterConfig.Verbose = cfg.verbose
 	ginkgo.RunSpecs(&ginkgoT{}, "mcpspec", suiteConfig, reporterConfig)
 	runner.Close()
+	// Every connection has ended, so the archive holds every session.
+	if err := cfg.conform.Archive.Close(); err != nil {
+		runner.RecordError(fmt.Errorf("--transcript: %w", err))
+	}
 
 	run.Results = runner.Results()
 	run.Errors = runner.Errors()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -48,6 +49,8 @@ type Config struct {
 	// Secrets (header and environment values) are redacted from every result before it is
 	// recorded or shown, so they cannot reach the console either.
 	Secrets []string
+	// Archive keeps every connection's whole transcript (--transcript); nil: none.
+	Archive *transcript.Archive
 }
 
 // Runner executes checks against a run's targets and collects their results.
@@ -95,7 +98,9 @@ func (n Negotiation) Supported() bool { return n.Err == nil && n.Answered == n.R
 
 // NewRunner prepares a run; nothing is launched until a check needs it.
 func NewRunner(cfg Config) *Runner {
-	r := &Runner{cfg: cfg, env: harness.NewEnv(cfg.Timeouts, cfg.Validator), started: time.Now(), launchers: map[string]*harness.Launcher{}, shared: map[string]*sharedSession{}, order: map[string]int{}}
+	env := harness.NewEnv(cfg.Timeouts, cfg.Validator)
+	env.Archive = cfg.Archive
+	r := &Runner{cfg: cfg, env: env, started: time.Now(), launchers: map[string]*harness.Launcher{}, shared: map[string]*sharedSession{}, order: map[string]int{}}
 	r.base, r.cancelBase = context.WithCancel(context.Background())
 	for _, t := range cfg.Targets {
 		r.launchers[t.Transport] = harness.NewLauncher(t, r.env)
@@ -275,9 +280,9 @@ func (r *Runner) execute(c *Check, revision, transport string, slot int, worker 
 	finding, evidence := r.runUnlessInterrupted(ctx, c, revision, transport, slot, worker)
 	res.Status = statusOf(finding.Outcome, levelOf(finding, c.Level))
 	res.Message = finding.Message
-	if res.Status != reports.Pass {
-		res.Evidence = r.exchanges(evidence)
-	}
+	// Every verdict keeps the exchange that decided it, a pass as much as a failure, so that a
+	// person can check either.
+	res.Evidence = r.exchanges(evidence)
 	res.DurationMs = time.Since(start).Milliseconds()
 	if len(r.cfg.Secrets) > 0 {
 		one := &reports.Run{Results: []reports.Result{res}}
@@ -556,7 +561,17 @@ func withStderr(msg, stderr string) string {
 	return msg + "\nserver stderr (last lines):\n" + strings.Join(lines, "\n")
 }
 
+// maxEvidence bounds one result's evidence: its first and last halves are kept, with a note of
+// what was left out between them (every body is bounded by the transcript already).
+const maxEvidence = 200
+
 func (r *Runner) exchanges(entries []transcript.Entry) []reports.Exchange {
+	if len(entries) > maxEvidence {
+		left := len(entries) - maxEvidence
+		cut := transcript.Entry{Seq: entries[maxEvidence/2].Seq, At: entries[maxEvidence/2].At, Dir: transcript.Note, Channel: "harness",
+			Body: fmt.Sprintf("%d exchanges left out here (evidence limit %d; --transcript DIR keeps them all)", left, maxEvidence)}
+		entries = append(append(slices.Clone(entries[:maxEvidence/2]), cut), entries[len(entries)-maxEvidence/2:]...)
+	}
 	out := make([]reports.Exchange, 0, len(entries))
 	for _, e := range entries {
 		out = append(out, reports.Exchange{Seq: e.Seq, AtMs: e.At.Sub(r.started).Milliseconds(), Direction: e.Dir, Channel: e.Channel, Meta: e.Meta, Body: e.Body})
