@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -201,6 +202,60 @@ func TestShippedBaselinesLoad(t *testing.T) {
 	for _, f := range files {
 		if _, err := reports.LoadBaseline(f, catalog.Known); err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// With --isolation each area of a target runs again alone; a verdict that differs from the full
+// run's is listed with both statuses and fails the matrix. The "changing" target's server has
+// PING-RESPOND's fault in its first process only (the full run's), so that a difference appears.
+func TestMatrixIsolation(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	marker := filepath.Join(t.TempDir(), "started")
+	cfg := writeConfig(t, `revisions: [2025-06-18]
+timeout: 1m
+targets:
+  - name: steady
+    stdio: "`+d.mcpspec+` reference"
+    args: ["--focus", "^(PING|JRPC)-", "--label-filter", "!transport:sse"]
+  - name: changing
+    stdio: "sh -c 'if [ -e `+marker+` ]; then exec `+d.mcpspec+` reference; fi; touch `+marker+`; exec `+d.mcpspec+` reference --fault PING-RESPOND'"
+    args: ["--focus", "^PING-RESPOND "]
+`)
+	out := filepath.Join(t.TempDir(), "out")
+	r := runBinary(t, matrixRunTimeout, d.mcpspec, "matrix", "--config", cfg, "--out", out, "--isolation")
+	if r.code != reports.ExitHarness {
+		t.Errorf("exit %d, want 3 (a verdict changed alone)\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"isolation steady: 2 areas alone, 0 verdicts differ", "isolation changing: 1 areas alone, 1 verdicts differ"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	listed, err := os.ReadFile(filepath.Join(out, matrixIsolationFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "changing: PING-RESPOND 2025-06-18 stdio: full run fail ("
+	if !strings.HasPrefix(string(listed), want) || !strings.Contains(string(listed), "alone (--label-filter area:ping) pass") || strings.Count(string(listed), "\n") != 1 {
+		t.Errorf("%s lists:\n%s\nwant one line starting %q", matrixIsolationFile, listed, want)
+	}
+	if _, err := os.Stat(filepath.Join(out, "steady", matrixIsolationDir, "jrpc", reports.ResultsFile)); err != nil {
+		t.Errorf("the area run's reports: %v", err)
+	}
+	assertNoLeftovers(t, d)
+}
+
+func TestWithArea(t *testing.T) {
+	for _, c := range []struct{ args, want []string }{
+		{nil, []string{"--label-filter", "area:batch"}},
+		{[]string{"--focus", "X"}, []string{"--focus", "X", "--label-filter", "area:batch"}},
+		{[]string{"--label-filter", "MUST", "--parallel", "4"}, []string{"--label-filter", "(MUST) && area:batch", "--parallel", "4"}},
+		{[]string{"-label-filter=MUST || SHOULD"}, []string{"-label-filter=(MUST || SHOULD) && area:batch"}},
+	} {
+		if got := withArea(c.args, "batch"); !slices.Equal(got, c.want) {
+			t.Errorf("withArea(%q) = %q, want %q", c.args, got, c.want)
 		}
 	}
 }

@@ -287,9 +287,10 @@ func (t *T) unanswered(mark int) []harness.Unanswered {
 }
 
 // Negotiation is what the server answered to initialize at revision over this transport, from
-// the run's shared session (opened if needed).
+// the run's shared session (opened if needed). Its Session is for reading only: another check
+// may be using it.
 func (t *T) Negotiation(revision string) Negotiation {
-	return t.run.negotiation(t.Ctx, t.Transport, revision)
+	return t.run.recorded(t.Ctx, t.Transport, revision)
 }
 
 // Revisions are the handshake revisions mcpspec knows.

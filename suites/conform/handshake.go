@@ -133,7 +133,7 @@ func (r *Runner) handshake(t *T, failed Negotiation) handshakeVerdict {
 // else on the revision's own shared session.
 func (r *Runner) askAgain(t *T, failed Negotiation, revision string) Negotiation {
 	if failed.Session == nil || isDead(failed.Session) {
-		return r.negotiation(t.Ctx, t.Transport, revision)
+		return r.recorded(t.Ctx, t.Transport, revision)
 	}
 	open := harness.Open
 	if harness.IsModern(revision) {

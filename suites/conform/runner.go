@@ -68,7 +68,8 @@ type Runner struct {
 	futures  map[string]*future
 	order    map[string]int // spec key → position, for results in spec order
 	keyLocks map[string]*sync.Mutex
-	once     map[string]*onceValue // values computed once per run (T.Memo, T.Observe)
+	once     map[string]*onceValue    // values computed once per run (T.Memo, T.Observe)
+	uses     map[string]chan struct{} // by sharedKey: held by the one check using that session
 	// handshakes are the transports whose server has no MCP handshake (handshake.go).
 	handshakes map[string]handshakeVerdict
 
@@ -180,7 +181,7 @@ func (r *Runner) negotiationIn(ctx context.Context, transport, revision string, 
 	// A revision the first session found unserved (or a target that could not be reached)
 	// is no better on another: no server is started just to hear the same answer again.
 	if slot > 0 {
-		if first := r.negotiationIn(ctx, transport, revision, 0); first.Err != nil || first.Answered != first.Requested {
+		if first := r.recorded(ctx, transport, revision); first.Err != nil || first.Answered != first.Requested {
 			return first
 		}
 	}
@@ -330,8 +331,9 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 		}
 	}()
 
-	// A server with no MCP handshake at any revision is one failure, not one per check.
-	if neg := r.negotiation(ctx, transport, revision); true {
+	// A server with no MCP handshake at any revision is one failure, not one per check. (Only
+	// the record is read: a check may be using the session.)
+	if neg := r.recorded(ctx, transport, revision); true {
 		if f, done := r.handshakeGate(t, neg); done {
 			if f.Outcome == Violation {
 				return f, tail(neg.Session)
@@ -342,29 +344,25 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 	// Whatever connection the check uses, a target that cannot even be initialized at this
 	// revision is an infrastructure failure for it too (the shared session is opened once).
 	if c.Connection != Shared {
-		neg := r.negotiation(ctx, transport, revision)
-		if neg.Err != nil && neg.Infra {
-			return Failed(neg.Err), tail(neg.Session)
-		}
-		// A revision the shared session found unserved is unserved on a fresh server too: no
-		// process is launched just to hear the same answer again.
-		if f, done := notUsable(neg); done && c.Connection != Raw {
-			return f, tail(neg.Session)
-		}
-		if c.Ready != nil && neg.Session != nil && neg.Err == nil {
-			if f, done := c.Ready(&T{Ctx: ctx, Revision: revision, Transport: transport, Check: c, run: r, S: neg.Session}); done {
-				return f, nil
-			}
+		if f, evidence, done := r.gate(ctx, c, revision, transport, worker); done {
+			return f, evidence
 		}
 	}
 	var own *harness.Session
 	switch c.Connection {
 	case Shared:
+		// The check holds its shared session until its result is taken (see holdShared).
+		release, err := r.holdShared(ctx, transport, revision, slot, worker)
+		if err != nil {
+			return Failed(err), nil
+		}
+		defer release()
 		neg := r.negotiationIn(ctx, transport, revision, slot)
 		if f, done := notUsable(neg); done {
 			return f, tail(neg.Session)
 		}
 		t.S = neg.Session
+		t.S.SetOwner(c.ID) // before Ready, which may send too
 		if c.Ready != nil {
 			if f, done := c.Ready(t); done {
 				return f, nil
