@@ -102,7 +102,8 @@ type slowRun struct {
 	// stray carry a token no request of this session carried: invented, or the call's own
 	// token changed on the way (its type, say).
 	stray []progress
-	// late carry the token of an earlier request of this session that was already answered.
+	// late carry the token of a request of this session (this call's own included) that had
+	// been answered before they arrived.
 	late []progress
 }
 
@@ -128,10 +129,10 @@ func runSlow(t *conform.T, token jsonrpc.ID) (slowRun, error) {
 	}
 	for _, p := range progressSince(t, call.from) {
 		switch {
+		case earlierAnswered(t, p): // the call's own progress after its response included
+			run.late = append(run.late, p)
 		case token != "" && p.token == token:
 			run.own = append(run.own, p)
-		case earlierAnswered(t, p):
-			run.late = append(run.late, p)
 		default:
 			run.stray = append(run.stray, p)
 		}

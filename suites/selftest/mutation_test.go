@@ -369,7 +369,7 @@ func TestEveryFaultFailsItsCheck(t *testing.T) {
 
 // breaksMust are the faults that break a MUST rule in a SHOULD check's exchange: the check must
 // fail on them, not warn (conform's rules.go).
-var breaksMust = map[string]bool{reference.FaultBatchDropsRequest: true}
+var breaksMust = map[string]bool{reference.FaultBatchDropsRequest: true, reference.FaultCancelEarlierProgress: true}
 
 // expectOneFailurePerTransport: against a server without an MCP handshake every check is na
 // but one failure per transport that names what the server answered.
