@@ -118,10 +118,10 @@ func cancelStops(t *conform.T) conform.Finding {
 	window := 2 * run.took
 	for _, id := range []jsonrpc.ID{t.S.NextID(), jsonrpc.NumberID(0)} {
 		if f, ok := cancelRetried(t, id, window); !ok {
-			return f
+			return run.withLate(f)
 		}
 	}
-	return conform.Passed("")
+	return run.withLate(conform.Passed(""))
 }
 
 // cancelAttempts bounds the calls cancelled with one id: a call the server finished before it

@@ -157,7 +157,12 @@ func checkNoFurtherAfterCancel(t *conform.T) conform.Finding {
 	if f != nil {
 		return *f
 	}
-	took := run.took
+	return run.withLate(noFurtherWithin(t, run.took))
+}
+
+// noFurtherWithin cancels a call of the slow tool under way and judges what comes for it within
+// twice took, the tool's normal duration.
+func noFurtherWithin(t *conform.T, took time.Duration) conform.Finding {
 	id, token := t.S.NextID(), t.S.NextID()
 	call, err := startSlow(t, id, token)
 	if err != nil {

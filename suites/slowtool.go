@@ -183,19 +183,30 @@ func (r slowRun) lateFinding() *conform.Finding {
 	return &f
 }
 
+// withLate is f, unless the calibrating run showed late progress: that breaks PROG-STOP, a
+// MUST, so the finding fails on it, keeping what the check itself found when that is a violation
+// too (the late progress does not make the calibrated window wrong, only the server's stream).
+func (r slowRun) withLate(f conform.Finding) conform.Finding {
+	late := r.lateFinding()
+	if late == nil || f.Outcome == conform.Violation && f.Rule != "" {
+		return f
+	}
+	if f.Outcome == conform.Violation {
+		late.Message = f.Message + "; and " + late.Message
+	}
+	return *late
+}
+
 // calibrate runs the slow tool once with a progress token of its own, as the checks that
 // derive a window from its normal run do, and verifies that the run can be that measure: a
 // result, at least one progress notification with its own token (so that "under way" can be
 // seen later), and a duration of at least minSlowRun. Otherwise the finding says why the check
-// cannot test.
+// cannot test. Late progress it saw is the caller's to judge beside its own finding (withLate).
 func calibrate(t *conform.T) (slowRun, *conform.Finding) {
 	run, err := runSlow(t, t.S.NextID())
 	if err != nil {
 		f := conform.CannotTest("calibrating: %v", err)
 		return run, &f
-	}
-	if f := run.lateFinding(); f != nil {
-		return run, f
 	}
 	if len(run.own) == 0 {
 		f := conform.CannotTest("calibrating: the slow tool %q sent no progress notification with its call's token in %s, so a call of it cannot be seen under way",
