@@ -42,6 +42,8 @@ type Tool struct {
 
 // Target describes the server under test.
 type Target struct {
+	// Name is what the run was told to call the target (mcpspec run --name); "" when not told.
+	Name        string         `json:"name,omitempty"`
 	Description string         `json:"description"` // e.g. "stdio: npx -y @modelcontextprotocol/server-everything stdio"
 	Transports  []string       `json:"transports"`
 	ServerInfo  map[string]any `json:"serverInfo,omitempty"` // as the server reported it

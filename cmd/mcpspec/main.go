@@ -25,6 +25,7 @@ Usage:
   mcpspec jsonrpc-server [flags]  run the bundled plain JSON-RPC 2.0 server (stdio, or --http ADDR)
   mcpspec diff [--json] OLD NEW  compare two results.json files; exit 1 on a regression
   mcpspec matrix --config FILE [--out DIR]  many targets × revisions → one compatibility matrix
+  mcpspec matrix --merge DIR... [--out DIR]  the same matrix from runs made elsewhere (CI jobs)
   mcpspec version              print the version
 
 Run 'mcpspec COMMAND --help' for the flags of a command.

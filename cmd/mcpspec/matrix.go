@@ -209,7 +209,8 @@ func resolvePath(dir, p string) string {
 
 // runArgs are the `mcpspec run` arguments of one target, writing its reports into out.
 func (t matrixTarget) runArgs(cfg *matrixConfig, dir, out string, port int) ([]string, error) {
-	args := []string{"run", "--out", out, "--no-color"}
+	// --name records the target's name in its results.json, so that `matrix --merge` can read it.
+	args := []string{"run", "--out", out, "--no-color", "--name", t.Name}
 	var firstErr error
 	add := func(flag, v string) {
 		if v == "" {
@@ -289,7 +290,9 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) (int, error) {
 	parallel := fs.Int("parallel", 0, "run `N` targets at once (default: the config's parallel, else 1)")
 	only := fs.String("targets", "", "run only the targets named in `LIST` (comma-separated)")
 	isolation := fs.Bool("isolation", false, "then run each area of every target alone and exit 3 when a verdict differs from the full run's (a bug of mcpspec's); listed in isolation.txt")
-	if err := parseFlags(fs, args, "mcpspec matrix --config FILE [--out DIR] [--parallel N] [--targets LIST] [--isolation]", stdout); err != nil {
+	merge := fs.Bool("merge", false, "run nothing: build the matrix from the report `DIR`s given after the flags (each holding a results.json of `mcpspec run`, named by its --name or as NAME=DIR), as a matrix of those targets would")
+	operands, err := parseInterspersed(fs, args, matrixUsage, stdout)
+	if err != nil {
 		if errors.Is(err, errHelp) {
 			return reports.ExitOK, nil
 		}
@@ -298,8 +301,11 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) (int, error) {
 	if err := checkGiven(fs); err != nil {
 		return reports.ExitUsage, err
 	}
-	if *config == "" || fs.NArg() > 0 {
-		return reports.ExitUsage, usageErrorf("matrix: usage: mcpspec matrix --config FILE [--out DIR] [--parallel N] [--targets LIST] [--isolation]")
+	if *merge {
+		return cmdMatrixMerge(fs, operands, *out, stdout, stderr)
+	}
+	if *config == "" || len(operands) > 0 {
+		return reports.ExitUsage, usageErrorf("matrix: usage: %s", matrixUsage)
 	}
 	cfg, err := loadMatrixConfig(*config)
 	if err != nil {
@@ -334,20 +340,13 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) (int, error) {
 	defer stop()
 	results := runMatrixTargets(ctx, self, cfg, dir, outDir, *isolation, stdout)
 
-	m := &reports.Matrix{Tool: reports.Tool{Name: "mcpspec", Version: version}, GeneratedAt: time.Now().UTC().Format(time.RFC3339)}
+	m := newMatrix()
 	for _, r := range results {
 		m.AddTarget(r.target, r.run)
 	}
-	for _, t := range m.Targets {
-		fmt.Fprintln(stdout, t.String())
-		if t.Error != "" {
-			fmt.Fprintf(stderr, "mcpspec matrix: %s could not run: %s\n", t.Name, t.Error)
-		}
+	if err := writeMatrix(m, outDir, stdout, stderr); err != nil {
+		return reports.ExitHarness, err
 	}
-	if err := reports.WriteMatrix(outDir, m); err != nil {
-		return reports.ExitHarness, fmt.Errorf("matrix: %w", err)
-	}
-	fmt.Fprintf(stdout, "matrix: %s\n", filepath.Join(outDir, reports.MatrixHTML))
 	differs, err := reportIsolation(results, outDir, stdout, stderr)
 	if err != nil {
 		return reports.ExitHarness, fmt.Errorf("matrix: %w", err)
@@ -356,6 +355,48 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) (int, error) {
 		return reports.ExitHarness, nil
 	}
 	return reports.ExitOK, nil
+}
+
+// parseInterspersed parses flags wherever they stand among the operands, as `--merge a b --out x`
+// is naturally written, and returns the operands; after "--" everything is an operand.
+func parseInterspersed(fs *flag.FlagSet, args []string, usageLine string, stdout io.Writer) ([]string, error) {
+	var operands []string
+	for {
+		if err := parseFlags(fs, args, usageLine, stdout); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		switch {
+		case len(rest) == 0:
+			return operands, nil
+		case len(rest) < len(args) && args[len(args)-len(rest)-1] == "--":
+			return append(operands, rest...), nil
+		}
+		operands = append(operands, rest[0])
+		args = rest[1:]
+	}
+}
+
+// matrixUsage is the usage line of `mcpspec matrix`.
+const matrixUsage = "mcpspec matrix --config FILE [--out DIR] [--parallel N] [--targets LIST] [--isolation] | mcpspec matrix --merge [--out DIR] [NAME=]DIR..."
+
+func newMatrix() *reports.Matrix {
+	return &reports.Matrix{Tool: reports.Tool{Name: "mcpspec", Version: version}, GeneratedAt: time.Now().UTC().Format(time.RFC3339)}
+}
+
+// writeMatrix prints a line per target and writes the matrix files into outDir.
+func writeMatrix(m *reports.Matrix, outDir string, stdout, stderr io.Writer) error {
+	for _, t := range m.Targets {
+		fmt.Fprintln(stdout, t.String())
+		if t.Error != "" {
+			fmt.Fprintf(stderr, "mcpspec matrix: %s could not run: %s\n", t.Name, t.Error)
+		}
+	}
+	if err := reports.WriteMatrix(outDir, m); err != nil {
+		return fmt.Errorf("matrix: %w", err)
+	}
+	fmt.Fprintf(stdout, "matrix: %s\n", filepath.Join(outDir, reports.MatrixHTML))
+	return nil
 }
 
 // targetOutcome is one target's run: what the matrix says of it, and its results if any.

@@ -52,6 +52,8 @@ type runConfig struct {
 	base      *reports.Baseline // loaded from --baseline, nil without
 	// transcriptDir receives every session's whole wire transcript (--transcript); "" for none.
 	transcriptDir string
+	// name is the target's name in results.json (--name), for `mcpspec matrix --merge`; "" for none.
+	name string
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
@@ -92,6 +94,7 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		authNarrow = fs.String("auth-token-narrow", "", "a valid access `TOKEN` of the server's that lacks a scope tools/call needs (AUTH-403-INSUFFICIENT-SCOPE calls the first listed tool with it); the run's own token goes in --header \"Authorization: Bearer …\"")
 		authAlien  = fs.String("auth-token-foreign", "", "an access `TOKEN` issued for another resource (audience), which the server must refuse (AUTH-AUDIENCE)")
 		jsonrpc    = fs.Bool("jsonrpc", false, "the JSON-RPC profile: test the JSON-RPC 2.0 layer alone, with no MCP handshake (version "+harness.RevJSONRPC+"; not with --sse or --versions; no target: the bundled plain JSON-RPC server)")
+		name       = fs.String("name", "", "record `NAME` as the target's name in results.json (letters, digits, '.', '_', '-'), the column heading `mcpspec matrix --merge` gives it")
 		transcript = fs.String("transcript", "", "write every session's whole wire transcript to `DIR`/transcript.jsonl (one JSON object a line; secrets redacted)")
 		verbose    = fs.Bool("v", false, "verbose: Ginkgo's full spec output")
 		sessions   = fs.Int("sessions", 3, "shared sessions per revision and transport (`N`), each running its share of the checks that need no fresh server")
@@ -106,6 +109,7 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 	fs.Var(&envs, "env", "`K=V` added to the environment of launched commands (repeatable)")
 	fs.Var(&hdrs, "header", "`\"Name: value\"` sent with every HTTP request (repeatable)")
 	onlyOnce(fs, targetFlagNames...)
+	onlyOnce(fs, "name") // two names would leave a merged matrix guessing
 	if err := parseFlags(fs, args, "mcpspec run [flags]", stdout); err != nil {
 		return nil, err
 	}
@@ -116,7 +120,10 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		return nil, usageErrorf("run: unexpected argument %q (quote the server command: --stdio \"CMD ARGS\")", fs.Arg(0))
 	}
 	cfg := &runConfig{focus: *focus, labels: *labels, out: *out, baseline: *baseline, writeBase: *writeBase, strict: *strict, verbose: *verbose, workers: *workers, sessions: *sessions,
-		transcriptDir: *transcript}
+		transcriptDir: *transcript, name: *name}
+	if *name != "" && !targetNamePattern.MatchString(*name) {
+		return nil, usageErrorf("run: --name %q: use letters, digits, '.', '_' and '-', beginning with a letter or digit", *name)
+	}
 	if *sessions < 1 {
 		return nil, usageErrorf("run: --sessions must be at least 1, got %d", *sessions)
 	}
@@ -367,7 +374,7 @@ func execute(cfg *runConfig, stdout, stderr io.Writer) (int, error) {
 	run := &reports.Run{
 		SchemaVersion: reports.SchemaVersion,
 		Tool:          reports.Tool{Name: "mcpspec", Version: version},
-		Target:        describeTargets(cfg.conform.Targets),
+		Target:        describeTargets(cfg.name, cfg.conform.Targets),
 		StartedAt:     runner.Started(),
 		Revisions:     cfg.conform.Revisions,
 		Strict:        cfg.strict,
@@ -436,12 +443,21 @@ func finish(cfg *runConfig, run *reports.Run, stdout, stderr io.Writer, runErr e
 		return reports.ExitHarness, runErr
 	}
 	fmt.Fprintf(stdout, "reports: %s\n", filepath.Join(cfg.out, reports.ResultsFile))
-	code := reports.ExitCode(run, cfg.strict)
-	if code == reports.ExitOK && nothingTested(run) {
+	code := runExitCode(run)
+	if code == reports.ExitNothingRan && len(run.Results) > 0 {
 		fmt.Fprintln(stderr, "mcpspec: no check could run: every result is na or untestable (does the server serve any of the requested revisions?)")
-		code = reports.ExitNothingRan
 	}
 	return code, runErr
+}
+
+// runExitCode is the exit code of a run whose reports were written, decided by its results alone
+// (run.Strict records --strict), so that `mcpspec matrix --merge` recovers it from results.json.
+func runExitCode(run *reports.Run) int {
+	code := reports.ExitCode(run, run.Strict)
+	if code == reports.ExitOK && nothingTested(run) {
+		code = reports.ExitNothingRan
+	}
+	return code
 }
 
 // nothingTested reports whether results exist but none of them judged the server.
@@ -457,8 +473,8 @@ func nothingTested(run *reports.Run) bool {
 	return true
 }
 
-func describeTargets(ts []harness.Target) reports.Target {
-	var t reports.Target
+func describeTargets(name string, ts []harness.Target) reports.Target {
+	t := reports.Target{Name: name}
 	var parts []string
 	for _, x := range ts {
 		parts = append(parts, x.Describe())

@@ -24,6 +24,26 @@ func TestCLIEveryFlagRefusesBadValues(t *testing.T) {
 	if err := os.WriteFile(results, []byte(`{"schemaVersion":1,"results":[]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Report directories for matrix --merge: none, an empty one, a broken, an unnamed, a misnamed
+	// and a named results.json.
+	mergeDir := func(name, results string) string {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if results != "" {
+			if err := os.WriteFile(filepath.Join(p, "results.json"), []byte(results), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return p
+	}
+	noResults := mergeDir("no-results", "")
+	broken := mergeDir("broken", `{"schemaVersion":1,"results":[`)
+	oldSchema := mergeDir("old-schema", `{"schemaVersion":0,"results":[]}`)
+	unnamed := mergeDir("unnamed", `{"schemaVersion":1,"results":[]}`)
+	misnamed := mergeDir("misnamed", `{"schemaVersion":1,"target":{"name":"../x"},"results":[]}`)
+	named := mergeDir("named", `{"schemaVersion":1,"target":{"name":"a"},"results":[]}`)
 	type tc struct {
 		args []string
 		want string
@@ -98,6 +118,10 @@ func TestCLIEveryFlagRefusesBadValues(t *testing.T) {
 		run("timeout request must be positive", "--timeout-request", "-1s"),
 		run(`invalid value "5" for flag -timeout-quiet`, "--timeout-quiet", "5"),
 		run("timeout shutdown must be positive", "--timeout-shutdown", "0"),
+		run("--name "+emptyMsg, "--name", ""),
+		run(`--name "bad name": use letters, digits`, "--name", "bad name"),
+		run(`--name "../x": use letters, digits`, "--name", "../x"),
+		run("--name given 2 times", "--name", "a", "--name", "b"),
 		// Neither a flag nor an argument run takes.
 		run("flag provided but not defined: -nope", "--nope"),
 		run(`unexpected argument "server.py"`, "--stdio", "python", "server.py"),
@@ -113,6 +137,20 @@ func TestCLIEveryFlagRefusesBadValues(t *testing.T) {
 		{[]string{"matrix", "--config", config, "--targets", "b"}, `--targets: no target "b"`},
 		{[]string{"matrix", "--config", config, "--nope"}, "flag provided but not defined: -nope"},
 		{[]string{"matrix", "--config", config, "extra"}, "matrix: usage:"},
+		{[]string{"matrix", "--merge"}, "matrix: --merge needs the report directories"},
+		{[]string{"matrix", "--merge", "--config", config, named}, "--merge runs nothing: it takes no --config"},
+		{[]string{"matrix", "--merge", "--isolation", named}, "it takes no --config, --parallel, --targets or --isolation"},
+		{[]string{"matrix", "--merge", "--out", "", named}, "matrix: --out " + emptyMsg},
+		{[]string{"matrix", "--merge", filepath.Join(dir, "none")}, "none: not a directory"},
+		{[]string{"matrix", "--merge", results}, "results.json: not a directory"},
+		{[]string{"matrix", "--merge", noResults}, "no-results: no results.json"},
+		{[]string{"matrix", "--merge", named, broken}, "broken/results.json: not valid JSON"},
+		{[]string{"matrix", "--merge", oldSchema}, "schemaVersion 0 is not supported"},
+		{[]string{"matrix", "--merge", unnamed}, "names no target: run it with --name NAME, or give NAME="},
+		{[]string{"matrix", "--merge", misnamed}, `target name "../x": use letters`},
+		{[]string{"matrix", "--merge", named, "a=" + unnamed}, `two directories name the target "a"`},
+		{[]string{"matrix", "--merge", "--out", named, "x=" + named}, "it overlaps"},
+		{[]string{"matrix", "--merge", "--out", filepath.Join(named, "sub"), "named=" + dir}, "it overlaps"},
 
 		{[]string{"diff"}, "want two results.json paths"},
 		{[]string{"diff", results}, "want two results.json paths, OLD and NEW, got 1"},
