@@ -57,3 +57,35 @@ func TestNoHandshakeIsOneFailure(t *testing.T) {
 		})
 	}
 }
+
+// A server that serves only 2026-07-28 refuses initialize at every older revision: every check
+// at those revisions is na, the checks that send initialize on a connection of their own
+// (CANCEL-NO-INIT-CANCEL, LIFE-PRE-INIT-REQUEST, LIFE-VERSION-FALLBACK) included.
+func TestUnservedRevisionsAreNA(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "out")
+	r := runBinary(t, referenceRunTimeout, bins.mcpspec, "run", "--stdio", bins.mcpspec+" reference --era stateless",
+		"--focus", "^(CANCEL-NO-INIT|LIFE-|VER26-DISCOVER)", "--out", out)
+	if r.code != reports.ExitOK {
+		t.Errorf("exit code %d, want %d\n%s", r.code, reports.ExitOK, r.stdout)
+	}
+	run := assertReports(t, out)
+	na := 0
+	for _, res := range run.Results {
+		if res.Version == "2026-07-28" {
+			continue
+		}
+		switch res.Status {
+		case reports.NA:
+			na++
+			if !strings.Contains(res.Message, "does not serve revision "+res.Version) {
+				t.Errorf("%s %s: na without the reason: %s", res.ID, res.Version, res.Message)
+			}
+		case reports.Fail, reports.Warn, reports.Error:
+			t.Errorf("%s %s: %s at a revision the server does not serve: %s", res.ID, res.Version, res.Status, res.Message)
+		}
+	}
+	if na == 0 {
+		t.Error("no check was na at the unserved revisions")
+	}
+}

@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/reports"
 	"github.com/mcpspec/mcpspec/suites/catalog"
 )
@@ -216,4 +219,53 @@ func clipLine(s string, n int) string {
 		return s[:n] + "…"
 	}
 	return s
+}
+
+// unservedRefusal turns a raw check's violation or untestable finding into na when it rests on
+// an initialize the server refused at a revision it does not serve: the shared session's
+// handshake at the revision got a JSON-RPC error, and so did an initialize of the check's own.
+// Such a check speaks before any handshake (so the gate lets it run), but what it asks of
+// initialize is asked of a revision the server never claimed; a server serving only
+// 2026-07-28 answers -32601 to initialize at every older revision, and that is no finding.
+// A finding that names another rule broken (an unanswered request, say) stands.
+func (r *Runner) unservedRefusal(ctx context.Context, t *T, f Finding) (Finding, bool) {
+	if f.Outcome != Violation && f.Outcome != Untestable || f.Rule != "" || f.Severe || t.S == nil {
+		return Finding{}, false
+	}
+	neg := r.recorded(ctx, t.Transport, t.Revision)
+	entries := t.S.Conn.Transcript().Since(0)
+	for _, extra := range t.extra {
+		entries = append(entries, extra.Transcript().Since(0)...)
+	}
+	if !noResult(neg) || rpcError(neg) == nil || !refusedInitialize(entries) {
+		return Finding{}, false
+	}
+	return NA("the server does not serve revision %s: %v", neg.Requested, neg.Err), true
+}
+
+// refusedInitialize reports whether entries hold an initialize request answered with an error.
+func refusedInitialize(entries []transcript.Entry) bool {
+	asked := map[jsonrpc.ID]bool{}
+	for _, e := range entries {
+		for _, m := range messagesOf(e.Body) {
+			switch {
+			case e.Dir == transcript.Send && m.Kind == jsonrpc.Request && m.Method == "initialize":
+				asked[m.ID] = true
+			case e.Dir == transcript.Recv && m.Kind == jsonrpc.Response && asked[m.ID]:
+				if m.HasError {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// messagesOf parses a transcript body: one message, or the members of a batch.
+func messagesOf(body string) []jsonrpc.Message {
+	m := jsonrpc.Parse([]byte(body))
+	if m.Kind != jsonrpc.Batch {
+		return []jsonrpc.Message{m}
+	}
+	return m.Elems
 }

@@ -415,6 +415,11 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 			f = Failed(fmt.Errorf("check panicked: %v", p))
 		}
 		f = withUnanswered(f, t.unanswered(unansweredBefore))
+		if c.Connection == Raw {
+			if na, ok := r.unservedRefusal(ctx, t, f); ok {
+				f = na
+			}
+		}
 		if f.Outcome == Violation || f.Outcome == Broken {
 			f.Message = explainServer(f.Message, goneCause(t.S), t.S.Timeouts() > timeoutsBefore, t.S.Conn.Diagnostics)
 		}
