@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/mcpspec/mcpspec/harness"
@@ -363,6 +364,20 @@ func execute(cfg *runConfig, stdout, stderr io.Writer) (int, error) {
 		}
 		cfg.conform.Archive = archive
 	}
+	// Ginkgo's own console output is a mark per check and a block per failure; without -v the
+	// console gets instead a progress line on a terminal (nothing per check in CI logs) and the
+	// summary at the end.
+	var line *progress
+	if !cfg.verbose {
+		if isTerminal(stdout) {
+			line = &progress{w: stdout, base: cfg.base, strict: cfg.strict}
+			cfg.conform.OnResult = line.result
+			defer line.clear()
+		}
+		quiet := formatter.ColorableStdOut
+		formatter.ColorableStdOut = io.Discard
+		defer func() { formatter.ColorableStdOut = quiet }()
+	}
 	runner := conform.NewRunner(cfg.conform)
 	run := &reports.Run{
 		SchemaVersion: reports.SchemaVersion,
@@ -379,6 +394,9 @@ func execute(cfg *runConfig, stdout, stderr io.Writer) (int, error) {
 		return finish(cfg, run, stdout, stderr, fmt.Errorf("building the spec tree: %w", err))
 	}
 	// conform.Build registered only the specs --focus and --label-filter select.
+	if line != nil {
+		line.setTotal(runner.Planned())
+	}
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
 	suiteConfig.RandomSeed = 1
 	suiteConfig.Timeout = 24 * time.Hour
@@ -392,6 +410,9 @@ func execute(cfg *runConfig, stdout, stderr io.Writer) (int, error) {
 		runner.RecordError(fmt.Errorf("--transcript: %w", err))
 	}
 
+	if line != nil {
+		line.clear()
+	}
 	run.Results = runner.Results()
 	run.Errors = runner.Errors()
 	if why := runner.Interruption(); why != "" {
