@@ -104,12 +104,7 @@ type htmlGridRow struct {
 type htmlGridCell struct {
 	Status Status
 	Href   string // "#r12" or "#ns1"
-	Mark   string // a character per status, for readers who cannot tell the colours apart
-}
-
-// gridMarks are the grid's characters per status.
-var gridMarks = map[Status]string{
-	Pass: "✓", Fail: "✗", Warn: "!", NA: "–", Untestable: "?", Error: "E", Expected: "x", Stale: "s",
+	Mark   string // the status in one character (as in matrix.html), for readers who cannot tell the colours apart
 }
 
 // encodeHTML renders report.html: one self-contained page (inline CSS and JS, no network) that
@@ -268,7 +263,7 @@ func buildGrid(r *Run, href map[key]string) htmlGrid {
 		if !ok {
 			continue
 		}
-		g.Rows[index[res.ID]].Cells[c] = htmlGridCell{Status: res.Status, Href: href[resultKey(res)], Mark: gridMarks[res.Status]}
+		g.Rows[index[res.ID]].Cells[c] = htmlGridCell{Status: res.Status, Href: href[resultKey(res)], Mark: statusSymbol(res.Status)}
 	}
 	// A requirement whose every result is in left-out columns has nothing to show.
 	g.Rows = slices.DeleteFunc(g.Rows, func(row htmlGridRow) bool {

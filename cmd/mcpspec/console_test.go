@@ -144,3 +144,53 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 	t.Cleanup(func() { slave.Close() })
 	return master, slave
 }
+
+func TestCLIGitHubAnnotationsAndJobSummary(t *testing.T) {
+	t.Parallel()
+	annotation := regexp.MustCompile(`(?m)^::(error|warning) title=([^:]+)::(.*)$`)
+	cases := []struct {
+		name  string
+		flags []string
+		env   []string
+		want  []string // "level ID"
+	}{
+		{"--github", []string{"--github"}, nil, []string{"error JRPC-ERROR-MESSAGE"}}, // an error: --strict
+		{"GITHUB_ACTIONS=true", nil, []string{"GITHUB_ACTIONS=true"}, []string{"error JRPC-ERROR-MESSAGE"}},
+		{"--github=false in GitHub Actions", []string{"--github=false"}, []string{"GITHUB_ACTIONS=true"}, nil},
+		{"without", nil, nil, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			d := newRunDir(t)
+			out := t.TempDir()
+			summary := filepath.Join(t.TempDir(), "step-summary.md")
+			env := append([]string{"GITHUB_STEP_SUMMARY=" + summary}, c.env...)
+			r := runBinaryEnv(t, referenceRunTimeout, env, d.mcpspec, append(consoleArgs(d, out), c.flags...)...)
+			if r.code != reports.ExitFailures {
+				t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, reports.ExitFailures, r.stdout, r.stderr)
+			}
+			var got []string
+			for _, m := range annotation.FindAllStringSubmatch(r.stdout, -1) {
+				got = append(got, m[1]+" "+m[2])
+				if !strings.HasPrefix(m[3], m[2]+" [SHOULD] 2026-07-28 stdio (warn): error message is not one short sentence") {
+					t.Errorf("annotation message %q", m[3])
+				}
+			}
+			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+				t.Errorf("annotations %q, want %q\nstdout:\n%s", got, c.want, r.stdout)
+			}
+			job, err := os.ReadFile(summary)
+			switch {
+			case c.want == nil && !errors.Is(err, os.ErrNotExist):
+				t.Errorf("the job summary was written without --github (%v):\n%s", err, job)
+			case c.want != nil:
+				md, _ := os.ReadFile(filepath.Join(out, reports.SummaryFile))
+				if err != nil || len(md) == 0 || string(job) != "\n"+string(md) {
+					t.Errorf("the job summary is not summary.md (%v):\n%s", err, job)
+				}
+			}
+			assertNoLeftovers(t, d)
+		})
+	}
+}

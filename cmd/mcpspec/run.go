@@ -47,10 +47,13 @@ type runConfig struct {
 	strict    bool
 	verbose   bool
 	color     bool
-	workers   int
-	sessions  int
-	secrets   []string
-	base      *reports.Baseline // loaded from --baseline, nil without
+	// github: print each failure and warning as a GitHub Actions annotation, and append
+	// summary.md to $GITHUB_STEP_SUMMARY (--github, or GITHUB_ACTIONS=true).
+	github   bool
+	workers  int
+	sessions int
+	secrets  []string
+	base     *reports.Baseline // loaded from --baseline, nil without
 	// transcriptDir receives every session's whole wire transcript (--transcript); "" for none.
 	transcriptDir string
 }
@@ -98,6 +101,7 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		sessions   = fs.Int("sessions", 3, "shared sessions per revision and transport (`N`), each running its share of the checks that need no fresh server")
 		workers    = fs.Int("parallel", 16, "how many checks may run at once (`N`); checks sharing a session always run one after another")
 		noColor    = fs.Bool("no-color", false, "no ANSI colours (also NO_COLOR)")
+		github     = fs.Bool("github", false, "print each failure and warning as a GitHub Actions annotation (::error title=ID::message) and append summary.md to $GITHUB_STEP_SUMMARY when set; on by default when GITHUB_ACTIONS=true (--github=false turns it off)")
 		tStartup   = fs.Duration("timeout-startup", harness.DefaultTimeouts().Startup, "bound on starting a server and its initialize")
 		tRequest   = fs.Duration("timeout-request", harness.DefaultTimeouts().Request, "bound on one request's response")
 		tQuiet     = fs.Duration("timeout-quiet", harness.DefaultTimeouts().Quiet, "quiet window after a sentinel ping when proving silence")
@@ -125,6 +129,7 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		return nil, usageErrorf("run: --parallel must be at least 1, got %d", *workers)
 	}
 	cfg.color = !*noColor && os.Getenv("NO_COLOR") == ""
+	cfg.github = *github || (!given(fs, "github") && os.Getenv("GITHUB_ACTIONS") == "true")
 	cfg.conform.Validator = newValidator()
 	cfg.conform.Timeouts = harness.Timeouts{Startup: *tStartup, Request: *tRequest, Quiet: *tQuiet, Shutdown: *tShutdown}
 	if err := cfg.conform.Timeouts.Validate(); err != nil {
@@ -446,6 +451,9 @@ func finish(cfg *runConfig, run *reports.Run, stdout, stderr io.Writer, runErr e
 	if err := reports.PrintSummary(stdout, run, cfg.color); err != nil {
 		fmt.Fprintf(stderr, "mcpspec: printing the summary: %v\n", err)
 	}
+	if cfg.github {
+		githubOutput(cfg, run, stdout, stderr)
+	}
 	var ue *usageError
 	if errors.As(runErr, &ue) {
 		return reports.ExitUsage, runErr
@@ -463,6 +471,20 @@ func finish(cfg *runConfig, run *reports.Run, stdout, stderr io.Writer, runErr e
 		code = reports.ExitNothingRan
 	}
 	return code, runErr
+}
+
+// githubOutput shows the run where GitHub Actions users look: an annotation per failure and
+// warning on the job's page, and summary.md in the job summary. The job summary is a courtesy
+// beside the four reports, so failing to append to it is said on stderr but changes no verdict.
+func githubOutput(cfg *runConfig, run *reports.Run, stdout, stderr io.Writer) {
+	if err := reports.GitHubAnnotations(stdout, run, cfg.strict); err != nil {
+		fmt.Fprintf(stderr, "mcpspec: %v\n", err)
+	}
+	if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
+		if err := reports.AppendStepSummary(path, run); err != nil {
+			fmt.Fprintf(stderr, "mcpspec: --github: %v\n", err)
+		}
+	}
 }
 
 // nothingTested reports whether results exist but none of them judged the server.
