@@ -43,8 +43,8 @@ func PrintSummary(w io.Writer, r *Run, color bool) error {
 	}
 	notServed, rows := arrange(r.Results)
 	for _, n := range notServed {
-		fmt.Fprintf(&b, "  %s %s %s: %d checks na; it answered %s\n", paint(statusColor[NA], "not served"),
-			oneLine(n.revisionLabel(), messageWidth), oneLine(n.Transport, messageWidth), n.Checks, oneLine(n.Answer, messageWidth))
+		fmt.Fprintf(&b, "  %s %s %s: %s na; it answered %s\n", paint(statusColor[NA], "not served"),
+			oneLine(n.revisionLabel(), messageWidth), oneLine(n.Transport, messageWidth), checksWord(n.Checks), oneLine(n.Answer, messageWidth))
 	}
 
 	rows = slices.DeleteFunc(rows, func(res Result) bool { return res.Status == Pass || res.Status == NA })
@@ -71,6 +71,8 @@ func PrintSummary(w io.Writer, r *Run, color bool) error {
 			idWidth, oneLine(res.ID, messageWidth), oneLine(res.Version, messageWidth),
 			oneLine(res.Transport, messageWidth), oneLine(msg, messageWidth))
 	}
+
+	writeServerStderr(&b, r.Errors, rows)
 
 	if areas := countByArea(r.Results); len(areas) > 0 {
 		b.WriteString("by area\n")
@@ -101,4 +103,44 @@ func countsLine(counts map[Status]int, paint func(code, s string) string) string
 		return "no results"
 	}
 	return strings.Join(parts, ", ")
+}
+
+func checksWord(n int) string {
+	if n == 1 {
+		return "1 check"
+	}
+	return fmt.Sprintf("%d checks", n)
+}
+
+// stderrMarker introduces the tail of a server's stderr in a message (harness and suites/conform
+// quote it when a server died or did not answer).
+const stderrMarker = "\nserver stderr (last lines):\n"
+
+// stderrBlocks bounds how many different stderr tails the console shows.
+const stderrBlocks = 3
+
+// writeServerStderr shows, once each, the server stderr that harness errors and findings quote:
+// the listing shows only a message's first line, and what a dying server last said is often
+// the reason for all of them.
+func writeServerStderr(b *strings.Builder, errors []string, rows []Result) {
+	type quote struct{ who, text string }
+	var quotes []quote
+	for _, e := range errors {
+		quotes = append(quotes, quote{"a harness error", e})
+	}
+	for _, res := range rows {
+		quotes = append(quotes, quote{fmt.Sprintf("%s %s %s", res.ID, res.Version, res.Transport), res.Message})
+	}
+	var seen []string
+	for _, q := range quotes {
+		_, tail, ok := strings.Cut(q.text, stderrMarker)
+		if !ok || slices.Contains(seen, tail) || len(seen) == stderrBlocks {
+			continue
+		}
+		seen = append(seen, tail)
+		fmt.Fprintf(b, "server stderr (last lines), as %s quotes it:\n", oneLine(q.who, messageWidth))
+		for _, line := range strings.Split(strings.TrimRight(tail, "\n"), "\n") {
+			b.WriteString("  " + oneLine(line, messageWidth) + "\n")
+		}
+	}
 }

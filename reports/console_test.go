@@ -83,3 +83,29 @@ func TestPrintSummaryLeadsWithFindings(t *testing.T) {
 		}
 	}
 }
+
+func TestPrintSummaryQuotesServerStderrOnce(t *testing.T) {
+	run := &Run{Errors: []string{"server exited" + stderrMarker + "panic: boom\ngoroutine 1"}}
+	for _, v := range []string{"2025-06-18", "2025-11-25"} {
+		r := sampleResult("DIED", Error, v, "stdio")
+		r.Message = "the server stopped answering" + stderrMarker + "panic: boom\ngoroutine 1"
+		run.Results = append(run.Results, r)
+	}
+	other := sampleResult("HUNG", Fail, "2025-11-25", "http")
+	other.Message = "no response" + stderrMarker + "listening on :3001\x1b[2J"
+	run.Results = append(run.Results, other)
+	var buf bytes.Buffer
+	if err := PrintSummary(&buf, run, false); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if n := strings.Count(out, "  panic: boom\n  goroutine 1\n"); n != 1 {
+		t.Errorf("the same stderr tail is shown %d times, want once:\n%s", n, out)
+	}
+	for _, want := range []string{"server stderr (last lines), as a harness error quotes it:\n",
+		"server stderr (last lines), as HUNG 2025-11-25 http quotes it:\n  listening on :3001\\x1b[2J\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+}
