@@ -38,7 +38,9 @@ run_step() {
   (cd "$GITHUB_ACTION_PATH" && GOWORK=off go build -o "$bin" ./cmd/mcpspec) ||
     fail "could not build mcpspec from $GITHUB_ACTION_PATH" 3
 
-  local args=(run --out "$out" --no-color)
+  # --github: each failure and warning as an annotation, and summary.md appended to the job
+  # summary by mcpspec itself (once: the script adds nothing to it).
+  local args=(run --out "$out" --no-color --github)
   add() { if [ -n "$2" ]; then args+=("$1" "$2"); fi; }
   add --name "$name"
   add --stdio "$stdio"
@@ -57,9 +59,6 @@ run_step() {
   local code=0
   "$bin" "${args[@]}" || code=$?
 
-  if [ -n "${GITHUB_STEP_SUMMARY:-}" ] && [ -f "$out/summary.md" ]; then
-    cat "$out/summary.md" >>"$GITHUB_STEP_SUMMARY"
-  fi
   {
     echo "exit-code=$code"
     echo "report-dir=$out"

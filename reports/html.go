@@ -2,12 +2,14 @@ package reports
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"html/template"
+	"slices"
 	"sort"
 	"time"
 )
@@ -37,8 +39,11 @@ type htmlPage struct {
 	Transports  []string
 	ServerName  string
 	ServerInfo  string // serverInfo as indented JSON
-	Rows        []htmlRow
-	NonPassing  int
+	NotServed   []htmlNotServed
+	Findings    []htmlRow // fail, error, stale, warn, untestable, expected: in listOrder
+	Others      []htmlRow // na, then pass
+	Grid        htmlGrid
+	Shown       int // rows in Findings and Others
 	GeneratedAt string
 	Script      template.JS
 	ScriptHash  string // CSP source expression for Script
@@ -51,8 +56,8 @@ type htmlCount struct {
 
 type htmlRow struct {
 	Result
+	Anchor   string // the row's element id, which grid cells link to
 	Summary  string // the message on one line
-	Details  bool   // non-passing: show requirement, message and evidence
 	Seconds  string
 	Evidence []htmlExchange
 }
@@ -63,8 +68,49 @@ type htmlExchange struct {
 	Body      string
 }
 
-// encodeHTML renders report.html: one self-contained page (inline CSS and JS,
-// no network) that reads fine without JavaScript; the filters are an extra.
+// htmlNotServed is one revision or transport the server does not serve, shown as one line that
+// opens on the first of its checks (its message and evidence show what the server answered).
+type htmlNotServed struct {
+	NotServed
+	Anchor   string
+	Revision string
+	Answer   string // on one line
+	Message  string
+	Evidence []htmlExchange
+}
+
+// htmlGrid is every verdict at a glance: requirements down, revision × transport across. A cell
+// carries only its status and a link to the row (or not-served line) holding the evidence, so the
+// grid adds little to the page however much evidence the rows hold.
+type htmlGrid struct {
+	Revisions []htmlGridRevision
+	Columns   []gridColumn
+	Rows      []htmlGridRow
+	Omitted   []string // "revision transport" of columns left out: nothing there but not served
+}
+
+type htmlGridRevision struct {
+	Version string
+	Span    int
+}
+
+type gridColumn struct{ Version, Transport string }
+
+type htmlGridRow struct {
+	ID, Title string
+	Cells     []htmlGridCell // one per column; an empty Status: no check there
+}
+
+type htmlGridCell struct {
+	Status Status
+	Href   string // "#r12" or "#ns1"
+	Mark   string // the status in one character (as in matrix.html), for readers who cannot tell the colours apart
+}
+
+// encodeHTML renders report.html: one self-contained page (inline CSS and JS, no network) that
+// reads fine without JavaScript; the filters are an extra. It leads with what needs a look: the
+// revisions and transports the server does not serve (one line each), then the findings in
+// listOrder, the grid, and last the na checks and passes.
 func encodeHTML(r *Run) ([]byte, error) {
 	page := htmlPage{
 		Run:         r,
@@ -78,7 +124,7 @@ func encodeHTML(r *Run) ([]byte, error) {
 		page.StartedAt = r.StartedAt.UTC().Format(time.RFC3339)
 	}
 	counts := countStatuses(r.Results)
-	for _, s := range AllStatuses() {
+	for _, s := range listOrder {
 		page.Counts = append(page.Counts, htmlCount{s, counts[s]})
 	}
 	if len(r.Target.ServerInfo) > 0 {
@@ -95,35 +141,135 @@ func encodeHTML(r *Run) ([]byte, error) {
 	areas, versions, transports := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, res := range r.Results {
 		areas[res.Area], versions[res.Version], transports[res.Transport] = true, true, true
+	}
+	page.Areas, page.Versions, page.Transports = sortedKeys(areas), sortedKeys(versions), sortedKeys(transports)
+
+	notServed, rows := arrange(r.Results)
+	href := map[key]string{} // where each result's evidence is on the page
+	for i, n := range notServed {
+		ns := htmlNotServed{NotServed: n, Anchor: fmt.Sprintf("ns%d", i+1), Revision: n.revisionLabel(),
+			Answer: oneLine(n.Answer, messageWidth), Message: escapeControls(n.First.Message, true),
+			Evidence: htmlEvidence(n.First.Evidence, 0)}
+		page.NotServed = append(page.NotServed, ns)
+	}
+	for _, res := range r.Results {
+		if v, _, ok := notServedKey(res); ok {
+			for _, ns := range page.NotServed {
+				if ns.Version == v && ns.Transport == res.Transport {
+					href[resultKey(res)] = "#" + ns.Anchor
+				}
+			}
+		}
+	}
+	for i, res := range rows {
 		res.Message = escapeControls(res.Message, true)
 		// Every row opens on the exchange that decided it, a pass too; a pass's is shortened
 		// here (results.json keeps it whole), so that the page stays light.
-		row := htmlRow{Result: res, Summary: oneLine(res.Message, messageWidth), Details: true, Seconds: seconds(res.DurationMs)}
-		evidence, bodyLimit := res.Evidence, 0
+		row := htmlRow{Result: res, Anchor: fmt.Sprintf("r%d", i+1), Summary: oneLine(res.Message, messageWidth), Seconds: seconds(res.DurationMs)}
 		if res.Status == Pass {
-			evidence, bodyLimit = passEvidence(res.Evidence), passBodyBytes
+			row.Evidence = htmlEvidence(passEvidence(res.Evidence), passBodyBytes)
 		} else {
-			page.NonPassing++
+			row.Evidence = htmlEvidence(res.Evidence, 0)
 		}
-		for _, e := range evidence {
-			body := e.Body
-			if bodyLimit > 0 {
-				body = clip(body, bodyLimit)
-			}
-			// Control characters are shown as escapes; results.json keeps the raw bytes.
-			row.Evidence = append(row.Evidence, htmlExchange{
-				Header: escapeControls(exchangeHeader(e), false), Direction: e.Direction,
-				Body: escapeControls(body, true)})
+		href[resultKey(res)] = "#" + row.Anchor
+		if res.Status == Pass || res.Status == NA {
+			page.Others = append(page.Others, row)
+		} else {
+			page.Findings = append(page.Findings, row)
 		}
-		page.Rows = append(page.Rows, row)
 	}
-	page.Areas, page.Versions, page.Transports = sortedKeys(areas), sortedKeys(versions), sortedKeys(transports)
+	page.Shown = len(rows)
+	page.Grid = buildGrid(r, href)
 
 	var buf bytes.Buffer
 	if err := reportTemplate.Execute(&buf, page); err != nil {
 		return nil, fmt.Errorf("render report.html: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// htmlEvidence prepares exchanges for the page, each body cut to bodyLimit bytes when it is not 0.
+// Control characters are shown as escapes; results.json keeps the raw bytes.
+func htmlEvidence(evidence []Exchange, bodyLimit int) []htmlExchange {
+	var out []htmlExchange
+	for _, e := range evidence {
+		body := e.Body
+		if bodyLimit > 0 {
+			body = clip(body, bodyLimit)
+		}
+		out = append(out, htmlExchange{Header: escapeControls(exchangeHeader(e), false), Direction: e.Direction,
+			Body: escapeControls(body, true)})
+	}
+	return out
+}
+
+// buildGrid lays out one cell per result, linking to where href says its evidence is. A revision
+// × transport column holding nothing but checks the server does not serve is left out (its
+// not-served line says it all).
+func buildGrid(r *Run, href map[key]string) htmlGrid {
+	var g htmlGrid
+	transportRank := func(t string) int {
+		if i := slices.Index(r.Target.Transports, t); i >= 0 {
+			return i
+		}
+		return len(r.Target.Transports)
+	}
+	served, all := map[gridColumn]bool{}, map[gridColumn]bool{}
+	rowOf := map[string]int{}
+	type gridReq struct{ id, area, title string }
+	var reqs []gridReq
+	for _, res := range r.Results {
+		col := gridColumn{res.Version, res.Transport}
+		all[col] = true
+		if _, _, ok := notServedKey(res); !ok {
+			served[col] = true
+		}
+		if _, ok := rowOf[res.ID]; !ok {
+			rowOf[res.ID] = len(reqs)
+			reqs = append(reqs, gridReq{res.ID, res.Area, res.Title})
+		}
+	}
+	for col := range all {
+		if served[col] {
+			g.Columns = append(g.Columns, col)
+		} else {
+			g.Omitted = append(g.Omitted, col.Version+" "+col.Transport)
+		}
+	}
+	slices.SortFunc(g.Columns, func(a, b gridColumn) int {
+		return cmp.Or(cmp.Compare(a.Version, b.Version), cmp.Compare(transportRank(a.Transport), transportRank(b.Transport)),
+			cmp.Compare(a.Transport, b.Transport))
+	})
+	sort.Strings(g.Omitted)
+	for _, c := range g.Columns {
+		if n := len(g.Revisions); n > 0 && g.Revisions[n-1].Version == c.Version {
+			g.Revisions[n-1].Span++
+		} else {
+			g.Revisions = append(g.Revisions, htmlGridRevision{c.Version, 1})
+		}
+	}
+	colOf := map[gridColumn]int{}
+	for i, c := range g.Columns {
+		colOf[c] = i
+	}
+	slices.SortStableFunc(reqs, func(a, b gridReq) int { return cmp.Or(cmp.Compare(a.area, b.area), cmp.Compare(a.id, b.id)) })
+	index := map[string]int{}
+	for i, q := range reqs {
+		index[q.id] = i
+		g.Rows = append(g.Rows, htmlGridRow{ID: q.id, Title: q.title, Cells: make([]htmlGridCell, len(g.Columns))})
+	}
+	for _, res := range r.Results {
+		c, ok := colOf[gridColumn{res.Version, res.Transport}]
+		if !ok {
+			continue
+		}
+		g.Rows[index[res.ID]].Cells[c] = htmlGridCell{Status: res.Status, Href: href[resultKey(res)], Mark: statusSymbol(res.Status)}
+	}
+	// A requirement whose every result is in left-out columns has nothing to show.
+	g.Rows = slices.DeleteFunc(g.Rows, func(row htmlGridRow) bool {
+		return !slices.ContainsFunc(row.Cells, func(c htmlGridCell) bool { return c.Status != "" })
+	})
+	return g
 }
 
 // How much of a pass's evidence report.html shows: results.json has all of it.

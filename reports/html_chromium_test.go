@@ -39,7 +39,7 @@ const (
 // injected by server text that escaped escaping.
 var pageElements = []string{
 	"html", "head", "meta", "title", "style", "body", "header", "footer", "h1", "h2", "p", "dl", "dt",
-	"dd", "ul", "li", "span", "details", "summary", "pre", "div", "a", "form", "fieldset", "label",
+	"dd", "ul", "li", "span", "strong", "details", "summary", "pre", "div", "a", "form", "fieldset", "label",
 	"input", "select", "option", "button", "output", "table", "thead", "tbody", "tr", "th", "td", "script",
 }
 
@@ -82,7 +82,7 @@ func TestHTMLInChromium(t *testing.T) {
 		if got := renderedCount(t, dom, "count-total"); got != len(run.Results) {
 			t.Errorf("the total shows %d, want %d", got, len(run.Results))
 		}
-		if got := strings.Count(dom, "<tr data-status="); got != len(run.Results) {
+		if got := strings.Count(dom, "\" data-status="); got != len(run.Results) {
 			t.Errorf("%d result rows, want %d", got, len(run.Results))
 		}
 	})
@@ -125,14 +125,127 @@ func TestHTMLInChromium(t *testing.T) {
 	})
 }
 
+// TestHTMLOrderAndGridInChromium renders the report of a server that serves one revision of three
+// and fails a few checks, and checks in Chromium's DOM that the page leads with one line per
+// revision not served and the findings in order, and that the grid has a cell per verdict, each
+// opening the evidence of its check.
+func TestHTMLOrderAndGridInChromium(t *testing.T) {
+	if _, err := os.Stat(chromiumPath); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(chromiumMissing)
+		}
+		t.Skip(chromiumMissing)
+	}
+	run := unservedRun()
+	dir := t.TempDir()
+	if err := WriteAll(dir, run); err != nil {
+		t.Fatalf("WriteAll: %v", err)
+	}
+	file := filepath.Join(dir, HTMLFile)
+	dom := chromiumDOM(t, file)
+
+	t.Run("not served, one line each", func(t *testing.T) {
+		lines := regexp.MustCompile(`<li id="ns\d+"><details>\s*<summary>(.*?)</summary>`).FindAllStringSubmatch(dom, -1)
+		if len(lines) != 2 {
+			t.Fatalf("%d not-served lines, want 2\n%s", len(lines), excerpt(dom, `<ul class="not-served">`))
+		}
+		for i, v := range []string{"2025-06-18", "2025-11-25"} {
+			if want := "<strong>" + v + "</strong> over <strong>stdio</strong>: 40 checks na; it answered initialize was answered without a result"; !strings.HasPrefix(lines[i][1], want) {
+				t.Errorf("not-served line %d = %q, want it to begin %q", i, lines[i][1], want)
+			}
+		}
+		if n := strings.Count(dom, "does not serve revision"); n != 2 {
+			t.Errorf("the not-served sentence appears %d times, want once per line (in its details)", n)
+		}
+	})
+
+	t.Run("findings first, in order", func(t *testing.T) {
+		rows := regexp.MustCompile(`<tr id="(r\d+)" data-status="(\w+)"[^>]*>\s*<td>.*?</td>\s*<td>([^<]+)</td>`).FindAllStringSubmatch(dom, -1)
+		var order []string
+		for _, r := range rows {
+			order = append(order, r[2]+" "+r[3])
+		}
+		want := []string{"fail ZZ-FAIL", "fail ZZ-OWN-CONN", "error YY-ERROR", "stale YY-STALE", "warn ZZ-WARN", "untestable ZZ-SLOW", "na CAP-NONE", "pass AAA-00"}
+		if len(order) != len(want)+39 || !slices.Equal(order[:len(want)], want) {
+			t.Errorf("rows in the DOM: %q…, want %q… then 39 more passes", order[:min(len(order), len(want))], want)
+		}
+		if f, g := strings.Index(dom, `<tr id="r1" `), strings.Index(dom, `<table id="grid-table">`); f < 0 || g < f {
+			t.Error("the findings must come before the grid")
+		}
+	})
+
+	t.Run("grid", func(t *testing.T) {
+		head := regexp.MustCompile(`(?s)<table id="grid-table">\s*<thead>(.*?)</thead>`).FindStringSubmatch(dom)
+		if head == nil {
+			t.Fatalf("no grid\n%s", excerpt(dom, `<h2 id="grid">`))
+		}
+		// 2025-06-18 stdio stays (a check ran there on its own connection); 2025-11-25 has nothing else.
+		for _, want := range []string{`<th colspan="1">2025-06-18</th><th colspan="1">2026-07-28</th>`, `<th>stdio</th><th>stdio</th>`} {
+			if !strings.Contains(head[1], want) {
+				t.Errorf("grid header lacks %s:\n%s", want, head[1])
+			}
+		}
+		if !strings.Contains(dom, "Not served, so left out: 2025-11-25 stdio.") {
+			t.Error("the grid does not say which column it left out")
+		}
+		cells := regexp.MustCompile(`<a class="g g-(\w+)" href="#((?:r|ns)\d+)" title="(\w+)">`).FindAllStringSubmatch(dom, -1)
+		if want := 40 + 40 + 7; len(cells) != want { // 2026-07-28 of every requirement, 2025-06-18 of AAA-*, and the others
+			t.Fatalf("%d grid cells, want %d", len(cells), want)
+		}
+		statusOf := map[string]string{}
+		for _, r := range regexp.MustCompile(`<tr id="(r\d+)" data-status="(\w+)"`).FindAllStringSubmatch(dom, -1) {
+			statusOf[r[1]] = r[2]
+		}
+		counts := map[string]int{}
+		for _, c := range cells {
+			counts[c[1]]++
+			if c[1] != c[3] {
+				t.Errorf("a %s cell is titled %s", c[1], c[3])
+			}
+			switch {
+			case strings.HasPrefix(c[2], "ns"):
+				if c[1] != "na" {
+					t.Errorf("a %s cell links to a not-served line", c[1])
+				}
+			case statusOf[c[2]] != c[1]:
+				t.Errorf("a %s cell links to #%s, a %s row", c[1], c[2], statusOf[c[2]])
+			}
+		}
+		if counts["fail"] != 2 || counts["pass"] != 40 || counts["na"] != 41 || counts["warn"] != 1 {
+			t.Errorf("cells per status %v, want 2 fail, 40 pass, 41 na, 1 warn", counts)
+		}
+	})
+
+	t.Run("a cell opens its evidence", func(t *testing.T) {
+		cell := regexp.MustCompile(`<a class="g g-fail" href="#(r\d+)"`).FindStringSubmatch(dom)
+		if cell == nil {
+			t.Fatal("no fail cell")
+		}
+		opened := chromiumDOMAt(t, file, cell[1])
+		row := regexp.MustCompile(`(?s)<tr id="` + cell[1] + `" [^>]*>.*?</tr>`).FindString(opened)
+		if !strings.Contains(row, "<details open=\"\">") {
+			t.Errorf("following the cell's link did not open its row's evidence:\n%s", row)
+		}
+		if strings.Count(opened, "<details open") != 1 {
+			t.Error("following a link should open exactly its row")
+		}
+	})
+}
+
 // chromiumDOM loads the file in headless Chromium and returns the DOM as serialized once the page
 // has loaded and its script has run.
 func chromiumDOM(t *testing.T, file string) string {
 	t.Helper()
+	return chromiumDOMAt(t, file, "")
+}
+
+// chromiumDOMAt is chromiumDOM with the page opened at #fragment, as a link to it would open it.
+func chromiumDOMAt(t *testing.T, file, fragment string) string {
+	t.Helper()
 	home := t.TempDir() // profile, caches and crash dumps stay in the test's own directory
 	ctx, cancel := context.WithTimeout(context.Background(), chromiumTimeout)
 	defer cancel()
-	page := url.URL{Scheme: "file", Path: file}
+	page := url.URL{Scheme: "file", Path: file, Fragment: fragment}
 	cmd := exec.CommandContext(ctx, chromiumPath,
 		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",

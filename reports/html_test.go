@@ -58,7 +58,7 @@ func TestHTMLEscapesServerText(t *testing.T) {
 func TestHTMLShowsEveryResultWithItsEvidence(t *testing.T) {
 	run := sampleRun()
 	page := renderHTML(t, run)
-	if got := strings.Count(page, "<tr data-status="); got != len(run.Results) {
+	if got := strings.Count(page, "\" data-status="); got != len(run.Results) {
 		t.Errorf("%d result rows, want %d", got, len(run.Results))
 	}
 	// Passes included: every verdict opens on the exchange that decided it.
@@ -119,5 +119,21 @@ func TestHTMLShowsAPassShortened(t *testing.T) {
 	}
 	if strings.Contains(page, strings.Repeat("x", passBodyBytes+1)) {
 		t.Errorf("a pass's body is shown beyond %d bytes", passBodyBytes)
+	}
+}
+
+func TestHTMLGridCarriesNoEvidence(t *testing.T) {
+	run := unservedRun()
+	for i := range run.Results {
+		run.Results[i].Evidence = []Exchange{{Seq: 1, Direction: "recv", Channel: "stdout", Body: fmt.Sprintf("evidence-of-%d", i)}}
+	}
+	page := renderHTML(t, run)
+	notServed, rows := arrange(run.Results)
+	// Each row's evidence once, each not-served line's first check's once, and nothing more.
+	if got, want := strings.Count(page, "evidence-of-"), len(rows)+len(notServed); got != want {
+		t.Errorf("evidence appears %d times, want %d (once per row and not-served line)", got, want)
+	}
+	if !strings.Contains(page, `<table id="grid-table">`) {
+		t.Error("no grid")
 	}
 }

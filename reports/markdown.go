@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -11,7 +12,8 @@ import (
 const markdownRowLimit = 300
 
 // encodeSummaryMarkdown renders summary.md: the verdict, counts per status,
-// and a table of the checks that did not pass. Every string that may come
+// one line per revision or transport the server does not serve, and a table
+// of the checks that did not pass, failures first. Every string that may come
 // from the server is escaped for Markdown and kept to one line.
 func encodeSummaryMarkdown(r *Run) []byte {
 	var b bytes.Buffer
@@ -40,7 +42,7 @@ func encodeSummaryMarkdown(r *Run) []byte {
 
 	counts := countStatuses(r.Results)
 	b.WriteString("| Status | Count |\n|---|---:|\n")
-	for _, s := range AllStatuses() {
+	for _, s := range listOrder {
 		fmt.Fprintf(&b, "| %s | %d |\n", s, counts[s])
 	}
 	fmt.Fprintf(&b, "| **total** | **%d** |\n", len(r.Results))
@@ -52,12 +54,20 @@ func encodeSummaryMarkdown(r *Run) []byte {
 		}
 	}
 
-	rows := nonPassing(r.Results)
+	notServed, rows := arrange(r.Results)
+	if len(notServed) > 0 {
+		fmt.Fprintf(&b, "\n### Not served (%d)\n\n", len(notServed))
+		b.WriteString("| Revision | Transport | Checks made na | What the server answered |\n|---|---|---:|---|\n")
+		for _, n := range notServed {
+			fmt.Fprintf(&b, "| %s | %s | %d | %s |\n", mdCell(n.revisionLabel()), mdCell(n.Transport), n.Checks, mdCell(n.Answer))
+		}
+	}
+	rows = slices.DeleteFunc(rows, func(res Result) bool { return res.Status == Pass })
 	if len(rows) == 0 {
 		return b.Bytes()
 	}
 	fmt.Fprintf(&b, "\n### Checks that did not pass (%d)\n\n", len(rows))
-	b.WriteString("| Status | ID | Level | Version | Transport | Message |\n|---|---|---|---|---|---|\n")
+	b.WriteString("| Status | Area | ID | Level | Version | Transport | Message |\n|---|---|---|---|---|---|---|\n")
 	for i, res := range rows {
 		if i == markdownRowLimit {
 			fmt.Fprintf(&b, "\n… and %d more: see report.html or results.json.\n", len(rows)-i)
@@ -67,7 +77,7 @@ func encodeSummaryMarkdown(r *Run) []byte {
 		if res.Status == Expected && res.BaselineReason != "" {
 			msg = "baseline: " + res.BaselineReason + " — " + msg
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", res.Status, mdCell(res.ID), mdCell(res.Level),
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", res.Status, mdCell(res.Area), mdCell(res.ID), mdCell(res.Level),
 			mdCell(res.Version), mdCell(res.Transport), mdCell(msg))
 	}
 	return b.Bytes()

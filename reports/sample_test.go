@@ -70,3 +70,39 @@ func sampleRun() *Run {
 		Results:    results,
 	}
 }
+
+// unservedRun is a run against a server that serves one revision (2026-07-28) of the three tested,
+// over stdio: a few failures and passes there, and many na checks at the two revisions it refuses,
+// worded as suites/conform words them. Two checks ran on connections of their own at a refused
+// revision and were judged there.
+func unservedRun() *Run {
+	run := &Run{
+		SchemaVersion: SchemaVersion,
+		Tool:          Tool{Name: "mcpspec", Version: "0.1.0"},
+		Target:        Target{Description: "stdio: ./small-server", Transports: []string{"stdio"}},
+		Revisions:     []string{"2025-06-18", "2025-11-25", "2026-07-28"},
+	}
+	add := func(id, area string, status Status, version, msg string) {
+		r := sampleResult(id, status, version, "stdio")
+		r.Area, r.Message = area, msg
+		run.Results = append(run.Results, r)
+	}
+	// Spec order: alphabetical by ID, as a naive report would list them.
+	for i := range 40 {
+		id := fmt.Sprintf("AAA-%02d", i)
+		for _, v := range []string{"2025-06-18", "2025-11-25"} {
+			answer := fmt.Sprintf(`initialize was answered without a result: {"jsonrpc":"2.0","id":"mcpspec:session:%d","error":{"code":-32601,"message":"Method not found"}}`, 1000+i)
+			add(id, "aaa", NA, v, "the server does not serve revision "+v+": "+answer)
+		}
+		add(id, "aaa", Pass, "2026-07-28", "ok")
+	}
+	add("CAP-NONE", "caps", NA, "2026-07-28", "the server declares no prompts capability")
+	add("ZZ-FAIL", "zz", Fail, "2026-07-28", "the id came back as a string")
+	add("ZZ-OWN-CONN", "zz", Fail, "2025-06-18", "a check on its own connection failed at a refused revision")
+	add("ZZ-WARN", "zz", Warn, "2026-07-28", "the message is two paragraphs")
+	add("ZZ-SLOW", "zz", Untestable, "2026-07-28", "no slow tool")
+	add("YY-ERROR", "yy", Error, "2026-07-28", "connection reset")
+	add("YY-STALE", "yy", Stale, "2026-07-28", staleMessage)
+	run.Results[len(run.Results)-1].BaselineReason = "old bug"
+	return run
+}

@@ -33,27 +33,3 @@ func (s Status) Valid() bool {
 	}
 	return false
 }
-
-// severity orders statuses for listings of non-passing checks: the ones that
-// break a build come first.
-func (s Status) severity() int {
-	switch s {
-	case Error:
-		return 0
-	case Fail:
-		return 1
-	case Stale:
-		return 2
-	case Warn:
-		return 3
-	case Expected:
-		return 4
-	case Untestable:
-		return 5
-	case NA:
-		return 6
-	case Pass:
-		return 7
-	}
-	return 8
-}

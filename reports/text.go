@@ -3,7 +3,6 @@ package reports
 import (
 	"cmp"
 	"fmt"
-	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -60,25 +59,6 @@ func escapeControls(s string, keepLayout bool) string {
 		i += width
 	}
 	return b.String()
-}
-
-// nonPassing returns the results that did not pass, the most serious first,
-// then by ID, revision and transport.
-func nonPassing(results []Result) []Result {
-	var out []Result
-	for _, r := range results {
-		if r.Status != Pass {
-			out = append(out, r)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Status.severity() != b.Status.severity() {
-			return a.Status.severity() < b.Status.severity()
-		}
-		return resultKey(a).compare(resultKey(b)) < 0
-	})
-	return out
 }
 
 // key identifies a result across runs and in baselines.

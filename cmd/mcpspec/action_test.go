@@ -219,6 +219,9 @@ func TestActionScriptRunsTheSuite(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("run step: exit %d, want 0 whatever the verdict (the reports are uploaded next)\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
+	if !strings.Contains(r.stdout, "::error title=PING-RESPOND::") {
+		t.Errorf("the run step printed no annotation for the failure:\n%s", r.stdout)
+	}
 	report := filepath.Join(e.workspace, "report")
 	want := map[string]string{"exit-code": "1", "report-dir": report, "artifact-name": "mcpspec-report-faulty", "mcpspec": built}
 	if got := e.outputs(t); !maps.Equal(got, want) {
@@ -236,8 +239,9 @@ func TestActionScriptRunsTheSuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(summary, own) || !strings.Contains(string(summary), "PING-RESPOND") {
-		t.Errorf("the job summary should be summary.md:\n%s", summary)
+	// mcpspec run --github appends summary.md once, after a blank line; the script adds nothing.
+	if !bytes.Equal(summary, append([]byte("\n"), own...)) || !strings.Contains(string(summary), "PING-RESPOND") {
+		t.Errorf("the job summary should be summary.md, once:\n%s", summary)
 	}
 	v := e.step(t, "verdict", "MCPSPEC_EXIT_CODE=1")
 	if v.code != 1 || !strings.Contains(v.stdout, "::error title=mcpspec::unexpected failures") {

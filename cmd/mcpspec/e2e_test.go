@@ -48,6 +48,14 @@ var bins struct {
 func TestMain(m *testing.M) { os.Exit(testMain(m)) }
 
 func testMain(m *testing.M) int {
+	// Run in GitHub Actions, every run these tests start would annotate the job and append to its
+	// summary (--github is on with GITHUB_ACTIONS=true); the tests of --github set them themselves.
+	for _, name := range []string{"GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY"} {
+		if err := os.Unsetenv(name); err != nil {
+			fmt.Fprintln(os.Stderr, "e2e:", err)
+			return 1
+		}
+	}
 	dir, err := os.MkdirTemp("", "mcpspec-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: temp dir:", err)
@@ -100,13 +108,19 @@ type procRun struct {
 // is killed and the test fails.
 func runBinary(t *testing.T, limit time.Duration, bin string, args ...string) procRun {
 	t.Helper()
+	return runBinaryEnv(t, limit, nil, bin, args...)
+}
+
+// runBinaryEnv is runBinary with env ("K=V") added to the environment.
+func runBinaryEnv(t *testing.T, limit time.Duration, env []string, bin string, args ...string) procRun {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = pipeGrace
-	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	cmd.Env = append(append(os.Environ(), "NO_COLOR=1"), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()

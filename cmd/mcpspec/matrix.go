@@ -254,6 +254,9 @@ func (t matrixTarget) runArgs(cfg *matrixConfig, dir, out string, port int) ([]s
 	if len(revs) > 0 {
 		args = append(args, "--versions", strings.Join(revs, ","))
 	}
+	// A target's run writes to its own log: its annotations and job summary would only repeat,
+	// target by target, what the matrix reports (a target's args may still turn them on).
+	args = append(args, "--github=false")
 	for _, a := range t.Args {
 		x, err := expandTarget(a, dir, port)
 		if err != nil && firstErr == nil {

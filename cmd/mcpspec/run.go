@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/mcpspec/mcpspec/harness"
@@ -46,10 +47,13 @@ type runConfig struct {
 	strict    bool
 	verbose   bool
 	color     bool
-	workers   int
-	sessions  int
-	secrets   []string
-	base      *reports.Baseline // loaded from --baseline, nil without
+	// github: print each failure and warning as a GitHub Actions annotation, and append
+	// summary.md to $GITHUB_STEP_SUMMARY (--github, or GITHUB_ACTIONS=true).
+	github   bool
+	workers  int
+	sessions int
+	secrets  []string
+	base     *reports.Baseline // loaded from --baseline, nil without
 	// transcriptDir receives every session's whole wire transcript (--transcript); "" for none.
 	transcriptDir string
 	// name is the target's name in results.json (--name), for `mcpspec matrix --merge`; "" for none.
@@ -100,6 +104,7 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		sessions   = fs.Int("sessions", 3, "shared sessions per revision and transport (`N`), each running its share of the checks that need no fresh server")
 		workers    = fs.Int("parallel", 16, "how many checks may run at once (`N`); checks sharing a session always run one after another")
 		noColor    = fs.Bool("no-color", false, "no ANSI colours (also NO_COLOR)")
+		github     = fs.Bool("github", false, "print each failure and warning as a GitHub Actions annotation (::error title=ID::message) and append summary.md to $GITHUB_STEP_SUMMARY when set; on by default when GITHUB_ACTIONS=true (--github=false turns it off)")
 		tStartup   = fs.Duration("timeout-startup", harness.DefaultTimeouts().Startup, "bound on starting a server and its initialize")
 		tRequest   = fs.Duration("timeout-request", harness.DefaultTimeouts().Request, "bound on one request's response")
 		tQuiet     = fs.Duration("timeout-quiet", harness.DefaultTimeouts().Quiet, "quiet window after a sentinel ping when proving silence")
@@ -131,6 +136,7 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		return nil, usageErrorf("run: --parallel must be at least 1, got %d", *workers)
 	}
 	cfg.color = !*noColor && os.Getenv("NO_COLOR") == ""
+	cfg.github = *github || (!given(fs, "github") && os.Getenv("GITHUB_ACTIONS") == "true")
 	cfg.conform.Validator = newValidator()
 	cfg.conform.Timeouts = harness.Timeouts{Startup: *tStartup, Request: *tRequest, Quiet: *tQuiet, Shutdown: *tShutdown}
 	if err := cfg.conform.Timeouts.Validate(); err != nil {
@@ -370,6 +376,20 @@ func execute(cfg *runConfig, stdout, stderr io.Writer) (int, error) {
 		}
 		cfg.conform.Archive = archive
 	}
+	// Ginkgo's own console output is a mark per check and a block per failure; without -v the
+	// console gets instead a progress line on a terminal (nothing per check in CI logs) and the
+	// summary at the end.
+	var line *progress
+	if !cfg.verbose {
+		if isTerminal(stdout) {
+			line = &progress{w: stdout, base: cfg.base, strict: cfg.strict}
+			cfg.conform.OnResult = line.result
+			defer line.clear()
+		}
+		quiet := formatter.ColorableStdOut
+		formatter.ColorableStdOut = io.Discard
+		defer func() { formatter.ColorableStdOut = quiet }()
+	}
 	runner := conform.NewRunner(cfg.conform)
 	run := &reports.Run{
 		SchemaVersion: reports.SchemaVersion,
@@ -386,6 +406,9 @@ func execute(cfg *runConfig, stdout, stderr io.Writer) (int, error) {
 		return finish(cfg, run, stdout, stderr, fmt.Errorf("building the spec tree: %w", err))
 	}
 	// conform.Build registered only the specs --focus and --label-filter select.
+	if line != nil {
+		line.setTotal(runner.Planned())
+	}
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
 	suiteConfig.RandomSeed = 1
 	suiteConfig.Timeout = 24 * time.Hour
@@ -399,6 +422,9 @@ func execute(cfg *runConfig, stdout, stderr io.Writer) (int, error) {
 		runner.RecordError(fmt.Errorf("--transcript: %w", err))
 	}
 
+	if line != nil {
+		line.clear()
+	}
 	run.Results = runner.Results()
 	run.Errors = runner.Errors()
 	if why := runner.Interruption(); why != "" {
@@ -432,6 +458,9 @@ func finish(cfg *runConfig, run *reports.Run, stdout, stderr io.Writer, runErr e
 	if err := reports.PrintSummary(stdout, run, cfg.color); err != nil {
 		fmt.Fprintf(stderr, "mcpspec: printing the summary: %v\n", err)
 	}
+	if cfg.github {
+		githubOutput(cfg, run, stdout, stderr)
+	}
 	var ue *usageError
 	if errors.As(runErr, &ue) {
 		return reports.ExitUsage, runErr
@@ -458,6 +487,20 @@ func runExitCode(run *reports.Run) int {
 		code = reports.ExitNothingRan
 	}
 	return code
+}
+
+// githubOutput shows the run where GitHub Actions users look: an annotation per failure and
+// warning on the job's page, and summary.md in the job summary. The job summary is a courtesy
+// beside the four reports, so failing to append to it is said on stderr but changes no verdict.
+func githubOutput(cfg *runConfig, run *reports.Run, stdout, stderr io.Writer) {
+	if err := reports.GitHubAnnotations(stdout, run, cfg.strict); err != nil {
+		fmt.Fprintf(stderr, "mcpspec: %v\n", err)
+	}
+	if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
+		if err := reports.AppendStepSummary(path, run); err != nil {
+			fmt.Fprintf(stderr, "mcpspec: --github: %v\n", err)
+		}
+	}
 }
 
 // nothingTested reports whether results exist but none of them judged the server.

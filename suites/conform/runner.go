@@ -51,6 +51,9 @@ type Config struct {
 	Secrets []string
 	// Archive keeps every connection's whole transcript (--transcript); nil: none.
 	Archive *transcript.Archive
+	// OnResult, when set, is called with each result as soon as it is recorded (the console's
+	// progress line); checks end concurrently, so it must be safe to call from several goroutines.
+	OnResult func(reports.Result)
 }
 
 // Runner executes checks against a run's targets and collects their results.
@@ -293,6 +296,9 @@ func (r *Runner) execute(c *Check, revision, transport string, slot int, worker 
 	r.mu.Lock()
 	r.results = append(r.results, res)
 	r.mu.Unlock()
+	if r.cfg.OnResult != nil {
+		r.cfg.OnResult(res)
+	}
 	return res
 }
 

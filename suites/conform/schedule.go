@@ -115,6 +115,13 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 	}()
 }
 
+// Planned is how many specs StartShared was given: the run's total, for a progress line.
+func (r *Runner) Planned() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.order)
+}
+
 func (r *Runner) futureOf(s Spec) *future {
 	r.mu.Lock()
 	defer r.mu.Unlock()
