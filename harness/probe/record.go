@@ -6,7 +6,6 @@ package probe
 
 import (
 	"net/http"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -55,16 +54,17 @@ func (r Record) Meta() string {
 	if r.Status != 0 {
 		parts = append(parts, "HTTP "+http.StatusText(r.Status))
 	}
-	keys := make([]string, 0, len(r.Header))
-	for k := range r.Header {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		parts = append(parts, k+": "+r.Header[k])
+	// Only the headers MCP gives a meaning to: the rest (Content-Length, Connection, …) would
+	// bury them. Every header stays in Header.
+	for _, k := range metaHeaders {
+		if v, ok := r.Header[k]; ok {
+			parts = append(parts, k+": "+v)
+		}
 	}
 	return strings.Join(parts, "; ")
 }
+
+var metaHeaders = []string{"Accept", "Content-Type", "Mcp-Session-Id", "Mcp-Protocol-Version", "Last-Event-Id"}
 
 // HasHeader returns the header's value and whether the client sent it.
 func (r Record) HasHeader(name string) (string, bool) {
