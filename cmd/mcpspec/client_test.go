@@ -97,8 +97,9 @@ func TestClientFaultsFail(t *testing.T) {
 	}
 	for _, c := range checks {
 		for _, transport := range c.Transports {
+			// One after another: each run is short, and a burst of them would load the
+			// 2-core machine under the package's timing-sensitive robustness tests.
 			t.Run(c.ID+"/"+transport, func(t *testing.T) {
-				t.Parallel()
 				d := newRunDir(t)
 				r, run := runClient(t, d, transport, c.ID)
 				want := reports.Fail
