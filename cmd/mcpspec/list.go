@@ -8,8 +8,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/mcpspec/mcpspec/fixtures/refclient"
 	"github.com/mcpspec/mcpspec/fixtures/reference"
 	"github.com/mcpspec/mcpspec/suites/catalog"
+	"github.com/mcpspec/mcpspec/suites/clientsuite"
 	"github.com/mcpspec/mcpspec/suites/conform"
 )
 
@@ -24,6 +26,7 @@ type listEntry struct {
 	HasFault    bool     `json:"hasFault"`
 	Excluded    string   `json:"excluded,omitempty"`       // why it is deliberately not checked
 	JSONRPC     bool     `json:"jsonrpcProfile,omitempty"` // checked by run --jsonrpc too
+	Client      bool     `json:"client,omitempty"`         // checked in clients by mcpspec client
 	Summary     string   `json:"summary,omitempty"`
 	LevelReason string   `json:"levelReason,omitempty"`
 }
@@ -90,6 +93,15 @@ func cmdList(args []string, stdout io.Writer) error {
 	if len(profile) > 0 {
 		fmt.Fprintf(stdout, "the JSON-RPC profile (run --jsonrpc) checks %d of them: %s\n", len(profile), strings.Join(profile, ", "))
 	}
+	var clients []string
+	for _, e := range entries {
+		if e.Client {
+			clients = append(clients, e.ID)
+		}
+	}
+	if len(clients) > 0 {
+		fmt.Fprintf(stdout, "mcpspec client checks %d of them in clients: %s\n", len(clients), strings.Join(clients, ", "))
+	}
 	return nil
 }
 
@@ -101,9 +113,16 @@ func listEntries() ([]listEntry, error) {
 	if _, err := conform.Checks(); err != nil {
 		return nil, err
 	}
+	if _, err := clientsuite.Checks(); err != nil {
+		return nil, err
+	}
 	faults := map[string]bool{}
 	for _, f := range reference.Faults() {
 		faults[f.Requirement] = true
+	}
+	clientFaults := map[string]bool{}
+	for _, f := range refclient.Faults() {
+		clientFaults[f.ID] = true
 	}
 	var out []listEntry
 	for _, e := range all {
@@ -112,6 +131,15 @@ func listEntries() ([]listEntry, error) {
 		if c, ok := conform.Lookup(e.ID); ok {
 			le.Implemented, le.Level, le.Versions, le.Transports, le.Summary, le.LevelReason = true, c.Level, c.Versions, c.Transports, c.Summary, c.LevelReason
 			le.JSONRPC = c.JSONRPC
+		}
+		// A client check implements its row too; a row binding both sides (PING-RESPOND,
+		// MSG-JSONRPC) keeps the server check's versions and transports.
+		if c, ok := clientsuite.Lookup(e.ID); ok {
+			le.Client, le.Excluded = true, ""
+			le.HasFault = le.HasFault || clientFaults[e.ID]
+			if !le.Implemented {
+				le.Implemented, le.Level, le.Versions, le.Transports, le.Summary, le.LevelReason = true, c.Level, c.Versions, c.Transports, c.Summary, c.LevelReason
+			}
 		}
 		out = append(out, le)
 	}

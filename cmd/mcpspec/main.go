@@ -26,6 +26,8 @@ Usage:
   mcpspec diff [--json] OLD NEW  compare two results.json files; exit 1 on a regression
   mcpspec matrix --config FILE [--out DIR]  many targets × revisions → one compatibility matrix
   mcpspec matrix --merge DIR... [--out DIR]  the same matrix from runs made elsewhere (CI jobs)
+  mcpspec client --cmd CMD [--stdio]  test an MCP client: it is launched against mcpspec's probe server
+  mcpspec reference-client URL|SERVER  the bundled reference client (--fault ID breaks one requirement)
   mcpspec version              print the version
 
 Run 'mcpspec COMMAND --help' for the flags of a command.
@@ -88,12 +90,18 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		err = cmdReference(args[1:], stdout, stderr)
 	case "jsonrpc-server":
 		err = cmdJSONRPCServer(args[1:], stdout, stderr)
+	case "client":
+		code, err = cmdClient(args[1:], stdout, stderr)
+	case "reference-client":
+		code, err = cmdReferenceClient(args[1:], stdout, stderr)
+	case "probe-stdio":
+		err = cmdProbeStdio(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "mcpspec", version)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
-		err = usageErrorf("unknown command %q (want run, list, diff, matrix, reference, jsonrpc-server or version)", args[0])
+		err = usageErrorf("unknown command %q (want run, list, diff, matrix, reference, jsonrpc-server, client, reference-client or version)", args[0])
 	}
 	if err == nil {
 		return code

@@ -7,8 +7,8 @@ func TestCatalogueLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(all) != 324 {
-		t.Fatalf("want 324 requirements, got %d", len(all))
+	if len(all) != 325 {
+		t.Fatalf("want 325 requirements, got %d", len(all))
 	}
 	for _, e := range all {
 		if len(e.Versions) == 0 {

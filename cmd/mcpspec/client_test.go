@@ -1,0 +1,219 @@
+package main
+
+// The client self-test: every client check passes on the clean reference client and fails (or
+// warns, at its level) on that check's fault, over Streamable HTTP and stdio; and a client that
+// never connects, crashes or hangs ends the run in bounded time with exit 3, its stderr in the
+// reports, and nothing left running.
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpspec/mcpspec/fixtures/refclient"
+	"github.com/mcpspec/mcpspec/reports"
+	"github.com/mcpspec/mcpspec/suites/clientsuite"
+)
+
+// clientRunTimeout bounds one `mcpspec client` run in these tests; the reference client needs
+// well under a second per transport.
+const clientRunTimeout = 60 * time.Second
+
+// clientTestTimeouts keep a fault that leaves the probe's ping unanswered cheap.
+var clientTestTimeouts = []string{"--timeout-request", "500ms", "--timeout-idle", "5s", "--timeout-startup", "10s"}
+
+// runClient runs `mcpspec client` on the reference client (with faults) over a transport.
+func runClient(t *testing.T, d runDir, transport string, faults ...string) (procRun, *reports.Run) {
+	t.Helper()
+	cmd := d.mcpspec + " reference-client"
+	for _, f := range faults {
+		cmd += " --fault " + f
+	}
+	out := t.TempDir()
+	args := append([]string{"client", "--cmd", cmd, "--out", out}, clientTestTimeouts...)
+	if transport == "stdio" {
+		args = append(args, "--stdio")
+	}
+	r := runBinary(t, clientRunTimeout, d.mcpspec, args...)
+	return r, assertReports(t, out)
+}
+
+func TestClientReferencePasses(t *testing.T) {
+	t.Parallel()
+	checks, err := clientsuite.Checks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, transport := range []string{"http", "stdio"} {
+		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
+			d := newRunDir(t)
+			r, run := runClient(t, d, transport)
+			if r.code != reports.ExitOK {
+				t.Errorf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+			}
+			seen := map[string]bool{}
+			for _, res := range run.Results {
+				seen[res.ID] = true
+				if res.Status != reports.Pass {
+					t.Errorf("%s %s: %s, want pass: %s", res.ID, res.Version, res.Status, res.Message)
+				}
+				if res.Transport != transport || len(res.Evidence) == 0 || res.SpecURL == "" {
+					t.Errorf("%s %s: transport %q, %d exchanges, spec %q", res.ID, res.Version, res.Transport, len(res.Evidence), res.SpecURL)
+				}
+			}
+			for _, c := range checks {
+				if slices.Contains(c.Transports, transport) && !seen[c.ID] {
+					t.Errorf("%s applies over %s but has no result", c.ID, transport)
+				}
+			}
+			if run.Target.ServerInfo["name"] != "mcpspec-reference-client" {
+				t.Errorf("the report names the client %v, want its clientInfo", run.Target.ServerInfo)
+			}
+			assertNoLeftovers(t, d)
+		})
+	}
+}
+
+// TestClientFaultsFail: each fault breaks its own check, at its level, over every transport the
+// check runs on, and no other check.
+func TestClientFaultsFail(t *testing.T) {
+	t.Parallel()
+	checks, err := clientsuite.Checks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var faultIDs []string
+	for _, f := range refclient.Faults() {
+		faultIDs = append(faultIDs, f.ID)
+	}
+	for _, c := range checks {
+		if !slices.Contains(faultIDs, c.ID) {
+			t.Errorf("client check %s has no fault in the reference client: it could be a check that cannot fail", c.ID)
+		}
+	}
+	for _, c := range checks {
+		for _, transport := range c.Transports {
+			// One after another: each run is short, and a burst of them would load the
+			// 2-core machine under the package's timing-sensitive robustness tests.
+			t.Run(c.ID+"/"+transport, func(t *testing.T) {
+				d := newRunDir(t)
+				r, run := runClient(t, d, transport, c.ID)
+				want := reports.Fail
+				if c.Level == "SHOULD" {
+					want = reports.Warn
+				}
+				broken := 0
+				for _, res := range run.Results {
+					switch {
+					case res.ID == c.ID && res.Status == want:
+						broken++
+					// Another check may lose its evidence (no header to compare: na), never fail.
+					case res.ID != c.ID && res.Status != reports.Pass && res.Status != reports.NA:
+						t.Errorf("the fault %s also made %s %s %s: %s", c.ID, res.ID, res.Version, res.Status, res.Message)
+					}
+				}
+				if broken == 0 {
+					t.Errorf("the fault %s made no %s result %s\nstdout:\n%s", c.ID, c.ID, want, r.stdout)
+				}
+				if wantCode := map[reports.Status]int{reports.Fail: reports.ExitFailures, reports.Warn: reports.ExitOK}[want]; r.code != wantCode {
+					t.Errorf("exit %d, want %d\nstderr:\n%s", r.code, wantCode, r.stderr)
+				}
+				assertNoLeftovers(t, d)
+			})
+		}
+	}
+}
+
+// TestClientBrokenClientsExit3: clients that never connect, crash or hang end the run within
+// their named timeouts with exit 3, the reason and the client's stderr in the reports.
+func TestClientBrokenClientsExit3(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, script string
+		stdio        bool
+		want         string
+	}{
+		{"never-connects", "echo waiting forever >&2\nsleep 60\n", false, "sent the probe nothing within the startup timeout"},
+		{"crashes", "echo boom: no such config >&2\nexit 7\n", false, "without sending the probe anything"},
+		// Over stdio it launches the probe, sends one ping, and then neither talks nor exits.
+		{"hangs", "echo '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}' | \"$1\" >/dev/null\necho stuck >&2\nsleep 60\n", true, "hung and was stopped"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			d := newRunDir(t)
+			script := filepath.Join(strings.TrimSuffix(d.marker, "/"), tc.name+".sh")
+			if err := os.WriteFile(script, []byte("#!/bin/sh\n"+tc.script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			out := t.TempDir()
+			args := []string{"client", "--cmd", script, "--out", out, "--timeout-startup", "1s", "--timeout-request", "500ms", "--timeout-idle", "1s", "--timeout-shutdown", "500ms"}
+			if tc.stdio {
+				args = append(args, "--stdio")
+			}
+			start := time.Now()
+			r := runBinary(t, clientRunTimeout, d.mcpspec, args...)
+			if r.code != reports.ExitHarness {
+				t.Errorf("exit %d, want 3\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+			}
+			if el := time.Since(start); el > 20*time.Second {
+				t.Errorf("took %s: the timeouts did not bound it", el)
+			}
+			run := assertReports(t, out)
+			all := strings.Join(run.Errors, "\n")
+			for _, res := range run.Results {
+				all += "\n" + res.Message
+			}
+			if !strings.Contains(all, tc.want) {
+				t.Errorf("the reports do not say %q:\n%s", tc.want, all)
+			}
+			wantStderr := map[string]string{"never-connects": "waiting forever", "crashes": "boom: no such config", "hangs": "stuck"}[tc.name]
+			if !strings.Contains(all, wantStderr) {
+				t.Errorf("the reports do not carry the client's stderr %q:\n%s", wantStderr, all)
+			}
+			assertNoLeftovers(t, d)
+		})
+	}
+}
+
+func TestClientBadFlagsExit2(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{}, "--cmd is required"},
+		{[]string{"--cmd", ""}, "--cmd " + emptyMsg},
+		{[]string{"--cmd", "a", "--cmd", "b"}, "--cmd given 2 times"},
+		{[]string{"--cmd", "'a"}, `--cmd "'a"`},
+		{[]string{"--cmd", "c {server}"}, "--cmd holds {server}"},
+		{[]string{"--cmd", "c {url}", "--stdio"}, "--cmd holds {url}"},
+		{[]string{"--cmd", "c", "--versions", "2020-01-01"}, `client: --versions: unknown revision "2020-01-01"`},
+		{[]string{"--cmd", "c", "--focus", "("}, "client: --focus:"},
+		{[]string{"--cmd", "c", "--timeout-idle", "0s"}, "--timeout-idle must be positive"},
+		{[]string{"--cmd", "c", "--timeout-idle", "1s", "--timeout-request", "2s"}, "--timeout-idle (1s) must exceed --timeout-request (2s)"},
+		{[]string{"--cmd", "c", "--env", "NOVALUE"}, `--env "NOVALUE": want K=V`},
+		{[]string{"--cmd", "c", "--cwd", "/no/such/dir"}, `--cwd "/no/such/dir" is not a directory`},
+		{[]string{"--cmd", "c", "--baseline", "/no/such/file"}, "client: --baseline:"},
+		{[]string{"--cmd", "c", "extra"}, `unexpected argument "extra"`},
+		{[]string{"--cmd", "c", "--sse"}, "flag provided but not defined: -sse"},
+	}
+	for _, tc := range cases {
+		var stdout, stderr strings.Builder
+		code := Main(append([]string{"client"}, tc.args...), &stdout, &stderr)
+		msg := stderr.String()
+		if code != reports.ExitUsage || !strings.Contains(msg, tc.want) || strings.Count(strings.TrimSpace(msg), "\n") > 0 {
+			t.Errorf("client %q: exit %d, stderr %q; want exit 2 and one line with %q", tc.args, code, msg, tc.want)
+		}
+	}
+	for _, args := range [][]string{{}, {"--fault", "NO-SUCH"}, {"--fault", ""}, {"--timeout", "0s", "http://127.0.0.1:1/mcp"}} {
+		var stdout, stderr strings.Builder
+		if code := Main(append([]string{"reference-client"}, args...), &stdout, &stderr); code != reports.ExitUsage {
+			t.Errorf("reference-client %q: exit %d, want 2 (stderr %q)", args, code, stderr.String())
+		}
+	}
+}

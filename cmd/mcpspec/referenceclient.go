@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mcpspec/mcpspec/fixtures/refclient"
+	"github.com/mcpspec/mcpspec/reports"
+)
+
+// cmdReferenceClient runs the bundled reference client against URL (Streamable HTTP) or a stdio
+// server it launches: exit 0 when it followed the contract to the end, 1 when the server made
+// it stop (an unsupported protocol version, an error), 2 on bad usage.
+func cmdReferenceClient(args []string, stdout, stderr io.Writer) (int, error) {
+	fs := flag.NewFlagSet("reference-client", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	timeout := fs.Duration("timeout", 60*time.Second, "bound on the whole run")
+	var faults listFlag
+	var names []string
+	for _, f := range refclient.Faults() {
+		names = append(names, f.ID)
+	}
+	fs.Var(&faults, "fault", "switch on the fault `ID` (repeatable, or comma-separated): "+strings.Join(names, ", "))
+	if err := parseFlags(fs, args, "mcpspec reference-client [flags] URL | SERVER [ARGS…]", stdout); err != nil {
+		if errors.Is(err, errHelp) {
+			return reports.ExitOK, err
+		}
+		return reports.ExitUsage, err
+	}
+	if err := checkGiven(fs); err != nil {
+		return reports.ExitUsage, err
+	}
+	if fs.NArg() == 0 {
+		return reports.ExitUsage, usageErrorf("reference-client: want a Streamable HTTP URL or the command of a stdio server")
+	}
+	if *timeout <= 0 {
+		return reports.ExitUsage, usageErrorf("reference-client: --timeout must be positive, got %s", *timeout)
+	}
+	opts := refclient.Options{Faults: faults}
+	if err := opts.Validate(); err != nil {
+		return reports.ExitUsage, usageErrorf("%v", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	if err := refclient.Run(ctx, fs.Args(), opts, stderr); err != nil {
+		fmt.Fprintln(stderr, "mcpspec reference-client:", err)
+		return reports.ExitFailures, nil
+	}
+	return reports.ExitOK, nil
+}

@@ -1,0 +1,186 @@
+package probe
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+)
+
+// SessionNote begins the note that records the session id the probe assigned.
+const SessionNote = "session id assigned: "
+
+// Path is the probe's Streamable HTTP endpoint.
+const Path = "/mcp"
+
+// maxBody bounds what the probe reads of one request body.
+const maxBody = 4 << 20
+
+// HTTPServer serves one scenario over Streamable HTTP on a loopback port.
+type HTTPServer struct {
+	srv     *server
+	rec     *Recorder
+	session string
+	http    *http.Server
+	ln      net.Listener
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+}
+
+// ServeHTTP starts the probe on 127.0.0.1 at a free port.
+func StartHTTP(script Script, rec *Recorder) (*HTTPServer, error) {
+	if err := script.Validate(); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("probe: listen on loopback: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	h := &HTTPServer{srv: newServer(script, rec), rec: rec, session: newSessionID(), ln: ln, ctx: ctx, cancel: cancel}
+	h.http = &http.Server{Handler: h}
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		_ = h.http.Serve(ln)
+	}()
+	return h, nil
+}
+
+// URL is the endpoint the client is given.
+func (h *HTTPServer) URL() string { return "http://" + h.ln.Addr().String() + Path }
+
+// Close stops serving: requests still waiting for the client are given up.
+func (h *HTTPServer) Close() {
+	h.cancel()
+	_ = h.http.Close()
+	h.wg.Wait()
+}
+
+func newSessionID() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return "probe-" + hex.EncodeToString(b)
+}
+
+// ServeHTTP records the request and answers it. The probe is lenient: it answers a request
+// whatever headers it lacks, so that a client's one slip does not hide the rest of its
+// behaviour from the checks.
+func (h *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	channel := map[string]string{http.MethodPost: ChanPOST, http.MethodGet: ChanGET, http.MethodDelete: ChanDELETE}[r.Method]
+	if channel == "" {
+		channel = ChanHTTP
+	}
+	h.rec.Add(Record{Dir: Recv, Channel: channel, Path: r.URL.Path, Header: headerMap(r.Header), Body: string(body)})
+	if r.URL.Path != Path {
+		h.answer(w, channel, http.StatusNotFound, "", nil)
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		h.post(w, body)
+	case http.MethodGet:
+		// The probe offers no stream of its own: a GET learns that it is not served.
+		w.Header().Set("Allow", "POST, DELETE")
+		h.answer(w, ChanGET, http.StatusMethodNotAllowed, "", nil)
+	case http.MethodDelete:
+		h.answer(w, ChanDELETE, http.StatusOK, "", nil)
+	default:
+		w.Header().Set("Allow", "POST, GET, DELETE")
+		h.answer(w, ChanHTTP, http.StatusMethodNotAllowed, "", nil)
+	}
+}
+
+// answer writes and records a whole response.
+func (h *HTTPServer) answer(w http.ResponseWriter, channel string, status int, contentType string, body []byte) {
+	// Recorded before it is written: the client's reaction must never precede it.
+	h.rec.Add(Record{Dir: Send, Channel: channel, Status: status, Body: string(body)})
+	if contentType != "" {
+		w.Header().Set("Content-Type", contentType)
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+func (h *HTTPServer) post(w http.ResponseWriter, body []byte) {
+	trimmed := bytes.TrimSpace(body)
+	var msgs []message
+	batch := len(trimmed) > 0 && trimmed[0] == '['
+	var err error
+	if batch {
+		err = json.Unmarshal(trimmed, &msgs)
+	} else {
+		var m message
+		err = json.Unmarshal(trimmed, &m)
+		msgs = []message{m}
+	}
+	if err != nil {
+		h.answer(w, ChanPOST, http.StatusBadRequest, "application/json", errorResponse(json.RawMessage("null"), -32700, "parse error: "+err.Error()))
+		return
+	}
+	requests := 0
+	for _, m := range msgs {
+		if m.isRequest() {
+			requests++
+		}
+		if m.Method == "initialize" {
+			w.Header().Set("Mcp-Session-Id", h.session)
+			h.rec.Add(Record{Dir: Note, Body: SessionNote + h.session})
+		}
+	}
+	if requests == 0 {
+		for _, m := range msgs {
+			h.srv.handle(h.ctx, m, func([]byte) {})
+		}
+		h.answer(w, ChanPOST, http.StatusAccepted, "", nil)
+		return
+	}
+	// The answer becomes an SSE stream when the probe has something to send before it.
+	st := &stream{w: w, rec: h.rec}
+	var responses [][]byte
+	for _, m := range msgs {
+		if resp := h.srv.handle(h.ctx, m, st.event); resp != nil {
+			responses = append(responses, resp)
+		}
+	}
+	out := responses[0]
+	if batch {
+		out = append(append([]byte("["), bytes.Join(responses, []byte(","))...), ']')
+	}
+	if st.open {
+		st.event(out)
+		return
+	}
+	h.answer(w, ChanPOST, http.StatusOK, "application/json", out)
+}
+
+// stream is a POST's answer as an SSE stream, opened by its first event.
+type stream struct {
+	w    http.ResponseWriter
+	rec  *Recorder
+	open bool
+	n    int
+}
+
+func (s *stream) event(msg []byte) {
+	if !s.open {
+		s.w.Header().Set("Content-Type", "text/event-stream")
+		s.w.Header().Set("Cache-Control", "no-cache")
+		s.w.WriteHeader(http.StatusOK)
+		s.open = true
+	}
+	s.n++
+	s.rec.Add(Record{Dir: Send, Channel: ChanSSE, Status: http.StatusOK, Body: string(msg)})
+	fmt.Fprintf(s.w, "id: %d\nevent: message\ndata: %s\n\n", s.n, msg)
+	if f, ok := s.w.(http.Flusher); ok {
+		f.Flush()
+	}
+}

@@ -1,0 +1,129 @@
+// Package probe is mcpspec's server side for testing clients: a small MCP server scripted per
+// scenario, over Streamable HTTP (in process) or stdio (a child process the client launches),
+// that answers at the revision a scenario needs and records every byte the client sends and
+// every byte it answers. It judges nothing: the client checks read its records.
+package probe
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Directions of a record.
+const (
+	Recv = "recv" // from the client
+	Send = "send" // from the probe
+	Note = "note" // what the probe did or waited for, in words
+)
+
+// Channels of a record.
+const (
+	ChanStdin  = "stdin"  // a line the client wrote to the probe's stdin
+	ChanStdout = "stdout" // a line the probe wrote to its stdout
+	ChanPOST   = "POST"
+	ChanGET    = "GET"
+	ChanDELETE = "DELETE"
+	ChanSSE    = "POST-SSE" // an event on the SSE stream answering a POST
+	ChanHTTP   = "HTTP"     // any other HTTP method
+)
+
+// Record is one thing the probe saw or sent.
+type Record struct {
+	Seq     int    `json:"seq"`
+	AtMs    int64  `json:"atMs"`
+	Dir     string `json:"dir"`
+	Channel string `json:"channel"`
+	// Path is the request path of an HTTP request the client made.
+	Path string `json:"path,omitempty"`
+	// Header holds the HTTP request's headers as the client sent them (several values joined by
+	// ", "); a header absent from the map was not sent. Credentials are never kept.
+	Header map[string]string `json:"header,omitempty"`
+	// Status is the HTTP status of the probe's answer.
+	Status int    `json:"status,omitempty"`
+	Body   string `json:"body"`
+}
+
+// Meta is the record's HTTP detail in one line, for evidence.
+func (r Record) Meta() string {
+	var parts []string
+	if r.Path != "" {
+		parts = append(parts, r.Path)
+	}
+	if r.Status != 0 {
+		parts = append(parts, "HTTP "+http.StatusText(r.Status))
+	}
+	// Only the headers MCP gives a meaning to: the rest (Content-Length, Connection, …) would
+	// bury them. Every header stays in Header.
+	for _, k := range metaHeaders {
+		if v, ok := r.Header[k]; ok {
+			parts = append(parts, k+": "+v)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+var metaHeaders = []string{"Accept", "Content-Type", "Mcp-Session-Id", "Mcp-Protocol-Version", "Last-Event-Id"}
+
+// HasHeader returns the header's value and whether the client sent it.
+func (r Record) HasHeader(name string) (string, bool) {
+	v, ok := r.Header[http.CanonicalHeaderKey(name)]
+	return v, ok
+}
+
+// Recorder keeps the records of one scenario run, in order, and signals each new one.
+type Recorder struct {
+	mu       sync.Mutex
+	start    time.Time
+	recs     []Record
+	activity chan struct{}
+	sink     func(Record) // also gets every record (the stdio probe streams them to its parent)
+}
+
+// NewRecorder starts an empty recording; sink, when not nil, also gets every record.
+func NewRecorder(sink func(Record)) *Recorder {
+	return &Recorder{start: time.Now(), activity: make(chan struct{}, 1), sink: sink}
+}
+
+// Add numbers and timestamps rec, keeps it, and passes it on.
+func (r *Recorder) Add(rec Record) {
+	r.mu.Lock()
+	rec.Seq = len(r.recs) + 1
+	rec.AtMs = time.Since(r.start).Milliseconds()
+	r.recs = append(r.recs, rec)
+	sink := r.sink
+	r.mu.Unlock()
+	if sink != nil {
+		sink(rec)
+	}
+	select {
+	case r.activity <- struct{}{}:
+	default:
+	}
+}
+
+// Records returns a copy of everything recorded so far.
+func (r *Recorder) Records() []Record {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Record(nil), r.recs...)
+}
+
+// Activity receives a value after records were added (one value for any number of them).
+func (r *Recorder) Activity() <-chan struct{} { return r.activity }
+
+// secretHeaders are never recorded with their value.
+var secretHeaders = map[string]bool{"Authorization": true, "Cookie": true, "Proxy-Authorization": true}
+
+func headerMap(h http.Header) map[string]string {
+	m := make(map[string]string, len(h))
+	for k, vs := range h {
+		if secretHeaders[k] {
+			m[k] = "(redacted)"
+			continue
+		}
+		m[k] = strings.Join(vs, ", ")
+	}
+	return m
+}

@@ -1,0 +1,222 @@
+package probe
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Scenario names. A client under test is launched once per scenario and revision, with the
+// scenario's name in MCP_CONFORMANCE_SCENARIO.
+const (
+	// ScenarioTools: initialize at the scenario's revision, list the probe's tools, call each
+	// one; calling probe_ping makes the probe ping the client before it answers.
+	ScenarioTools = "tools_call"
+	// ScenarioVersionUnsupported: the probe answers initialize with a revision no client
+	// supports; the client should disconnect.
+	ScenarioVersionUnsupported = "version-unsupported"
+)
+
+// Scenarios lists every scenario the probe serves.
+var Scenarios = []string{ScenarioTools, ScenarioVersionUnsupported}
+
+// UnsupportedRevision is the revision the probe offers in ScenarioVersionUnsupported: a date
+// older than any MCP revision, so no client can support it.
+const UnsupportedRevision = "1999-01-01"
+
+// The probe's tools: their input schemas give every argument a default, which the contract
+// asks the client to send.
+const (
+	ToolEcho = "probe_echo" // answers with its text argument
+	ToolPing = "probe_ping" // pings the client, then answers whether the ping was answered
+	// EchoDefault is the default of probe_echo's text argument.
+	EchoDefault = "mcpspec"
+)
+
+// PingID is the id of the probe's ping to the client: a string, as ids of the probe's own
+// requests are, so they never collide with the client's.
+const PingID = "probe-ping-1"
+
+// Script is what the probe does in one run.
+type Script struct {
+	Scenario string
+	Revision string // the revision the probe answers initialize with (ScenarioTools)
+	// AnswerWait bounds the probe's wait for the client's answer to a request the probe sent.
+	AnswerWait time.Duration
+}
+
+// Offered is the protocol version the probe answers initialize with.
+func (s Script) Offered() string {
+	if s.Scenario == ScenarioVersionUnsupported {
+		return UnsupportedRevision
+	}
+	return s.Revision
+}
+
+// Validate rejects a script the probe cannot serve.
+func (s Script) Validate() error {
+	switch s.Scenario {
+	case ScenarioTools, ScenarioVersionUnsupported:
+	default:
+		return fmt.Errorf("unknown scenario %q (known: %v)", s.Scenario, Scenarios)
+	}
+	if s.Revision == "" {
+		return fmt.Errorf("scenario %s: no revision", s.Scenario)
+	}
+	if s.AnswerWait <= 0 {
+		return fmt.Errorf("scenario %s: the answer wait must be positive", s.Scenario)
+	}
+	return nil
+}
+
+// server is the transport-independent part: it answers one client message at a time and
+// matches the client's responses to the probe's own requests.
+type server struct {
+	script  Script
+	rec     *Recorder
+	mu      sync.Mutex
+	pending map[string]chan json.RawMessage
+}
+
+func newServer(script Script, rec *Recorder) *server {
+	return &server{script: script, rec: rec, pending: map[string]chan json.RawMessage{}}
+}
+
+// message is a JSON-RPC message as the probe reads it: loosely, since judging is not its job.
+type message struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   json.RawMessage `json:"error,omitempty"`
+}
+
+func (m message) isRequest() bool { return m.Method != "" && len(m.ID) > 0 }
+
+// handle answers one message from the client. emit sends a message to the client before the
+// answer (the probe's ping, on the stream of the request being answered). It returns the
+// response to a request, or nil for a notification or a response.
+func (s *server) handle(ctx context.Context, m message, emit func([]byte)) []byte {
+	switch {
+	case m.Method == "" && len(m.ID) > 0:
+		s.deliver(m)
+		return nil
+	case !m.isRequest():
+		return nil
+	}
+	switch m.Method {
+	case "initialize":
+		return result(m.ID, map[string]any{
+			"protocolVersion": s.script.Offered(),
+			"capabilities":    map[string]any{"tools": map[string]any{}},
+			"serverInfo":      map[string]any{"name": "mcpspec-probe", "version": "0.1.0"},
+		})
+	case "ping":
+		return result(m.ID, map[string]any{})
+	case "tools/list":
+		return result(m.ID, map[string]any{"tools": tools()})
+	case "tools/call":
+		return s.callTool(ctx, m, emit)
+	}
+	return errorResponse(m.ID, -32601, "method not found: "+m.Method)
+}
+
+func tools() []map[string]any {
+	return []map[string]any{
+		{"name": ToolEcho, "description": "Answers with its text argument.", "inputSchema": map[string]any{
+			"type":       "object",
+			"properties": map[string]any{"text": map[string]any{"type": "string", "default": EchoDefault}},
+		}},
+		{"name": ToolPing, "description": "Pings the client, then answers whether the ping was answered.", "inputSchema": map[string]any{
+			"type": "object", "properties": map[string]any{},
+		}},
+	}
+}
+
+func (s *server) callTool(ctx context.Context, m message, emit func([]byte)) []byte {
+	var p struct {
+		Name      string         `json:"name"`
+		Arguments map[string]any `json:"arguments"`
+	}
+	if err := json.Unmarshal(m.Params, &p); err != nil {
+		return errorResponse(m.ID, -32602, "params: "+err.Error())
+	}
+	switch p.Name {
+	case ToolEcho:
+		text, _ := p.Arguments["text"].(string)
+		return result(m.ID, textResult(text))
+	case ToolPing:
+		answer := s.ask(ctx, PingID, "ping", emit)
+		if answer == nil {
+			return result(m.ID, textResult("the ping was not answered"))
+		}
+		return result(m.ID, textResult("the ping was answered"))
+	}
+	return errorResponse(m.ID, -32602, "unknown tool: "+p.Name)
+}
+
+// ask sends the client a request and waits, at most AnswerWait, for its response.
+func (s *server) ask(ctx context.Context, id, method string, emit func([]byte)) json.RawMessage {
+	ch := make(chan json.RawMessage, 1)
+	s.mu.Lock()
+	s.pending[id] = ch
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.pending, id)
+		s.mu.Unlock()
+	}()
+	idJSON, _ := json.Marshal(id)
+	emit(mustJSON(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(idJSON), "method": method}))
+	t := time.NewTimer(s.script.AnswerWait)
+	defer t.Stop()
+	select {
+	case raw := <-ch:
+		return raw
+	case <-t.C:
+		s.rec.Add(Record{Dir: Note, Body: fmt.Sprintf("no answer to the probe's %s (id %s) within %s", method, id, s.script.AnswerWait)})
+	case <-ctx.Done():
+	}
+	return nil
+}
+
+// deliver hands a client's response to the probe request waiting for it.
+func (s *server) deliver(m message) {
+	var id string
+	if json.Unmarshal(m.ID, &id) != nil {
+		return
+	}
+	s.mu.Lock()
+	ch := s.pending[id]
+	s.mu.Unlock()
+	if ch != nil {
+		raw, _ := json.Marshal(m)
+		select {
+		case ch <- raw:
+		default:
+		}
+	}
+}
+
+func textResult(text string) map[string]any {
+	return map[string]any{"content": []map[string]any{{"type": "text", "text": text}}, "isError": false}
+}
+
+func result(id json.RawMessage, v any) []byte {
+	return mustJSON(map[string]any{"jsonrpc": "2.0", "id": id, "result": v})
+}
+
+func errorResponse(id json.RawMessage, code int, msg string) []byte {
+	return mustJSON(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}})
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("probe: encode %T: %v", v, err))
+	}
+	return b
+}

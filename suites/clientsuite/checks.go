@@ -1,0 +1,351 @@
+package clientsuite
+
+import (
+	"bytes"
+	"encoding/json"
+	"mime"
+	"strings"
+
+	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/wire"
+)
+
+var httpOnly = []string{wire.HTTP}
+
+// Streamable HTTP exists from 2025-03-26 on; the HTTP checks run at its handshake revisions.
+var httpRevisions = []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125}
+
+func init() {
+	Register(
+		Check{ID: "LIFE-INITIALIZED-NOTIF", Level: "MUST", Scenario: probe.ScenarioTools,
+			Summary: "after the InitializeResult the client sends notifications/initialized before any request but ping",
+			Judge:   judgeInitialized},
+		Check{ID: "LIFE-CLIENT-VERSION-DISCONNECT", Level: "SHOULD", Scenario: probe.ScenarioVersionUnsupported, Once: true,
+			Summary: "a client offered a protocol version it does not support disconnects instead of going on",
+			Judge:   judgeVersionDisconnect},
+		Check{ID: "PING-RESPOND", Level: "MUST", Scenario: probe.ScenarioTools,
+			Summary: "the client answers the server's ping promptly with an empty result",
+			Judge:   judgePing},
+		Check{ID: "MSG-JSONRPC", Level: "MUST", Scenario: probe.ScenarioTools,
+			Summary: "every message the client sends validates against the negotiated revision's schema",
+			Judge:   judgeSchema},
+		Check{ID: "STDIO-CLIENT-STDIN", Level: "MUST", Scenario: probe.ScenarioTools, Transports: []string{wire.Stdio},
+			Summary: "every line the client writes to the server's stdin is a JSON-RPC message",
+			Judge:   judgeStdin},
+		Check{ID: "HTTP-POST-ACCEPT", Level: "MUST", Scenario: probe.ScenarioTools, Transports: httpOnly, Versions: httpRevisions,
+			Summary: "every POST lists both application/json and text/event-stream in Accept",
+			Judge:   judgePostAccept},
+		Check{ID: "HTTP-GET-ACCEPT", Level: "MUST", Scenario: probe.ScenarioTools, Transports: httpOnly,
+			Summary: "every GET lists text/event-stream in Accept",
+			Judge:   judgeGetAccept},
+		Check{ID: "HTTP-POST-PER-MESSAGE", Level: "MUST", Scenario: probe.ScenarioTools, Transports: httpOnly, Versions: httpRevisions,
+			Summary: "every message the client sends is a POST of its own to the MCP endpoint (a batch array only at 2025-03-26)",
+			Judge:   judgePostPerMessage},
+		Check{ID: "HTTP-SESSION-CLIENT", Level: "MUST", Scenario: probe.ScenarioTools, Transports: httpOnly,
+			Summary: "every request after the InitializeResult carries the Mcp-Session-Id it assigned",
+			Judge:   judgeSession},
+		Check{ID: "LIFE-HTTP-VERSION-HEADER", Level: "MUST", Scenario: probe.ScenarioTools, Transports: httpOnly,
+			Summary: "every HTTP request after initialization carries MCP-Protocol-Version",
+			Judge:   judgeVersionHeader},
+		Check{ID: "HTTP-PROTO-HEADER-NEGOTIATED", Level: "SHOULD", Scenario: probe.ScenarioTools, Transports: httpOnly,
+			Summary: "the MCP-Protocol-Version the client sends is the negotiated revision",
+			Judge:   judgeVersionNegotiated},
+	)
+}
+
+func judgeInitialized(v *View) Finding {
+	after := v.After()
+	if len(after) == 0 {
+		return v.notProceeded()
+	}
+	for _, m := range after {
+		switch {
+		case m.Method == "notifications/initialized":
+			return passed("notifications/initialized came first after the InitializeResult")
+		case m.IsRequest() && m.Method != "ping":
+			return violated("the client sent %s (record %d) before notifications/initialized", m.Method, v.Records[m.Rec].Seq)
+		}
+	}
+	return violated("the client went on after the InitializeResult without ever sending notifications/initialized")
+}
+
+func judgeVersionDisconnect(v *View) Finding {
+	if v.InitAnswered < 0 {
+		return untestable("the client sent no initialize the probe could answer")
+	}
+	for _, m := range v.After() {
+		return violated("offered protocol version %s, which no client supports, the client went on: it sent %s", v.Offered, describe(m))
+	}
+	return passed("the client sent nothing more after the probe offered protocol version %s", v.Offered)
+}
+
+func describe(m Msg) string {
+	switch {
+	case m.Method != "":
+		return m.Method
+	case m.IsResponse():
+		return "a response (id " + string(m.ID) + ")"
+	}
+	return "a message"
+}
+
+func judgePing(v *View) Finding {
+	if len(v.After()) == 0 {
+		return v.notProceeded()
+	}
+	if !v.sentPing() {
+		return untestable("the client never called %s, so the probe never pinged it (the contract: call every listed tool)", probe.ToolPing)
+	}
+	want, _ := json.Marshal(probe.PingID)
+	for _, m := range v.Msgs {
+		if !m.IsResponse() || !bytes.Equal(m.ID, want) {
+			continue
+		}
+		if m.Error != nil {
+			return violated("the client answered the ping with an error: %s", m.Error)
+		}
+		var res map[string]json.RawMessage
+		if err := json.Unmarshal(m.Result, &res); err != nil {
+			return violated("the ping's answer has no result object: %s", m.Raw)
+		}
+		for k := range res {
+			if k != "_meta" {
+				return violated("the ping's result is not empty: it has %q", k)
+			}
+		}
+		return passed("the ping got an empty result")
+	}
+	return violated("the client never answered the probe's ping (id %s)", want)
+}
+
+func judgeSchema(v *View) Finding {
+	if len(v.Msgs) == 0 {
+		return untestable("the client sent no message")
+	}
+	rev := v.Revision
+	for _, m := range v.Msgs {
+		defs := []string{"JSONRPCMessage"}
+		switch {
+		case m.Method == "initialize":
+			defs = append(defs, "InitializeRequest")
+		case m.IsRequest():
+			defs = append(defs, "ClientRequest")
+		case m.IsNotification():
+			defs = append(defs, "ClientNotification")
+		}
+		for _, d := range defs {
+			// Each message of a batch is judged on its own; the batch itself is
+			// HTTP-POST-PER-MESSAGE's matter.
+			if err := v.Validator.Definition(rev, d, m.Raw); err != nil {
+				return violated("record %d: %s is not a valid %s at %s: %v", v.Records[m.Rec].Seq, describe(m), d, rev, err)
+			}
+		}
+		if m.IsResponse() && m.Result != nil && strings.Contains(string(m.ID), probe.PingID) {
+			if err := v.Validator.Definition(rev, "EmptyResult", m.Result); err != nil {
+				return violated("the answer to the probe's ping is not a valid EmptyResult at %s: %v", rev, err)
+			}
+		}
+	}
+	return passed("%d messages validate against the %s schema", len(v.Msgs), rev)
+}
+
+func judgeStdin(v *View) Finding {
+	n := 0
+	for _, r := range v.Records {
+		if r.Dir != probe.Recv || r.Channel != probe.ChanStdin {
+			continue
+		}
+		n++
+		if why := notAMessage([]byte(r.Body)); why != "" {
+			return violated("line %d the client wrote to the server's stdin is not a JSON-RPC message (%s): %q", n, why, clip(r.Body))
+		}
+	}
+	if n == 0 {
+		return untestable("the client wrote nothing to the server's stdin")
+	}
+	return passed("all %d lines the client wrote are JSON-RPC messages", n)
+}
+
+// notAMessage says why a line is not a JSON-RPC message (or a batch of them), "" if it is.
+func notAMessage(line []byte) string {
+	t := bytes.TrimSpace(line)
+	if len(t) == 0 {
+		return "an empty line"
+	}
+	var items []json.RawMessage
+	if t[0] == '[' {
+		if json.Unmarshal(t, &items) != nil || len(items) == 0 {
+			return "not a JSON array of messages"
+		}
+	} else {
+		items = []json.RawMessage{t}
+	}
+	for _, it := range items {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(it, &m); err != nil {
+			return "not a JSON object"
+		}
+		if string(m["jsonrpc"]) != `"2.0"` {
+			return `no "jsonrpc":"2.0"`
+		}
+		if m["method"] == nil && m["id"] == nil {
+			return "neither a method nor an id"
+		}
+	}
+	return ""
+}
+
+func clip(s string) string {
+	if len(s) > 120 {
+		return s[:120] + "…"
+	}
+	return s
+}
+
+// posts are the indices of the client's POSTs to the endpoint.
+func (v *View) requests(channel string) []int {
+	var out []int
+	for i, r := range v.Records {
+		if r.Dir == probe.Recv && r.Channel == channel {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// accepts reports whether an Accept header lists the media type by name.
+func accepts(accept, media string) bool {
+	for _, part := range strings.Split(accept, ",") {
+		mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err == nil && strings.EqualFold(mt, media) {
+			return true
+		}
+	}
+	return false
+}
+
+func judgePostAccept(v *View) Finding {
+	posts := v.requests(probe.ChanPOST)
+	if len(posts) == 0 {
+		return untestable("the client sent no POST")
+	}
+	for _, i := range posts {
+		r := v.Records[i]
+		a, ok := r.HasHeader("Accept")
+		if !ok {
+			return violated("POST (record %d) has no Accept header", r.Seq)
+		}
+		if !accepts(a, "application/json") || !accepts(a, "text/event-stream") {
+			return violated("POST (record %d) has Accept: %s, which does not list both application/json and text/event-stream", r.Seq, a)
+		}
+	}
+	return passed("all %d POSTs accept application/json and text/event-stream", len(posts))
+}
+
+func judgeGetAccept(v *View) Finding {
+	gets := v.requests(probe.ChanGET)
+	if len(gets) == 0 {
+		return na("the client opened no GET stream (a client may not)")
+	}
+	for _, i := range gets {
+		r := v.Records[i]
+		if a, _ := r.HasHeader("Accept"); !accepts(a, "text/event-stream") {
+			return violated("GET (record %d) has Accept: %q, which does not list text/event-stream", r.Seq, a)
+		}
+	}
+	return passed("all %d GETs accept text/event-stream", len(gets))
+}
+
+func judgePostPerMessage(v *View) Finding {
+	if len(v.Msgs) == 0 {
+		return untestable("the client sent no message")
+	}
+	for _, r := range v.Records {
+		if r.Dir == probe.Recv && r.Path != probe.Path && len(parseMsgs([]byte(r.Body))) > 0 {
+			return violated("the client sent a message with %s to %s, not by POST to the MCP endpoint %s", r.Channel, r.Path, probe.Path)
+		}
+		if r.Dir == probe.Recv && r.Channel != probe.ChanPOST && r.Channel != probe.ChanStdin && len(parseMsgs([]byte(r.Body))) > 0 {
+			return violated("the client sent a message in the body of a %s request, not a POST", r.Channel)
+		}
+	}
+	for _, m := range v.Msgs {
+		if m.Batch && v.Revision != harness.Rev20250326 {
+			return violated("POST (record %d) carries several messages in one array; at %s each message is a POST of its own (batches were removed after 2025-03-26)", v.Records[m.Rec].Seq, v.Revision)
+		}
+	}
+	return passed("each of the client's %d messages came in a POST to %s", len(v.Msgs), probe.Path)
+}
+
+func judgeSession(v *View) Finding {
+	if v.InitAnswered < 0 {
+		return untestable("the client sent no initialize the probe could answer")
+	}
+	reqs := v.RequestsAfter()
+	if len(reqs) == 0 {
+		return v.notProceeded()
+	}
+	want := sessionAssigned(v)
+	if want == "" {
+		return untestable("the probe assigned no session id")
+	}
+	for _, i := range reqs {
+		r := v.Records[i]
+		got, ok := r.HasHeader("Mcp-Session-Id")
+		if !ok {
+			return violated("%s (record %d) after initialization carries no Mcp-Session-Id", r.Channel, r.Seq)
+		}
+		if got != want {
+			return violated("%s (record %d) carries Mcp-Session-Id %q, not the assigned %q", r.Channel, r.Seq, got, want)
+		}
+	}
+	return passed("all %d requests after initialization carry the assigned session id", len(reqs))
+}
+
+// sessionAssigned is the session id the probe gave (it is in the records of every request
+// only as the client echoes it, so the probe notes it).
+func sessionAssigned(v *View) string {
+	for _, r := range v.Records {
+		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.SessionNote) {
+			return strings.TrimPrefix(r.Body, probe.SessionNote)
+		}
+	}
+	return ""
+}
+
+func judgeVersionHeader(v *View) Finding {
+	reqs := v.RequestsAfter()
+	if len(reqs) == 0 {
+		return v.notProceeded()
+	}
+	for _, i := range reqs {
+		r := v.Records[i]
+		if _, ok := r.HasHeader("MCP-Protocol-Version"); !ok {
+			return violated("%s (record %d) after initialization at %s carries no MCP-Protocol-Version header", r.Channel, r.Seq, v.Offered)
+		}
+	}
+	return passed("all %d requests after initialization carry MCP-Protocol-Version", len(reqs))
+}
+
+func judgeVersionNegotiated(v *View) Finding {
+	reqs := v.RequestsAfter()
+	if len(reqs) == 0 {
+		return v.notProceeded()
+	}
+	n := 0
+	for _, i := range reqs {
+		r := v.Records[i]
+		got, ok := r.HasHeader("MCP-Protocol-Version")
+		if !ok {
+			continue
+		}
+		n++
+		if got != v.Offered {
+			return violated("%s (record %d) carries MCP-Protocol-Version %s, not the negotiated %s", r.Channel, r.Seq, got, v.Offered)
+		}
+	}
+	if n == 0 {
+		return na("the client sent no MCP-Protocol-Version header (LIFE-HTTP-VERSION-HEADER judges that)")
+	}
+	return passed("all %d MCP-Protocol-Version headers name the negotiated %s", n, v.Offered)
+}

@@ -1,0 +1,158 @@
+// Package clientsuite holds the client checks: each judges, for one requirement, what a client
+// under test sent the probe server (harness/probe) in one scenario run. They form a registry
+// of their own, apart from the server checks of package conform: `mcpspec client` runs these
+// and only these, `mcpspec run` never does.
+package clientsuite
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/wire"
+	"github.com/mcpspec/mcpspec/suites/catalog"
+)
+
+// Check is one requirement's client check.
+type Check struct {
+	ID          string
+	Level       string // MUST or SHOULD: a violation fails a MUST and warns a SHOULD
+	LevelReason string
+	Summary     string
+	Versions    []string // the revisions it runs at (default: the catalogue's handshake revisions)
+	Transports  []string // wire.Stdio, wire.HTTP (default: both)
+	Scenario    string   // the probe scenario whose recording it judges
+	// Once: the scenario does not depend on the revision; the check runs at the newest
+	// selected revision only.
+	Once  bool
+	Judge func(v *View) Finding
+}
+
+// Title begins with the ID, so --focus 'ID' selects the check.
+func (c *Check) Title() string { return fmt.Sprintf("%s [%s] %s", c.ID, c.Level, c.Summary) }
+
+// Area is the catalogue's area code.
+func (c *Check) Area() string {
+	e, _ := catalog.Lookup(c.ID)
+	return e.Area
+}
+
+// AppliesTo reports whether the check runs at revision over transport.
+func (c *Check) AppliesTo(revision, transport string) bool {
+	return slices.Contains(c.Versions, revision) && slices.Contains(c.Transports, transport)
+}
+
+var (
+	regMu   sync.Mutex
+	checks  []*Check
+	byID    = map[string]*Check{}
+	regErrs []error
+)
+
+// Register adds checks; an unknown or duplicate ID or a malformed check is an error that
+// Checks reports.
+func Register(cs ...Check) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	for i := range cs {
+		c := cs[i]
+		if err := c.validate(); err != nil {
+			regErrs = append(regErrs, err)
+			continue
+		}
+		if _, dup := byID[c.ID]; dup {
+			regErrs = append(regErrs, fmt.Errorf("client check %s registered twice", c.ID))
+			continue
+		}
+		byID[c.ID] = &c
+		checks = append(checks, &c)
+	}
+}
+
+func (c *Check) validate() error {
+	e, ok := catalog.Lookup(c.ID)
+	if !ok {
+		return fmt.Errorf("client check %q: no such requirement in the catalogue", c.ID)
+	}
+	if c.Level != "MUST" && c.Level != "SHOULD" {
+		return fmt.Errorf("client check %s: level %q is not MUST or SHOULD", c.ID, c.Level)
+	}
+	if c.Summary == "" || c.Judge == nil || c.Scenario == "" {
+		return fmt.Errorf("client check %s: needs a summary, a scenario and a Judge function", c.ID)
+	}
+	if len(c.Versions) == 0 {
+		for _, v := range e.Versions {
+			if harness.IsHandshake(v) {
+				c.Versions = append(c.Versions, v)
+			}
+		}
+	}
+	for _, v := range c.Versions {
+		if !slices.Contains(e.Versions, v) {
+			return fmt.Errorf("client check %s: revision %s is outside the catalogue's %v", c.ID, v, e.Versions)
+		}
+	}
+	if len(c.Transports) == 0 {
+		c.Transports = []string{wire.Stdio, wire.HTTP}
+	}
+	return nil
+}
+
+// Checks returns every client check, sorted by ID, and the registration errors.
+func Checks() ([]*Check, error) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	out := append([]*Check(nil), checks...)
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	if len(regErrs) > 0 {
+		var msgs []string
+		for _, e := range regErrs {
+			msgs = append(msgs, e.Error())
+		}
+		return out, fmt.Errorf("invalid client check registrations: %s", strings.Join(msgs, "; "))
+	}
+	return out, nil
+}
+
+// Lookup returns the client check for id.
+func Lookup(id string) (*Check, bool) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	c, ok := byID[id]
+	return c, ok
+}
+
+// Outcome is what a check found.
+type Outcome int
+
+const (
+	Pass Outcome = iota
+	Violation
+	NotApplicable
+	Untestable
+)
+
+// Finding is a check's verdict with its reason.
+type Finding struct {
+	Outcome Outcome
+	Message string
+}
+
+func passed(format string, args ...any) Finding {
+	return Finding{Pass, fmt.Sprintf(format, args...)}
+}
+
+func violated(format string, args ...any) Finding {
+	return Finding{Violation, fmt.Sprintf(format, args...)}
+}
+
+func na(format string, args ...any) Finding {
+	return Finding{NotApplicable, fmt.Sprintf(format, args...)}
+}
+
+func untestable(format string, args ...any) Finding {
+	return Finding{Untestable, fmt.Sprintf(format, args...)}
+}

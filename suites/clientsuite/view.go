@@ -1,0 +1,150 @@
+package clientsuite
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/mcpspec/mcpspec/harness/probe"
+)
+
+// View is one scenario run as the checks read it: the probe's records, and the messages the
+// client sent, parsed.
+type View struct {
+	Scenario  string
+	Revision  string // the revision the run is at
+	Transport string
+	Offered   string // the protocol version the probe answered initialize with
+	Records   []probe.Record
+	Msgs      []Msg // every message the client sent, in the order the probe read them
+	// InitAnswered is the index in Records of the probe's answer to initialize, -1 if none.
+	InitAnswered int
+	Validator    Validator
+}
+
+// Validator validates JSON against a revision's schema definition (harness/schema).
+type Validator interface {
+	Definition(revision, name string, raw []byte) error
+}
+
+// Msg is one message from the client.
+type Msg struct {
+	Rec    int             // index in View.Records of the record that carried it
+	Raw    json.RawMessage // the message itself (one element of a batch)
+	Method string
+	ID     json.RawMessage // nil for a notification
+	Result json.RawMessage
+	Error  json.RawMessage
+	Batch  bool // it came in an array with others
+}
+
+// IsRequest, IsNotification and IsResponse classify the message.
+func (m Msg) IsRequest() bool      { return m.Method != "" && m.ID != nil }
+func (m Msg) IsNotification() bool { return m.Method != "" && m.ID == nil }
+func (m Msg) IsResponse() bool     { return m.Method == "" && m.ID != nil }
+
+// NewView reads the records of one run.
+func NewView(scenario, revision, transport, offered string, recs []probe.Record, val Validator) *View {
+	v := &View{Scenario: scenario, Revision: revision, Transport: transport, Offered: offered, Records: recs, InitAnswered: -1, Validator: val}
+	initID := json.RawMessage(nil)
+	for i, r := range recs {
+		switch {
+		case r.Dir == probe.Recv && (r.Channel == probe.ChanStdin || r.Channel == probe.ChanPOST):
+			for _, m := range parseMsgs([]byte(r.Body)) {
+				m.Rec = i
+				if m.Method == "initialize" && initID == nil {
+					initID = m.ID
+				}
+				v.Msgs = append(v.Msgs, m)
+			}
+		case r.Dir == probe.Send && initID != nil && v.InitAnswered < 0:
+			for _, m := range parseMsgs([]byte(r.Body)) {
+				if m.IsResponse() && bytes.Equal(m.ID, initID) {
+					v.InitAnswered = i
+				}
+			}
+		}
+	}
+	return v
+}
+
+func parseMsgs(body []byte) []Msg {
+	t := bytes.TrimSpace(body)
+	if len(t) == 0 {
+		return nil
+	}
+	var raws []json.RawMessage
+	batch := t[0] == '['
+	if batch {
+		if json.Unmarshal(t, &raws) != nil {
+			return nil
+		}
+	} else {
+		if !json.Valid(t) {
+			return nil
+		}
+		raws = []json.RawMessage{t}
+	}
+	var out []Msg
+	for _, raw := range raws {
+		var m struct {
+			Method string          `json:"method"`
+			ID     json.RawMessage `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
+		}
+		_ = json.Unmarshal(raw, &m)
+		out = append(out, Msg{Raw: raw, Method: m.Method, ID: m.ID, Result: m.Result, Error: m.Error, Batch: batch && len(raws) > 1})
+	}
+	return out
+}
+
+// After returns the client's messages that came after the probe answered initialize.
+func (v *View) After() []Msg {
+	if v.InitAnswered < 0 {
+		return nil
+	}
+	var out []Msg
+	for _, m := range v.Msgs {
+		if m.Rec > v.InitAnswered {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Proceeded reports whether the client went on after the probe answered initialize: it sent
+// another message (a DELETE ending the session is leaving, not going on).
+func (v *View) Proceeded() bool { return len(v.After()) > 0 }
+
+// RequestsAfter are the client's HTTP requests after the probe answered initialize.
+func (v *View) RequestsAfter() []int {
+	var out []int
+	for i, r := range v.Records {
+		if i > v.InitAnswered && v.InitAnswered >= 0 && r.Dir == probe.Recv && r.Channel != probe.ChanStdin {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// notProceeded is the na finding of a run in which the client stopped after initialize.
+func (v *View) notProceeded() Finding {
+	if v.InitAnswered < 0 {
+		return untestable("the client sent no initialize the probe could answer")
+	}
+	return na("the client did not go on after the probe answered initialize with %s: it does not speak that revision", v.Offered)
+}
+
+// sentPing reports whether the probe pinged the client.
+func (v *View) sentPing() bool {
+	for _, r := range v.Records {
+		if r.Dir == probe.Send && bytes.Contains([]byte(r.Body), []byte(`"`+probe.PingID+`"`)) {
+			for _, m := range parseMsgs([]byte(r.Body)) {
+				if m.Method == "ping" {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
