@@ -18,38 +18,33 @@ import (
 // with every request (--header "Authorization: Bearer …"); the checks replace or drop that
 // header on single requests of the shared session. A server that serves a request without any
 // token does not require authorization, and the checks are na for it.
-var (
-	authSince2503 = []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125, harness.Rev20260728}
-	authSince2506 = []string{harness.Rev20250618, harness.Rev20251125, harness.Rev20260728}
-	authSince2511 = []string{harness.Rev20251125, harness.Rev20260728}
-)
 
 // prmWellKnown is the RFC 9728 well-known URI suffix of protected resource metadata.
 const prmWellKnown = "/.well-known/oauth-protected-resource"
 
 func init() {
 	conform.Register(
-		conform.Check{ID: "AUTH-401-INVALID-TOKEN", Level: "MUST", Transports: httpOnly, Versions: authSince2503,
+		conform.Check{ID: "AUTH-401-INVALID-TOKEN", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary: "a request with an unknown bearer token is refused with 401",
 			Run:     checkAuthInvalidToken},
-		conform.Check{ID: "AUTH-PRM", Level: "MUST", Transports: httpOnly, Versions: authSince2506,
+		conform.Check{ID: "AUTH-PRM", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary: "the protected resource metadata (RFC 9728) is served, found through the challenge or the well-known URI, and names at least one authorization server",
 			Run:     checkAuthPRM},
-		conform.Check{ID: "AUTH-WWW-AUTHENTICATE", Level: "MUST", Transports: httpOnly, Versions: authSince2506,
+		conform.Check{ID: "AUTH-WWW-AUTHENTICATE", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary:     "a 401 names the metadata URL in a WWW-Authenticate resource_metadata parameter (from 2025-11-25 a working well-known metadata URI may stand in for it)",
 			LevelReason: "2025-06-18 demands the header on every 401; from 2025-11-25 either discovery mechanism is enough, so a missing parameter fails only when the well-known URIs serve no metadata either.",
 			Run:         checkAuthWWWAuthenticate},
-		conform.Check{ID: "AUTH-SCOPE-CHALLENGE", Level: "SHOULD", Transports: httpOnly, Versions: authSince2511,
+		conform.Check{ID: "AUTH-SCOPE-CHALLENGE", Level: "SHOULD", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary: "the Bearer challenge of a 401 names the scopes needed in a scope parameter",
 			Run:     checkAuthScopeChallenge},
-		conform.Check{ID: "AUTH-403-INSUFFICIENT-SCOPE", Level: "SHOULD", Transports: httpOnly, Versions: authSince2511,
+		conform.Check{ID: "AUTH-403-INSUFFICIENT-SCOPE", Level: "SHOULD", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary: "a tools/call with a valid token lacking the needed scope gets 403 with an insufficient_scope Bearer challenge",
 			Run:     checkAuthInsufficientScope},
-		conform.Check{ID: "AUTH-STATUS-CODES", Level: "MUST", Transports: httpOnly, Versions: authSince2506,
+		conform.Check{ID: "AUTH-STATUS-CODES", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary:     "a request without a token gets 401; one with another scheme's credentials gets 401 or 400",
 			LevelReason: "The spec's table gives 401 for missing or invalid authorization, 403 for insufficient scope and 400 for a malformed request; credentials of another scheme are no bearer token (401) or a malformed authorization (400), so either is accepted.",
 			Run:         checkAuthStatusCodes},
-		conform.Check{ID: "AUTH-AUDIENCE", Level: "MUST", Transports: httpOnly, Versions: authSince2506,
+		conform.Check{ID: "AUTH-AUDIENCE", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary:     "a token issued for another resource (audience) is refused with 401",
 			LevelReason: "The spec demands that tokens be validated as issued for this server; one issued for another is thereby invalid, and invalid tokens must get 401.",
 			Run:         checkAuthAudience},

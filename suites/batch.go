@@ -10,48 +10,45 @@ import (
 	"github.com/mcpspec/mcpspec/suites/conform"
 )
 
-// Batches are part of MCP at 2025-03-26 only; JSON-RPC 2.0 §6 says how they are answered.
-var batchRevision = []string{harness.Rev20250326}
-
 // largeBatch is how many requests the large-batch probe carries.
 const largeBatch = 100
 
 func init() {
 	conform.Register(
-		conform.Check{ID: "BATCH-SUPPORT-2503", JSONRPC: true, Level: "MUST", Versions: batchRevision,
+		conform.Check{ID: "BATCH-SUPPORT-2503", JSONRPC: true, Level: "MUST", Revisions: conform.AllCatalogued,
 			Summary: "a batch of requests is answered with one response per request, matched by id, even with 100 requests",
 			Run:     checkBatchSupport},
-		conform.Check{ID: "BATCH-EMPTY", JSONRPC: true, Level: "MUST", Versions: batchRevision,
+		conform.Check{ID: "BATCH-EMPTY", JSONRPC: true, Level: "MUST", Revisions: conform.AllCatalogued,
 			Summary: "an empty batch gets one -32600 error with a null id, not an array",
 			Run:     checkBatchEmpty},
-		conform.Check{ID: "BATCH-INVALID-JSON", JSONRPC: true, Level: "MUST", Versions: batchRevision,
+		conform.Check{ID: "BATCH-INVALID-JSON", JSONRPC: true, Level: "MUST", Revisions: conform.AllCatalogued,
 			Summary: "a batch that is not valid JSON gets one -32700 error with a null id, not an array",
 			Run:     checkBatchInvalidJSON},
-		conform.Check{ID: "BATCH-INVALID-ONE", JSONRPC: true, Level: "SHOULD", Versions: batchRevision,
+		conform.Check{ID: "BATCH-INVALID-ONE", JSONRPC: true, Level: "SHOULD", Revisions: conform.AllCatalogued,
 			Summary: "a batch of one invalid element gets an array holding one -32600 error with a null id",
 			Run:     checkBatchInvalid(1)},
-		conform.Check{ID: "BATCH-INVALID-MANY", JSONRPC: true, Level: "SHOULD", Versions: batchRevision,
+		conform.Check{ID: "BATCH-INVALID-MANY", JSONRPC: true, Level: "SHOULD", Revisions: conform.AllCatalogued,
 			Summary: "a batch of three invalid elements gets an array of three -32600 errors with null ids",
 			Run:     checkBatchInvalid(3)},
-		conform.Check{ID: "BATCH-RESPOND-ARRAY", JSONRPC: true, Level: "SHOULD", Versions: batchRevision, Transports: stdioOnly,
+		conform.Check{ID: "BATCH-RESPOND-ARRAY", JSONRPC: true, Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: stdioOnly,
 			Summary:     "the responses to a batch come back together as one array",
 			LevelReason: "JSON-RPC's lower-case 'should'. Over HTTP an SSE stream may carry them one by one (2025-03-26 allows it), so the check runs over stdio; BATCH-HTTP-2503 covers HTTP.",
 			Run:         checkBatchRespondArray},
-		conform.Check{ID: "BATCH-NO-NOTIF-RESPONSES", JSONRPC: true, Level: "SHOULD", Versions: batchRevision,
+		conform.Check{ID: "BATCH-NO-NOTIF-RESPONSES", JSONRPC: true, Level: "SHOULD", Revisions: conform.AllCatalogued,
 			Summary: "notifications inside a batch get no response; the requests beside them do",
 			Run:     checkBatchNoNotificationResponses},
-		conform.Check{ID: "BATCH-ALL-NOTIFICATIONS", JSONRPC: true, Level: "MUST", Versions: batchRevision,
+		conform.Check{ID: "BATCH-ALL-NOTIFICATIONS", JSONRPC: true, Level: "MUST", Revisions: conform.AllCatalogued,
 			Summary: "a batch of only notifications is answered with nothing at all, never an empty array",
 			Run:     checkBatchAllNotifications},
-		conform.Check{ID: "BATCH-MIXED", JSONRPC: true, Level: "SHOULD", Versions: batchRevision,
+		conform.Check{ID: "BATCH-MIXED", JSONRPC: true, Level: "SHOULD", Revisions: conform.AllCatalogued,
 			Summary:     "a batch mixing a request, an invalid element, an unknown method and a notification gets exactly the three right responses",
 			LevelReason: "JSON-RPC §6 says a response SHOULD exist for each request; §7's example fixes their shape.",
 			Run:         checkBatchMixed},
-		conform.Check{ID: "BATCH-HTTP-2503", Level: "MUST", Versions: batchRevision, Transports: httpOnly,
+		conform.Check{ID: "BATCH-HTTP-2503", Level: "MUST", Revisions: conform.AllCatalogued, Transports: httpOnly,
 			Summary: "a POSTed batch of requests gets every response (JSON array or SSE); a POSTed batch of notifications gets 202 with no body",
 			Run:     checkBatchHTTP},
 		conform.Check{ID: "BATCH-REMOVED", Level: "SHOULD",
-			Versions:    []string{harness.Rev20250618, harness.Rev20251125, harness.Rev20260728},
+			Revisions:   conform.AllCatalogued,
 			Summary:     "from 2025-06-18 on a batch is rejected unprocessed: one -32600 error with a null id, or HTTP 400",
 			LevelReason: "2025-06-18 removed batching without saying how to refuse one; mcpspec expects a -32600 error with a null id or an HTTP 400 and warns otherwise (processing it included), but a server that dies on it fails.",
 			Run:         checkBatchRemoved},

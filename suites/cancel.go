@@ -13,27 +13,27 @@ import (
 )
 
 func init() {
-	conform.Register(modernToo(
-		conform.Check{ID: "CANCEL-IGNORE-UNKNOWN", JSONRPC: true, Level: "MUST",
+	conform.Register(
+		conform.Check{ID: "CANCEL-IGNORE-UNKNOWN", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST",
 			Summary:     "a cancellation for a request that was never sent gets no reply, and the server keeps serving",
 			LevelReason: "The spec lets receivers ignore such cancellations (MAY); answering one is never allowed, because it is a notification (JSON-RPC: MUST NOT reply).",
 			Run:         checkCancelUnknown},
-		conform.Check{ID: "CANCEL-RACE", JSONRPC: true, Level: "MUST",
+		conform.Check{ID: "CANCEL-RACE", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST",
 			Summary: "a cancellation that arrives after the response is ignored: no error, no second response",
 			Run:     checkCancelRace},
-		conform.Check{ID: "CANCEL-INVALID-IGNORED", Level: "SHOULD",
+		conform.Check{ID: "CANCEL-INVALID-IGNORED", Revisions: conform.AllCatalogued, Level: "SHOULD",
 			Summary: "malformed cancellations (no params, a requestId of the wrong type, unknown extra fields) are ignored without a reply",
 			Run:     checkCancelInvalid},
 		// At 2026-07-28 over HTTP a request is cancelled by closing its response stream, not by a
 		// notification (CANCEL26-HTTP-CLOSE), so the check runs there over stdio only.
 		// It judges the last part of the state session (state.go).
-		conform.Check{ID: "CANCEL-STOP-NO-RESPONSE", Level: "SHOULD", Connection: conform.Observed, Waits: true, ModernTransports: stdioOnly,
+		conform.Check{ID: "CANCEL-STOP-NO-RESPONSE", Revisions: conform.AllCatalogued, Level: "SHOULD", Connection: conform.Observed, Waits: true, ModernTransports: stdioOnly,
 			Summary:     "a cancelled request stops its work (no more progress) and gets no response, for a string id and for the id 0",
 			LevelReason: "The spec says receivers SHOULD stop and SHOULD NOT respond; over HTTP a response stream left open past twice the tool's duration fails the same check.",
 			Ready:       slowToolReady, Run: checkCancelStops},
-	)...)
+	)
 	conform.Register(
-		conform.Check{ID: "CANCEL-NO-INIT-CANCEL", Level: "MUST", Connection: conform.Raw, Waits: true,
+		conform.Check{ID: "CANCEL-NO-INIT-CANCEL", Revisions: conform.AllCatalogued, Level: "MUST", Connection: conform.Raw, Waits: true,
 			Summary:     "a cancellation of initialize is not honoured: the server still answers initialize and the session works",
 			LevelReason: "Clients MUST NOT cancel initialize, so a server has no reason to honour it; one that drops initialize leaves the client with no session, which mcpspec treats as a failure.",
 			Run:         checkInitNotCancelled},

@@ -12,19 +12,18 @@ import (
 // Checks of argument completion (completion/complete).
 
 func init() {
-	fromCompletionsCap := []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125, harness.Rev20260728}
 	conform.Register(
-		conform.Check{ID: "COMP-CAP", Level: "MUST", Versions: fromCompletionsCap,
+		conform.Check{ID: "COMP-CAP", Level: "MUST", Revisions: conform.AllCatalogued,
 			Summary: "a server that answers completion/complete with a result declares the completions capability",
 			Run:     checkCompletionCap},
-		conform.Check{ID: "COMP-MAX-100", Level: "MUST", Versions: harness.Revisions,
+		conform.Check{ID: "COMP-MAX-100", Level: "MUST", Revisions: conform.AllCatalogued,
 			Summary:     "a completion result holds at most 100 string values, with an integer total and a boolean hasMore where present",
 			LevelReason: "The schema's description says the values must not exceed 100 items; the types are the schema's.",
 			Run:         checkCompletionMax},
-		conform.Check{ID: "COMP-INVALID-REF", Level: "SHOULD", Versions: fromCompletionsCap,
+		conform.Check{ID: "COMP-INVALID-REF", Level: "SHOULD", Revisions: conform.AllCatalogued,
 			Summary: "completion/complete for a prompt that does not exist, or without an argument, gets -32602",
 			Run:     checkCompletionInvalidRef},
-		conform.Check{ID: "COMP-CONTEXT", Level: "MUST", Versions: []string{harness.Rev20250618, harness.Rev20251125, harness.Rev20260728},
+		conform.Check{ID: "COMP-CONTEXT", Level: "MUST", Revisions: conform.AllCatalogued,
 			Summary:     "completion/complete accepts context.arguments (already resolved arguments)",
 			LevelReason: "context is part of the request's schema from 2025-06-18 on; refusing a request the schema allows fails.",
 			Run:         checkCompletionContext},

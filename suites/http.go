@@ -15,14 +15,6 @@ import (
 	"github.com/mcpspec/mcpspec/suites/conform"
 )
 
-// Streamable HTTP exists from 2025-03-26 on.
-var (
-	streamableRevisions = []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125}
-	// streamableToo: the rows that hold at the stateless revision as well.
-	streamableToo   = []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125, harness.Rev20260728}
-	headerRevisions = []string{harness.Rev20250618, harness.Rev20251125}
-)
-
 const (
 	// foreignOrigin is an Origin no local server should trust.
 	foreignOrigin = "http://evil.example"
@@ -34,53 +26,53 @@ var visibleASCII = regexp.MustCompile(`^[\x21-\x7E]+$`)
 
 func init() {
 	conform.Register(
-		conform.Check{ID: "HTTP-ORIGIN-VALIDATE", Level: "MUST", Transports: httpOnly, Versions: streamableToo,
+		conform.Check{ID: "HTTP-ORIGIN-VALIDATE", Level: "MUST", Transports: httpOnly, Revisions: conform.Since(harness.Rev20250326),
 			Summary:     "a request with a foreign Origin header is refused, never served",
 			LevelReason: "Before 2025-11-25 the spec says servers MUST validate Origin without naming a status; the observable part is that a foreign Origin is not served (no 2xx).",
 			Run:         checkOriginValidate},
-		conform.Check{ID: "HTTP-ORIGIN-403", Level: "MUST", Transports: httpOnly, Versions: []string{harness.Rev20251125, harness.Rev20260728},
+		conform.Check{ID: "HTTP-ORIGIN-403", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary: "a request with a foreign Origin header is answered 403 Forbidden",
 			Run:     checkOrigin403},
-		conform.Check{ID: "HTTP-202-ACCEPTED", Level: "MUST", Transports: httpOnly, Versions: streamableToo,
+		conform.Check{ID: "HTTP-202-ACCEPTED", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary: "a POSTed notification is accepted with 202 and an empty body",
 			Run:     checkAccepted202},
-		conform.Check{ID: "HTTP-REQ-CONTENT-TYPE", Level: "MUST", Transports: httpOnly, Versions: streamableToo,
+		conform.Check{ID: "HTTP-REQ-CONTENT-TYPE", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary: "a POSTed request is answered as application/json holding its one response, or as text/event-stream",
 			Run:     checkRequestContentType},
-		conform.Check{ID: "HTTP-SSE-INCLUDES-RESPONSE", Level: "SHOULD", Transports: httpOnly, Versions: streamableRevisions,
+		conform.Check{ID: "HTTP-SSE-INCLUDES-RESPONSE", Level: "SHOULD", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary: "an SSE response stream carries the request's response before it ends",
 			Run:     checkSSEIncludesResponse},
-		conform.Check{ID: "HTTP-SSE-CLOSE-AFTER", Level: "SHOULD", Transports: httpOnly, Versions: streamableToo,
+		conform.Check{ID: "HTTP-SSE-CLOSE-AFTER", Level: "SHOULD", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary: "an SSE response stream ends soon (within a second) after its response",
 			Run:     checkSSECloseAfter},
-		conform.Check{ID: "HTTP-SSE-PRIME", Level: "SHOULD", Transports: httpOnly, Versions: []string{harness.Rev20251125},
+		conform.Check{ID: "HTTP-SSE-PRIME", Level: "SHOULD", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary: "an SSE response stream starts with a priming event: an event id and empty data",
 			Run:     checkSSEPrime},
-		conform.Check{ID: "HTTP-GET-SSE-OR-405", Level: "MUST", Transports: httpOnly, Versions: streamableRevisions, Connection: conform.Fresh,
+		conform.Check{ID: "HTTP-GET-SSE-OR-405", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued, Connection: conform.Fresh,
 			Summary: "GET on the endpoint opens an SSE stream or is refused with 405",
 			Run:     checkGetSSEOr405},
-		conform.Check{ID: "HTTP-GET-NO-RESPONSE", Level: "MUST", Transports: httpOnly, Versions: streamableRevisions, Connection: conform.Fresh,
+		conform.Check{ID: "HTTP-GET-NO-RESPONSE", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued, Connection: conform.Fresh,
 			Summary: "the GET stream never carries responses to requests POSTed meanwhile",
 			Run:     checkGetNoResponse},
-		conform.Check{ID: "HTTP-EVENT-ID-UNIQUE", Level: "MUST", Transports: httpOnly, Versions: streamableRevisions, Connection: conform.Fresh,
+		conform.Check{ID: "HTTP-EVENT-ID-UNIQUE", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued, Connection: conform.Fresh,
 			Summary: "SSE event ids are unique across all the streams of a session",
 			Run:     checkEventIDsUnique},
-		conform.Check{ID: "HTTP-SESSION-ID-CHARSET", Level: "MUST", Transports: httpOnly, Versions: streamableRevisions,
+		conform.Check{ID: "HTTP-SESSION-ID-CHARSET", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary: "a session id contains only visible ASCII characters",
 			Run:     checkSessionIDCharset},
-		conform.Check{ID: "HTTP-SESSION-ID-SECURE", Level: "SHOULD", Transports: httpOnly, Versions: streamableRevisions, Connection: conform.Raw,
+		conform.Check{ID: "HTTP-SESSION-ID-SECURE", Level: "SHOULD", Transports: httpOnly, Revisions: conform.AllCatalogued, Connection: conform.Raw,
 			Summary: "session ids are unique and unguessable: distinct, at least 16 characters, not a counter",
 			Run:     checkSessionIDSecure},
-		conform.Check{ID: "HTTP-SESSION-REQUIRED-400", Level: "SHOULD", Transports: httpOnly, Versions: streamableRevisions,
+		conform.Check{ID: "HTTP-SESSION-REQUIRED-400", Level: "SHOULD", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary: "once sessions are in use, a request without a session id is answered 400",
 			Run:     checkSessionRequired},
-		conform.Check{ID: "HTTP-SESSION-TERMINATED-404", Level: "MUST", Transports: httpOnly, Versions: streamableRevisions, Connection: conform.Fresh,
+		conform.Check{ID: "HTTP-SESSION-TERMINATED-404", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued, Connection: conform.Fresh,
 			Summary: "a request with a terminated (deleted) or unknown session id is answered 404",
 			Run:     checkSessionTerminated},
-		conform.Check{ID: "HTTP-PROTO-HEADER-INVALID", Level: "MUST", Transports: httpOnly, Versions: headerRevisions,
+		conform.Check{ID: "HTTP-PROTO-HEADER-INVALID", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary: "an invalid or unsupported MCP-Protocol-Version header is answered 400",
 			Run:     checkProtocolHeaderInvalid},
-		conform.Check{ID: "HTTP-PROTO-HEADER-DEFAULT", Level: "SHOULD", Transports: httpOnly, Versions: headerRevisions,
+		conform.Check{ID: "HTTP-PROTO-HEADER-DEFAULT", Level: "SHOULD", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary: "a request without MCP-Protocol-Version is still served (the negotiated revision applies)",
 			Run:     checkProtocolHeaderDefault},
 	)

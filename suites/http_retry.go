@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
 	"github.com/mcpspec/mcpspec/harness/streamhttp"
 	"github.com/mcpspec/mcpspec/harness/wire"
@@ -18,7 +17,7 @@ import (
 // stream with GET and Last-Event-ID; before such a close the server should send a retry field.
 
 func init() {
-	conform.Register(conform.Check{ID: "HTTP-SSE-RETRY", Level: "SHOULD", Transports: httpOnly, Versions: []string{harness.Rev20251125},
+	conform.Register(conform.Check{ID: "HTTP-SSE-RETRY", Level: "SHOULD", Transports: httpOnly, Revisions: conform.AllCatalogued,
 		Connection: conform.Fresh, Waits: true,
 		Summary:     "a server that closes the connection of a request's SSE stream before the response sends a retry field on that stream first",
 		LevelReason: "Judged only when the slow call's SSE stream ends before carrying the response; a server that keeps it open is n/a. A retry field on any event of the stream before the end counts, the priming event's included. The resumption that follows only tidies up: its outcome is reported, not judged.",

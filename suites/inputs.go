@@ -1,7 +1,6 @@
 package suites
 
 import (
-	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/suites/conform"
 )
 
@@ -12,8 +11,8 @@ import (
 func init() {
 	conform.Register(
 		conform.Check{ID: "COMP-NOT-SUPPORTED", Level: "SHOULD",
-			Versions: []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125, harness.Rev20260728},
-			Summary:  "a server that does not declare completions answers completion/complete with -32601",
+			Revisions: conform.AllCatalogued,
+			Summary:   "a server that does not declare completions answers completion/complete with -32601",
 			Ready: func(t *conform.T) (conform.Finding, bool) {
 				if t.S.HasCapability("completions") {
 					return conform.NA("the server declares completions"), true

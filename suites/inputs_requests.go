@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/suites/conform"
 )
 
@@ -30,19 +31,19 @@ func init() {
 		return f, !ok
 	}
 	conform.Register(
-		conform.Check{ID: "ELICIT-SCHEMA-FLAT", Level: "MUST", Versions: modernOnly, Transports: streamTransport,
+		conform.Check{ID: "ELICIT-SCHEMA-FLAT", Level: "MUST", Revisions: conform.Since(harness.Rev20260728), Transports: streamTransport,
 			Summary:     "a form-mode elicitation asks with a flat object schema: each property a string, number, integer, boolean or enum (an array only as a multi-select enum)",
 			LevelReason: "A restriction stated without a keyword, which the schema enforces (requestedSchema's properties are primitive schema definitions): a nested or non-primitive property fails." + inputsAtModern,
 			Ready:       ready, Run: checkElicitSchemaFlat},
-		conform.Check{ID: "ELICIT-NO-SENSITIVE", Level: "SHOULD", Versions: modernOnly, Transports: streamTransport,
+		conform.Check{ID: "ELICIT-NO-SENSITIVE", Level: "SHOULD", Revisions: conform.Since(harness.Rev20260728), Transports: streamTransport,
 			Summary:     "a form-mode elicitation asks for no field whose name, title or format says password, secret, API key, access token or payment card",
 			LevelReason: "MUST NOT in the spec, but a field's name can only suggest that it asks for something sensitive, never prove it: mcpspec warns. URL-mode elicitations, the spec's way to handle secrets, are not judged." + inputsAtModern,
 			Ready:       ready, Run: checkElicitNoSensitive},
-		conform.Check{ID: "SAMPLING-TOOLS-CAP", Level: "MUST", Versions: modernOnly, Transports: streamTransport,
+		conform.Check{ID: "SAMPLING-TOOLS-CAP", Level: "MUST", Revisions: conform.Since(harness.Rev20260728), Transports: streamTransport,
 			Summary:     "to a client declaring sampling without sampling.tools, no sampling request enables tool use (tools offered, or a toolChoice other than none)",
 			LevelReason: "MUST NOT in the spec, for tool-enabled requests: an empty tools list or toolChoice mode none enables no tool and passes." + inputsAtModern,
 			Ready:       ready, Run: checkSamplingToolsCap},
-		conform.Check{ID: "SAMPLING-INCLUDECONTEXT", Level: "SHOULD", Versions: modernOnly, Transports: streamTransport,
+		conform.Check{ID: "SAMPLING-INCLUDECONTEXT", Level: "SHOULD", Revisions: conform.Since(harness.Rev20260728), Transports: streamTransport,
 			Summary:     `to a client declaring sampling without sampling.context, a sampling request's includeContext is absent or "none"`,
 			LevelReason: "SHOULD in the schema's description of the capability." + inputsAtModern,
 			Ready:       ready, Run: checkSamplingIncludeContext},

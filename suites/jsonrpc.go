@@ -27,27 +27,27 @@ const (
 )
 
 func init() {
-	conform.Register(modernToo(
-		conform.Check{ID: "JRPC-VERSION", JSONRPC: true, Level: "MUST", Summary: `every message carries "jsonrpc":"2.0", and a request with another version is rejected with -32600`, Run: checkJSONRPCVersion},
-		conform.Check{ID: "JRPC-REPLY-REQUIRED", JSONRPC: true, Level: "MUST", Summary: "every request gets exactly one response: valid, unknown method or invalid params", Run: checkReplyRequired},
-		conform.Check{ID: "JRPC-NOTIF-NO-REPLY", JSONRPC: true, Level: "MUST", Summary: "notifications are never answered, known or unknown", Run: checkNotificationNoReply},
-		conform.Check{ID: "JRPC-ID-ECHO", JSONRPC: true, Level: "MUST", Connection: conform.Observed, Summary: "a response's id is the request's id, same JSON type and value (\"1\" is not 1)", Run: checkIDEcho},
-		conform.Check{ID: "JRPC-ID-NULL-ON-UNREADABLE", JSONRPC: true, Level: "MUST", Summary: "errors for requests whose id cannot be read carry a null id (or, from 2025-11-25, none; JSON-RPC alone: null)", Run: checkIDNullOnUnreadable},
-		conform.Check{ID: "JRPC-RESULT-XOR-ERROR", JSONRPC: true, Level: "MUST", Summary: "a response has a result or an error, never both, never neither", Run: checkResultXorError},
-		conform.Check{ID: "JRPC-ERROR-OBJECT", JSONRPC: true, Level: "MUST", Summary: "an error is an object with a code and a string message", Run: checkErrorObject},
-		conform.Check{ID: "JRPC-ERROR-CODE-INT", JSONRPC: true, Level: "MUST", Summary: "error codes are JSON integers", Run: checkErrorCodeInt},
-		conform.Check{ID: "JRPC-ERROR-MESSAGE", JSONRPC: true, Level: "SHOULD", Summary: "an error message is one short sentence", LevelReason: "JSON-RPC asks for a concise single sentence; mcpspec warns on a newline or more than 200 characters.", Run: checkErrorMessage},
-		conform.Check{ID: "JRPC-PARSE-ERROR", JSONRPC: true, Level: "MUST", Summary: "invalid JSON is answered with -32700 and the server keeps serving", LevelReason: "JSON-RPC defines the code's meaning and requires a reply to every call it can read; the catalogue's 'MUST (code semantics)'.", Run: checkParseError},
-		conform.Check{ID: "JRPC-INVALID-REQUEST", JSONRPC: true, Level: "MUST", Summary: "an object that is not a valid request (method not a string, no method) is answered with -32600", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Run: checkInvalidRequest},
-		conform.Check{ID: "JRPC-METHOD-NOT-FOUND", JSONRPC: true, Level: "MUST", Summary: "an unknown method is answered with -32601 and the request's id", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Run: checkMethodNotFound},
-		conform.Check{ID: "JRPC-INVALID-PARAMS", Level: "MUST", Summary: "a known method with missing required params is answered with -32602", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Run: checkInvalidParams},
-		conform.Check{ID: "JRPC-RPC-PREFIX", JSONRPC: true, Level: "MUST", Summary: "methods starting with rpc. are reserved: a call to one is answered with -32601", Run: checkRPCPrefix},
-		conform.Check{ID: "MSG-JSONRPC", Level: "MUST", Summary: "every message the server sends validates against the negotiated revision's schema", Run: checkSchemaValid},
-	)...)
+	conform.Register(
+		conform.Check{ID: "JRPC-VERSION", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: `every message carries "jsonrpc":"2.0", and a request with another version is rejected with -32600`, Run: checkJSONRPCVersion},
+		conform.Check{ID: "JRPC-REPLY-REQUIRED", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "every request gets exactly one response: valid, unknown method or invalid params", Run: checkReplyRequired},
+		conform.Check{ID: "JRPC-NOTIF-NO-REPLY", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "notifications are never answered, known or unknown", Run: checkNotificationNoReply},
+		conform.Check{ID: "JRPC-ID-ECHO", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Connection: conform.Observed, Summary: "a response's id is the request's id, same JSON type and value (\"1\" is not 1)", Run: checkIDEcho},
+		conform.Check{ID: "JRPC-ID-NULL-ON-UNREADABLE", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "errors for requests whose id cannot be read carry a null id (or, from 2025-11-25, none; JSON-RPC alone: null)", Run: checkIDNullOnUnreadable},
+		conform.Check{ID: "JRPC-RESULT-XOR-ERROR", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "a response has a result or an error, never both, never neither", Run: checkResultXorError},
+		conform.Check{ID: "JRPC-ERROR-OBJECT", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "an error is an object with a code and a string message", Run: checkErrorObject},
+		conform.Check{ID: "JRPC-ERROR-CODE-INT", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "error codes are JSON integers", Run: checkErrorCodeInt},
+		conform.Check{ID: "JRPC-ERROR-MESSAGE", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "SHOULD", Summary: "an error message is one short sentence", LevelReason: "JSON-RPC asks for a concise single sentence; mcpspec warns on a newline or more than 200 characters.", Run: checkErrorMessage},
+		conform.Check{ID: "JRPC-PARSE-ERROR", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "invalid JSON is answered with -32700 and the server keeps serving", LevelReason: "JSON-RPC defines the code's meaning and requires a reply to every call it can read; the catalogue's 'MUST (code semantics)'.", Run: checkParseError},
+		conform.Check{ID: "JRPC-INVALID-REQUEST", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "an object that is not a valid request (method not a string, no method) is answered with -32600", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Run: checkInvalidRequest},
+		conform.Check{ID: "JRPC-METHOD-NOT-FOUND", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "an unknown method is answered with -32601 and the request's id", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Run: checkMethodNotFound},
+		conform.Check{ID: "JRPC-INVALID-PARAMS", Revisions: conform.AllCatalogued, Level: "MUST", Summary: "a known method with missing required params is answered with -32602", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Run: checkInvalidParams},
+		conform.Check{ID: "JRPC-RPC-PREFIX", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "methods starting with rpc. are reserved: a call to one is answered with -32601", Run: checkRPCPrefix},
+		conform.Check{ID: "MSG-JSONRPC", Revisions: conform.AllCatalogued, Level: "MUST", Summary: "every message the server sends validates against the negotiated revision's schema", Run: checkSchemaValid},
+	)
 	// Handshake revisions only: at 2026-07-28 a request whose params are not an object cannot
 	// carry the required _meta, so every server refuses it for that alone and the check could
 	// not tell a server that processes such params from one that rejects them.
-	conform.Register(conform.Check{ID: "JRPC-PARAMS-STRUCTURED", Level: "MUST", Summary: "params that are not an object are rejected with -32600 or -32602, not processed", Run: checkParamsStructured})
+	conform.Register(conform.Check{ID: "JRPC-PARAMS-STRUCTURED", Revisions: conform.Until(harness.Rev20251125), Level: "MUST", Summary: "params that are not an object are rejected with -32600 or -32602, not processed", Run: checkParamsStructured})
 }
 
 func checkJSONRPCVersion(t *conform.T) conform.Finding {

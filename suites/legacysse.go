@@ -6,27 +6,23 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/legacysse"
 	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/suites/conform"
 )
 
 // The HTTP+SSE transport is the one of 2024-11-05.
-var (
-	sseOnly    = []string{wire.SSE}
-	legacyOnly = []string{harness.Rev20241105}
-)
+var sseOnly = []string{wire.SSE}
 
 func init() {
 	conform.Register(
-		conform.Check{ID: "SSE-TWO-ENDPOINTS", Level: "MUST", Transports: sseOnly, Versions: legacyOnly, Connection: conform.Raw,
+		conform.Check{ID: "SSE-TWO-ENDPOINTS", Level: "MUST", Transports: sseOnly, Revisions: conform.AllCatalogued, Connection: conform.Raw,
 			Summary: "the SSE URL answers GET with an event stream, and the announced endpoint accepts POSTed messages (answers arrive on the stream)",
 			Run:     checkSSETwoEndpoints},
-		conform.Check{ID: "SSE-ENDPOINT-EVENT", Level: "MUST", Transports: sseOnly, Versions: legacyOnly, Connection: conform.Fresh,
+		conform.Check{ID: "SSE-ENDPOINT-EVENT", Level: "MUST", Transports: sseOnly, Revisions: conform.AllCatalogued, Connection: conform.Fresh,
 			Summary: "the first event on the SSE stream is an endpoint event whose data is a URI",
 			Run:     checkSSEEndpointEvent},
-		conform.Check{ID: "SSE-ORIGIN", Level: "MUST", Transports: sseOnly, Versions: legacyOnly,
+		conform.Check{ID: "SSE-ORIGIN", Level: "MUST", Transports: sseOnly, Revisions: conform.AllCatalogued,
 			Summary:     "a GET of the stream or a POST with a foreign Origin header is refused",
 			LevelReason: "The 2024-11-05 transport page says servers MUST validate Origin; the observable part is that a foreign Origin is not served (no 2xx).",
 			Run:         checkSSEOrigin},

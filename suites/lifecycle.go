@@ -15,29 +15,29 @@ const unsupportedRevision = "1999-01-01"
 func init() {
 	conform.Register(
 		conform.Check{
-			ID: "LIFE-INIT-RESULT", Level: "MUST",
+			ID: "LIFE-INIT-RESULT", Revisions: conform.AllCatalogued, Level: "MUST",
 			Summary: "initialize is answered with the server's protocol version, capabilities and serverInfo",
 			Run:     checkInitResult,
 		},
 		conform.Check{
-			ID: "LIFE-VERSION-FALLBACK", Level: "MUST", Connection: conform.Raw, Once: true,
+			ID: "LIFE-VERSION-FALLBACK", Revisions: conform.AllCatalogued, Level: "MUST", Connection: conform.Raw, Once: true,
 			Summary:     "an unsupported protocol version at initialize is answered with a result naming a version the server supports",
 			LevelReason: "The lifecycle page says MUST answer with another supported version; its error-handling example shows an error instead. The normative sentence wins: an error fails.",
 			Run:         checkVersionFallback,
 		},
 		conform.Check{
-			ID: "LIFE-VERSION-LATEST", Level: "SHOULD", Connection: conform.Raw, Once: true,
+			ID: "LIFE-VERSION-LATEST", Revisions: conform.AllCatalogued, Level: "SHOULD", Connection: conform.Raw, Once: true,
 			Summary: "the fallback version for an unsupported request is the newest version the server supports",
 			Run:     checkVersionLatest,
 		},
 		conform.Check{
-			ID: "LIFE-PING-BEFORE-INIT", Level: "MUST", Connection: conform.Observed, Transports: stdioOnly,
+			ID: "LIFE-PING-BEFORE-INIT", Revisions: conform.AllCatalogued, Level: "MUST", Connection: conform.Observed, Transports: stdioOnly,
 			Summary:     "a ping sent before initialize is answered with an empty result",
 			LevelReason: "Pings are the one request allowed before initialize, and ping receivers MUST answer. Over HTTP a server that requires sessions may refuse any request without one, so the check runs over stdio. Before initialize nothing names a revision, so one server's answer stands for every revision the server serves.",
 			Run:         checkPingBeforeInit,
 		},
 		conform.Check{
-			ID: "LIFE-PRE-INIT-REQUEST", Level: "MUST", Connection: conform.Raw,
+			ID: "LIFE-PRE-INIT-REQUEST", Revisions: conform.AllCatalogued, Level: "MUST", Connection: conform.Raw,
 			Summary:     "a request before initialize neither crashes nor hangs the server, and initialize still works after it",
 			LevelReason: "The spec leaves the answer to a premature request open, so any response (or HTTP error status) passes; dying or staying silent makes the server unusable and fails.",
 			Run:         checkPreInitRequest,

@@ -18,23 +18,23 @@ import (
 
 func init() {
 	conform.Register(
-		conform.Check{ID: "LIFE-INIT-FIRST", Level: "MUST", Connection: conform.Raw, Once: true, Transports: stdioOnly,
+		conform.Check{ID: "LIFE-INIT-FIRST", Revisions: conform.AllCatalogued, Level: "MUST", Connection: conform.Raw, Once: true, Transports: stdioOnly,
 			Summary:     "the server sends nothing of its own (a ping aside) before the client has initialized: its first words answer the client",
 			LevelReason: "The server's part of initialization coming first is that it speaks only when spoken to until initialize. A ping, allowed before initialize, is the point of observation. Over HTTP a server can speak only in answer to a request, so the check runs on stdio.",
 			Run:         checkInitFirst},
-		conform.Check{ID: "LIFE-VERSION-ECHO", Level: "MUST", Connection: conform.Raw, Once: true, Transports: streamTransport,
+		conform.Check{ID: "LIFE-VERSION-ECHO", Revisions: conform.AllCatalogued, Level: "MUST", Connection: conform.Raw, Once: true, Transports: streamTransport,
 			Summary:     "initialize asking for a revision the server supports is answered with that same revision",
 			LevelReason: "A revision counts as supported when the server echoes it, offers it in answer to another, or lists it in server/discover (a dual-era server). The legacy HTTP+SSE transport carries no server/discover, so the check runs over stdio and Streamable HTTP.",
 			Run:         checkVersionEcho},
-		conform.Check{ID: "LIFE-SERVER-WAIT-INITIALIZED", Level: "SHOULD", Connection: conform.Raw,
+		conform.Check{ID: "LIFE-SERVER-WAIT-INITIALIZED", Revisions: conform.AllCatalogued, Level: "SHOULD", Connection: conform.Raw,
 			Summary: "between initialize and notifications/initialized the server sends no request but ping, even to a client declaring roots, sampling and elicitation",
 			Run:     checkServerWaitsInitialized},
 		// The next two judge the pristine session (pristine.go): everything the server sent.
-		conform.Check{ID: "LIFE-OPERATION-NEGOTIATED", Level: "SHOULD", Connection: conform.Observed,
+		conform.Check{ID: "LIFE-OPERATION-NEGOTIATED", Revisions: conform.AllCatalogued, Level: "SHOULD", Connection: conform.Observed,
 			Summary:     "the server sends only what was negotiated: no sampling, roots or elicitation requests to a client declaring none, and list-change, resource-update and log notifications only with the capability that announces them",
 			LevelReason: "SHOULD at 2024-11-05 and 2025-03-26, MUST from 2025-06-18: a violation warns at the first two and fails from 2025-06-18 on. Respecting the negotiated revision's schema is MSG-JSONRPC's to judge.",
 			Run:         checkOperationNegotiated},
-		conform.Check{ID: "CANCEL-SAME-DIRECTION", Level: "MUST", Connection: conform.Observed,
+		conform.Check{ID: "CANCEL-SAME-DIRECTION", Revisions: conform.Until(harness.Rev20251125), Level: "MUST", Connection: conform.Observed,
 			Summary:     "a notifications/cancelled from the server names a request the server itself issued, never one of the client's",
 			LevelReason: "At 2026-07-28 the rule is that server cancellations name an open subscriptions/listen, which CANCEL26-SERVER-LISTEN-ONLY checks; this check covers the handshake revisions.",
 			Run:         checkCancelSameDirection},

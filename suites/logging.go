@@ -18,25 +18,24 @@ import (
 const unknownLogLevel = "verbose"
 
 func init() {
-	all := harness.Revisions
 	conform.Register(
-		conform.Check{ID: "LOG-CAP", Level: "MUST", Versions: all, Connection: conform.Fresh,
+		conform.Check{ID: "LOG-CAP", Level: "MUST", Revisions: conform.AllCatalogued, Connection: conform.Fresh,
 			Summary: "a server that sends log messages declares the logging capability",
 			Ready:   logCapReady, Run: checkLogCap},
 		// LOG-SETLEVEL and LOG-INVALID-LEVEL judge the state session (state.go).
-		conform.Check{ID: "LOG-SETLEVEL", Level: "MUST", Connection: conform.Observed,
+		conform.Check{ID: "LOG-SETLEVEL", Revisions: conform.AllCatalogued, Level: "MUST", Connection: conform.Observed,
 			Summary:     "a server that declares logging accepts logging/setLevel with an empty result",
 			LevelReason: "The client MAY send logging/setLevel; a server declaring logging must then serve it, and the schema's result is EmptyResult.",
 			Ready:       loggingReady, Run: checkSetLevel},
-		conform.Check{ID: "LOG-SETLEVEL-FILTER", Level: "SHOULD", Connection: conform.Fresh,
+		conform.Check{ID: "LOG-SETLEVEL-FILTER", Revisions: conform.AllCatalogued, Level: "SHOULD", Connection: conform.Fresh,
 			Summary:     "after logging/setLevel, log messages below the set level are not sent",
 			LevelReason: "The schema's lower-case should is read as SHOULD.",
 			Ready:       logToolReady, Run: checkSetLevelFilter},
-		conform.Check{ID: "LOG-INVALID-LEVEL", Level: "SHOULD", Versions: all, Connection: conform.Observed,
+		conform.Check{ID: "LOG-INVALID-LEVEL", Level: "SHOULD", Revisions: conform.AllCatalogued, Connection: conform.Observed,
 			Summary:     "an unknown log level is refused: logging/setLevel with -32602; at 2026-07-28 a request whose _meta names it is rejected",
 			LevelReason: "At 2026-07-28 the spec says only that the request should be rejected, so any JSON-RPC error passes there.",
 			Ready:       loggingReady, Run: checkInvalidLevel},
-		conform.Check{ID: "LOG-LEVEL-ENUM", Level: "MUST", Versions: all, Connection: conform.Fresh,
+		conform.Check{ID: "LOG-LEVEL-ENUM", Level: "MUST", Revisions: conform.AllCatalogued, Connection: conform.Fresh,
 			Summary:     "every log message has an RFC 5424 level, data, and a string logger if any",
 			LevelReason: "The levels are the schema's LoggingLevel enumeration; data is required by the schema.",
 			Ready:       logToolReady, Run: checkLogLevelEnum},

@@ -19,23 +19,21 @@ import (
 // ids, reserved _meta prefixes, and the JSON Schemas it publishes.
 
 func init() {
-	fromMetaRules := []string{harness.Rev20250618, harness.Rev20251125, harness.Rev20260728}
-	fromSchemaRules := []string{harness.Rev20251125, harness.Rev20260728}
 	conform.Register(
-		conform.Check{ID: "MSG-CORE-SUPPORT", Level: "MUST", Versions: harness.Revisions,
+		conform.Check{ID: "MSG-CORE-SUPPORT", Level: "MUST", Revisions: conform.AllCatalogued,
 			Summary: "the base protocol works: initialize and ping in the handshake revisions; server/discover and a request carrying the required _meta at 2026-07-28",
 			Run:     checkCoreSupport},
-		conform.Check{ID: "MSG-NOTIF-NO-ID", Level: "MUST", Versions: harness.Revisions, Connection: conform.Fresh,
+		conform.Check{ID: "MSG-NOTIF-NO-ID", Level: "MUST", Revisions: conform.AllCatalogued, Connection: conform.Fresh,
 			Summary: "the server's notifications (here: those the log tool provokes) carry no id member, not even null",
 			Ready:   notificationsReady, Run: checkNotificationNoID},
-		conform.Check{ID: "MSG-META-RESERVED", Level: "SHOULD", Versions: fromMetaRules,
+		conform.Check{ID: "MSG-META-RESERVED", Level: "SHOULD", Revisions: conform.AllCatalogued,
 			Summary:     "_meta keys the server sends under a prefix reserved for MCP are ones the spec defines",
 			LevelReason: "The spec reserves the prefixes without a keyword; mcpspec warns on a key under one that the revision does not define.",
 			Run:         checkMetaReserved},
-		conform.Check{ID: "SCHEMA-2020-DEFAULT", Level: "MUST", Versions: fromSchemaRules,
+		conform.Check{ID: "SCHEMA-2020-DEFAULT", Level: "MUST", Revisions: conform.AllCatalogued,
 			Summary: "tool schemas without $schema are valid JSON Schema 2020-12, the default dialect",
 			Run:     checkSchemaDefaultDialect},
-		conform.Check{ID: "SCHEMA-VALID", Level: "MUST", Versions: fromSchemaRules,
+		conform.Check{ID: "SCHEMA-VALID", Level: "MUST", Revisions: conform.AllCatalogued,
 			Summary: "every tool schema is valid under the dialect its $schema declares, or 2020-12 without one",
 			Run:     checkSchemaDialectValid},
 	)

@@ -14,10 +14,8 @@ import (
 )
 
 // Checks of the stateless revision, 2026-07-28: no initialize, _meta on every request.
-var (
-	modernOnly      = []string{harness.Rev20260728}
-	streamTransport = []string{wire.Stdio, wire.HTTP}
-)
+// streamTransport: the stateless revision has no legacy HTTP+SSE transport.
+var streamTransport = []string{wire.Stdio, wire.HTTP}
 
 // Error codes the stateless revision adds.
 const (
@@ -27,36 +25,36 @@ const (
 
 func init() {
 	conform.Register(
-		conform.Check{ID: "VER26-DISCOVER", Level: "MUST", Versions: modernOnly, Transports: streamTransport,
+		conform.Check{ID: "VER26-DISCOVER", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "server/discover is served: supported versions (this one among them), capabilities and caching hints",
 			Run:     checkDiscover},
-		conform.Check{ID: "VER26-UNSUPPORTED", Level: "MUST", Versions: modernOnly, Transports: streamTransport,
+		conform.Check{ID: "VER26-UNSUPPORTED", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "a request at an unsupported protocol version gets -32022 naming the requested and the supported versions",
 			Run:     checkUnsupportedVersion},
-		conform.Check{ID: "META26-REQUIRED-FIELDS", Level: "MUST", Versions: modernOnly, Transports: streamTransport,
+		conform.Check{ID: "META26-REQUIRED-FIELDS", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "a request whose _meta lacks the protocol version or the client capabilities is refused with -32602",
 			LevelReason: "Over HTTP, with the MCP-Protocol-Version header present but the body's version missing, -32020 (header mismatch) is accepted too: the spec allows reading it either way.",
 			Run:         checkRequiredMeta},
-		conform.Check{ID: "MSG-RESULTTYPE", Level: "MUST", Versions: modernOnly, Transports: streamTransport,
+		conform.Check{ID: "MSG-RESULTTYPE", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "every result carries a resultType",
 			Run:     checkResultType},
-		conform.Check{ID: "CACHE-HINTS", Level: "MUST", Versions: modernOnly, Transports: streamTransport,
+		conform.Check{ID: "CACHE-HINTS", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "discover and list results carry caching hints: an integer ttlMs of at least 0 and a cacheScope",
 			Run:     checkCacheHints},
-		conform.Check{ID: "PING-REMOVED", Level: "MUST", Versions: modernOnly, Transports: streamTransport,
+		conform.Check{ID: "PING-REMOVED", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "ping no longer exists: a modern ping is answered with -32601",
 			LevelReason: "The changelog removes ping without a keyword; a method that does not exist must be answered with -32601 (JSON-RPC).",
 			Run:         checkPingRemoved},
-		conform.Check{ID: "HTTP26-METHOD-404", Level: "MUST", Versions: modernOnly, Transports: httpOnly,
+		conform.Check{ID: "HTTP26-METHOD-404", Level: "MUST", Revisions: conform.AllCatalogued, Transports: httpOnly,
 			Summary: "an unknown method is answered with HTTP 404 carrying the -32601 error",
 			Run:     checkMethod404},
-		conform.Check{ID: "HTTP26-PROTO-MISMATCH", Level: "MUST", Versions: modernOnly, Transports: httpOnly,
+		conform.Check{ID: "HTTP26-PROTO-MISMATCH", Level: "MUST", Revisions: conform.AllCatalogued, Transports: httpOnly,
 			Summary: "an MCP-Protocol-Version header that differs from the body's protocol version is refused with 400 and -32020",
 			Run:     checkProtocolMismatch},
-		conform.Check{ID: "HTTP26-HEADER-MISMATCH", Level: "MUST", Versions: modernOnly, Transports: httpOnly,
+		conform.Check{ID: "HTTP26-HEADER-MISMATCH", Level: "MUST", Revisions: conform.AllCatalogued, Transports: httpOnly,
 			Summary: "an Mcp-Method header that differs from the body's method is refused with 400 and -32020",
 			Run:     checkHeaderMismatch},
-		conform.Check{ID: "HTTP26-GET-DELETE-405", Level: "SHOULD", Versions: modernOnly, Transports: httpOnly,
+		conform.Check{ID: "HTTP26-GET-DELETE-405", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: httpOnly,
 			Summary: "GET and DELETE on the endpoint are refused with 405: the stateless revision has no streams or sessions to open or end",
 			Run:     checkGetDelete405},
 	)

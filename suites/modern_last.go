@@ -19,14 +19,14 @@ import (
 
 func init() {
 	conform.Register(
-		conform.Check{ID: "HTTP26-MODERN-ERROR-BODY", Level: "SHOULD", Versions: modernOnly, Transports: httpOnly,
+		conform.Check{ID: "HTTP26-MODERN-ERROR-BODY", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: httpOnly,
 			Summary:     "every 400 or 404 a stateless request provokes (unknown method, unsupported version, missing _meta field, header mismatch) carries a JSON-RPC error body",
 			LevelReason: "The catalogue files this as guidance: the backward-compatibility section explains why dual-era clients need a readable error body, without a keyword. A plain body breaks their fallback, so it is a warning.",
 			Run:         checkModernErrorBody},
-		conform.Check{ID: "RES26-PATH-TRAVERSAL", Level: "MUST", Versions: modernOnly,
+		conform.Check{ID: "RES26-PATH-TRAVERSAL", Level: "MUST", Revisions: conform.AllCatalogued,
 			Summary: "reading a file:// URI (listed, or built from a file:// template) that climbs out of its directory with ../ is refused, never served",
 			Run:     checkPathTraversal},
-		conform.Check{ID: "PROG26-REQUEST-STREAM", Level: "MUST", Versions: modernOnly,
+		conform.Check{ID: "PROG26-REQUEST-STREAM", Level: "MUST", Revisions: conform.AllCatalogued,
 			Summary: "with two slow calls running at once, each one's progress comes only on its own response stream (HTTP: its SSE stream; stdio: before its response), under its own token",
 			Run:     checkProgressOwnStream},
 	)

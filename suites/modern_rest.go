@@ -11,7 +11,7 @@ import (
 
 func init() {
 	conform.Register(
-		conform.Check{ID: "VER26-EXT-FALLBACK", Level: "MUST", Versions: modernOnly, Transports: streamTransport,
+		conform.Check{ID: "VER26-EXT-FALLBACK", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "a server advertising extensions answers requests that declare none (server/discover and the lists it promises) with core results or errors, never an extension's shape",
 			LevelReason: "A core shape is a core resultType and a result valid against the core schema for the method; an error is the other answer the spec allows. Only requests mcpspec can send to any server are tried: tools are not called.",
 			Run:         checkExtFallback},

@@ -11,24 +11,12 @@ import (
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
 	"github.com/mcpspec/mcpspec/harness/stdio"
 	"github.com/mcpspec/mcpspec/harness/wire"
-	"github.com/mcpspec/mcpspec/suites/catalog"
 	"github.com/mcpspec/mcpspec/suites/conform"
 )
 
 // This file runs the generic checks (JSON-RPC, cancellation, progress, stdio, parts of HTTP) at
 // the stateless revision too, and holds the checks of 2026-07-28 about what the server must not
 // send (requests, traffic after a cancellation) and how a stdio server ends.
-
-// modernToo gives each check every revision its catalogue row names, the stateless one
-// included: by default a check gets only the handshake revisions (see conform.Check.validate).
-func modernToo(cs ...conform.Check) []conform.Check {
-	for i := range cs {
-		if e, ok := catalog.Lookup(cs[i].ID); ok && cs[i].Versions == nil {
-			cs[i].Versions = append([]string(nil), e.Versions...)
-		}
-	}
-	return cs
-}
 
 // probeMethod is a request every server of the session's revision serves with a result: ping
 // in the handshake revisions, server/discover in the stateless one (which has no ping).
@@ -101,18 +89,18 @@ const cancelRaceGrace = 100 * time.Millisecond
 
 func init() {
 	conform.Register(
-		conform.Check{ID: "STDIO26-NO-REQUESTS", Level: "MUST", Versions: modernOnly, Transports: stdioOnly, Connection: conform.Fresh,
+		conform.Check{ID: "STDIO26-NO-REQUESTS", Level: "MUST", Revisions: conform.AllCatalogued, Transports: stdioOnly, Connection: conform.Fresh,
 			Summary: "the server writes no JSON-RPC request of its own to stdout: not while serving discover, lists, errors or a tool call",
 			Run:     checkNoServerRequests},
-		conform.Check{ID: "MRTR-NO-SERVER-REQUESTS", Level: "MUST", Versions: modernOnly, Transports: streamTransport, Connection: conform.Fresh,
+		conform.Check{ID: "MRTR-NO-SERVER-REQUESTS", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport, Connection: conform.Fresh,
 			Summary:     "the server initiates no JSON-RPC request: anything it needs from the client comes back as an MRTR result instead",
 			LevelReason: "Only the prohibition is observable from outside; whether a server that needs client input uses MRTR is judged by the MRTR-* checks.",
 			Run:         checkNoServerRequests},
-		conform.Check{ID: "CANCEL26-NO-FURTHER", Level: "MUST", Versions: modernOnly, Transports: stdioOnly, Connection: conform.Fresh, Waits: true,
+		conform.Check{ID: "CANCEL26-NO-FURTHER", Level: "MUST", Revisions: conform.AllCatalogued, Transports: stdioOnly, Connection: conform.Fresh, Waits: true,
 			Summary:     "after notifications/cancelled nothing more comes for that request: no response, no progress for its token",
 			LevelReason: "Over Streamable HTTP a request is cancelled by closing its response stream, after which nothing can arrive for it, so the check runs over stdio. Messages within 100 ms of the server having read the cancellation are allowed: they may already have been under way.",
 			Run:         checkNoFurtherAfterCancel},
-		conform.Check{ID: "LIFE-STDIO-EXIT-ON-EOF", Level: "SHOULD", Versions: modernOnly, Transports: stdioOnly, Connection: conform.Raw,
+		conform.Check{ID: "LIFE-STDIO-EXIT-ON-EOF", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: stdioOnly, Connection: conform.Raw,
 			Summary: "a stdio server exits soon after its stdin is closed, within the shutdown timeout",
 			Run:     checkExitOnEOF},
 	)
@@ -257,13 +245,13 @@ var logSeverity = map[string]int{
 
 func init() {
 	conform.Register(
-		conform.Check{ID: "LOG26-OPT-IN", Level: "MUST", Versions: modernOnly, Transports: streamTransport, Connection: conform.Fresh,
+		conform.Check{ID: "LOG26-OPT-IN", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport, Connection: conform.Fresh,
 			Summary: "a request whose _meta names no log level gets no log messages (the log tool logs when asked to)",
 			Run:     checkLogOptIn},
-		conform.Check{ID: "LOG26-SCOPE", Level: "MUST", Versions: modernOnly, Transports: streamTransport, Connection: conform.Fresh,
+		conform.Check{ID: "LOG26-SCOPE", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport, Connection: conform.Fresh,
 			Summary: "a request's log messages come only before its response, on its own response stream",
 			Run:     checkLogScope},
-		conform.Check{ID: "LOG26-AT-OR-ABOVE", Level: "MAY", Versions: modernOnly, Transports: streamTransport, Connection: conform.Fresh,
+		conform.Check{ID: "LOG26-AT-OR-ABOVE", Level: "MAY", Revisions: conform.AllCatalogued, Transports: streamTransport, Connection: conform.Fresh,
 			Summary:     "log messages for a request are at or above the level it asked for",
 			LevelReason: "The spec allows messages at or above the requested level (MAY); one below it was not asked for, which mcpspec reports as a warning.",
 			Run:         checkLogAtOrAbove},

@@ -16,20 +16,19 @@ import (
 const neverIssuedCursor = "mcpspec-never-issued-cursor-!!"
 
 func init() {
-	all := harness.Revisions
 	conform.Register(
-		conform.Check{ID: "PAGE-INVALID-CURSOR", Level: "SHOULD", Versions: all,
+		conform.Check{ID: "PAGE-INVALID-CURSOR", Level: "SHOULD", Revisions: conform.AllCatalogued,
 			Summary: "a list request with a cursor the server never issued gets -32602",
 			Run:     checkInvalidCursor},
-		conform.Check{ID: "PAGE-NEXTCURSOR", Level: "MUST", Versions: all,
+		conform.Check{ID: "PAGE-NEXTCURSOR", Level: "MUST", Revisions: conform.AllCatalogued,
 			Summary:     "nextCursor, where a list result has one, is a string",
 			LevelReason: "The prose only describes nextCursor; every revision's schema makes it a string (Cursor), so another type fails.",
 			Run:         checkNextCursorType},
-		conform.Check{ID: "PAGE-OPS", Level: "MUST", Versions: all,
+		conform.Check{ID: "PAGE-OPS", Level: "MUST", Revisions: conform.AllCatalogued,
 			Summary:     "following nextCursor through each list the server offers ends, every cursor it issued is accepted, and no cursor comes back",
 			LevelReason: "The row names the paginated operations without a keyword; a cursor chain that loops or a cursor the server refuses breaks the pagination those operations must support, so mcpspec fails it.",
 			Run:         checkPageOps},
-		conform.Check{ID: "PAGE-STABLE", Level: "SHOULD", Versions: all,
+		conform.Check{ID: "PAGE-STABLE", Level: "SHOULD", Revisions: conform.AllCatalogued,
 			Summary: "the same cursor, sent twice while nothing changes, selects the same page",
 			Run:     checkPageStable},
 	)

@@ -4,7 +4,7 @@ import "github.com/mcpspec/mcpspec/suites/conform"
 
 func init() {
 	conform.Register(conform.Check{
-		ID: "PING-RESPOND", Level: "MUST",
+		ID: "PING-RESPOND", Revisions: conform.AllCatalogued, Level: "MUST",
 		Summary: "ping is answered promptly with an empty result, with or without params",
 		Run:     checkPingRespond,
 	})

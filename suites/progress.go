@@ -5,31 +5,30 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
 	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/suites/conform"
 )
 
 func init() {
-	conform.Register(modernToo(
-		conform.Check{ID: "PROG-TOKEN-TYPE", Level: "MUST",
+	conform.Register(
+		conform.Check{ID: "PROG-TOKEN-TYPE", Revisions: conform.AllCatalogued, Level: "MUST",
 			Summary: "progress notifications carry the request's token unchanged, same JSON type and value, for string and integer tokens",
 			Run:     checkProgressTokenType},
-		conform.Check{ID: "PROG-MONOTONIC", Level: "MUST",
+		conform.Check{ID: "PROG-MONOTONIC", Revisions: conform.AllCatalogued, Level: "MUST",
 			Summary: "progress increases with every notification for a token",
 			Run:     checkProgressMonotonic},
-		conform.Check{ID: "PROG-KNOWN-TOKEN", Level: "MUST",
+		conform.Check{ID: "PROG-KNOWN-TOKEN", Revisions: conform.AllCatalogued, Level: "MUST",
 			Summary: "no progress for a request that asked for none",
 			Run:     checkProgressKnownToken},
-		conform.Check{ID: "PROG-STOP", Level: "MUST",
+		conform.Check{ID: "PROG-STOP", Revisions: conform.AllCatalogued, Level: "MUST",
 			Summary: "no progress for a token after its request's final response",
 			Run:     checkProgressStop},
 		conform.Check{ID: "PROG-MESSAGE", Level: "SHOULD",
-			Versions: []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125, harness.Rev20260728},
-			Summary:  "a progress message, when present, is a string",
-			Run:      checkProgressMessage},
-	)...)
+			Revisions: conform.AllCatalogued,
+			Summary:   "a progress message, when present, is a string",
+			Run:       checkProgressMessage},
+	)
 }
 
 // withProgress runs the slow tool with token and returns what came, or a finding that ends the

@@ -11,33 +11,33 @@ import (
 // Checks of the Prompts feature, at every revision: the capability, the shapes of lists and
 // prompts, the errors for unknown prompts and bad arguments, and embedded resources.
 func init() {
-	conform.Register(modernToo(
-		conform.Check{ID: "PROMPT-CAP", Level: "MUST",
+	conform.Register(
+		conform.Check{ID: "PROMPT-CAP", Revisions: conform.AllCatalogued, Level: "MUST",
 			Summary: "a server that lists prompts declares the prompts capability",
 			Run:     capabilityCheck("prompts", "prompts/list", "prompts")},
-		conform.Check{ID: "PROMPT-SCHEMA", Level: "MUST",
+		conform.Check{ID: "PROMPT-SCHEMA", Revisions: conform.AllCatalogued, Level: "MUST",
 			Summary:     "every page of prompts/list, and prompts/get of each listed prompt, validates against the revision's schema",
 			LevelReason: "A schema row: the revision's schema defines the results, so a result outside it is malformed.",
 			Run:         checkPromptSchema},
-		conform.Check{ID: "PROMPT-INVALID-NAME", Level: "SHOULD",
+		conform.Check{ID: "PROMPT-INVALID-NAME", Revisions: conform.AllCatalogued, Level: "SHOULD",
 			Summary: "prompts/get of a name the server does not have gets -32602",
 			Run:     checkPromptInvalidName},
-		conform.Check{ID: "PROMPT-MISSING-ARGS", Level: "SHOULD",
+		conform.Check{ID: "PROMPT-MISSING-ARGS", Revisions: conform.AllCatalogued, Level: "SHOULD",
 			Summary: "prompts/get without a required argument gets -32602",
 			Run:     checkPromptMissingArgs},
-		conform.Check{ID: "PROMPT-VALIDATE-ARGS", Level: "SHOULD",
+		conform.Check{ID: "PROMPT-VALIDATE-ARGS", Revisions: conform.AllCatalogued, Level: "SHOULD",
 			Summary:     "prompts/get with an argument value that is not a string is refused with an error",
 			LevelReason: "mcpspec reads 'validate prompt arguments' narrowly: argument values are strings in every revision's schema, so a number in their place must not be processed.",
 			Run:         checkPromptValidateArgs},
-		conform.Check{ID: "PROMPT-EMBEDDED-RES", Level: "MUST",
+		conform.Check{ID: "PROMPT-EMBEDDED-RES", Revisions: conform.AllCatalogued, Level: "MUST",
 			Summary:     "a resource embedded in a prompt message has a valid URI and either text or base64 blob",
 			LevelReason: "The prose also asks for a MIME type, which every revision's schema leaves optional; mcpspec fails a missing or invalid uri and text/blob, and only notes a missing mimeType.",
 			Run:         checkPromptEmbeddedRes},
-		conform.Check{ID: "PROMPT-LISTCHANGED", Level: "SHOULD", Connection: conform.Fresh,
+		conform.Check{ID: "PROMPT-LISTCHANGED", Revisions: conform.AllCatalogued, Level: "SHOULD", Connection: conform.Fresh,
 			Summary: "a server declaring prompts.listChanged announces a change of its prompts list (at 2026-07-28 on a listen stream that asked for it)",
 			Ready:   listChangedReady("prompts"),
 			Run:     listChangedCheck("prompts", "prompts/list", "prompts", "notifications/prompts/list_changed", "promptsListChanged")},
-	)...)
+	)
 }
 
 // unknownPromptName is a prompt no server has.

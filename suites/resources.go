@@ -17,41 +17,41 @@ import (
 // Checks of the Resources feature, at every revision: the capability, the shapes of lists and
 // reads, URI validation, and how binary contents and custom URIs are written.
 func init() {
-	conform.Register(modernToo(
-		conform.Check{ID: "RES-CAP", Level: "MUST",
+	conform.Register(
+		conform.Check{ID: "RES-CAP", Revisions: conform.AllCatalogued, Level: "MUST",
 			Summary: "a server that lists resources declares the resources capability",
 			Run:     capabilityCheck("resources", "resources/list", "resources")},
-		conform.Check{ID: "RES-LIST-SCHEMA", Level: "MUST",
+		conform.Check{ID: "RES-LIST-SCHEMA", Revisions: conform.AllCatalogued, Level: "MUST",
 			Summary:     "every page of resources/list, and resources/templates/list where served, validates against the revision's schema",
 			LevelReason: "A schema row: the revision's schema defines the result, so a result outside it is malformed.",
 			Run:         checkResourceListSchema},
-		conform.Check{ID: "RES-READ-SCHEMA", Level: "MUST",
+		conform.Check{ID: "RES-READ-SCHEMA", Revisions: conform.AllCatalogued, Level: "MUST",
 			Summary:     "resources/read of a listed resource validates against the revision's schema, each content holding a uri and exactly one of text or blob",
 			LevelReason: "A schema row: the revision's schema defines the result, and text or blob content is one or the other.",
 			Run:         checkResourceReadSchema},
-		conform.Check{ID: "RES-URI-VALIDATE", Level: "MUST",
+		conform.Check{ID: "RES-URI-VALIDATE", Revisions: conform.AllCatalogued, Level: "MUST",
 			Summary: "resources/read of a malformed URI (no scheme, control characters, 10 kB long) is refused with an error, and the server keeps serving",
 			Run:     checkResourceURIValidate},
-		conform.Check{ID: "RES-BINARY-ENCODED", Level: "MUST",
+		conform.Check{ID: "RES-BINARY-ENCODED", Revisions: conform.AllCatalogued, Level: "MUST",
 			Summary: "every blob a listed resource is read as is standard base64",
 			Run:     checkResourceBinaryEncoded},
-		conform.Check{ID: "RES-CUSTOM-URI", Level: "MUST",
+		conform.Check{ID: "RES-CUSTOM-URI", Revisions: conform.AllCatalogued, Level: "MUST",
 			Summary: "every listed resource's uri is an RFC 3986 URI with a scheme",
 			Run:     checkResourceCustomURI},
-		conform.Check{ID: "RES-LISTCHANGED", Level: "SHOULD", Connection: conform.Fresh,
+		conform.Check{ID: "RES-LISTCHANGED", Revisions: conform.AllCatalogued, Level: "SHOULD", Connection: conform.Fresh,
 			Summary: "a server declaring resources.listChanged announces a change of its resources list (at 2026-07-28 on a listen stream that asked for it)",
 			Ready:   listChangedReady("resources"),
 			Run:     listChangedCheck("resources", "resources/list", "resources", "notifications/resources/list_changed", "resourcesListChanged")},
 		// The next two judge the state session (state.go).
-		conform.Check{ID: "RES-SUBSCRIBE", Level: "MUST", Connection: conform.Observed,
+		conform.Check{ID: "RES-SUBSCRIBE", Revisions: conform.AllCatalogued, Level: "MUST", Connection: conform.Observed,
 			Summary:     "a server declaring resources.subscribe answers resources/subscribe and resources/unsubscribe of a listed resource with a result",
 			LevelReason: "The row describes the feature without a keyword; declaring resources.subscribe announces both methods, so refusing them breaks the declaration. That a change then brings notifications/resources/updated cannot be provoked from outside.",
 			Ready:       subscribeReady, Run: checkResourceSubscribe},
-		conform.Check{ID: "RES-UPDATED-ONLY-SUBSCRIBED", Level: "SHOULD", Connection: conform.Observed,
+		conform.Check{ID: "RES-UPDATED-ONLY-SUBSCRIBED", Revisions: conform.AllCatalogued, Level: "SHOULD", Connection: conform.Observed,
 			Summary:     "a session that subscribed to no resource gets no notifications/resources/updated while it lists, reads and changes the server's lists",
 			LevelReason: "The schema's lower-case should; mcpspec holds it to SHOULD.",
 			Ready:       capabilityReady("resources"), Run: checkResourceUpdatedOnlySubscribed},
-	)...)
+	)
 }
 
 // maxReads bounds how many listed resources (and prompts) a check reads.

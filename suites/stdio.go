@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
 	"github.com/mcpspec/mcpspec/harness/stdio"
 	"github.com/mcpspec/mcpspec/suites/conform"
@@ -12,25 +11,25 @@ import (
 
 func init() {
 	// The three framing checks judge the pristine session (pristine.go), from its first byte.
-	conform.Register(modernToo(
+	conform.Register(
 		conform.Check{
-			ID: "STDIO-NEWLINE", Level: "MUST", Connection: conform.Observed, Transports: stdioOnly,
+			ID: "STDIO-NEWLINE", Revisions: conform.AllCatalogued, Level: "MUST", Connection: conform.Observed, Transports: stdioOnly,
 			Summary: "every message is written on one line: no pretty-printed JSON spread over several",
 			Run:     framingCheck(stdio.EmbeddedNewline),
 		},
 		conform.Check{
-			ID: "STDIO-STDOUT-ONLY-MCP", Level: "MUST", Connection: conform.Observed, Transports: stdioOnly,
+			ID: "STDIO-STDOUT-ONLY-MCP", Revisions: conform.AllCatalogued, Level: "MUST", Connection: conform.Observed, Transports: stdioOnly,
 			Summary:     "nothing but MCP messages on stdout: no banners, no log lines",
 			LevelReason: "A line that is not JSON, or JSON that is not a JSON-RPC message, fails; a blank line is reported in the message but tolerated, as the catalogue suggests.",
 			Run:         framingCheck(stdio.NonJSONLine, stdio.OversizedLine, "not-jsonrpc"),
 		},
 		conform.Check{
 			ID: "STDIO-UTF8", Level: "MUST", Connection: conform.Observed, Transports: stdioOnly,
-			Versions: []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125, harness.Rev20260728},
-			Summary:  "stdout is UTF-8 without a byte order mark, and non-ASCII text comes back unchanged",
-			Run:      checkUTF8,
+			Revisions: conform.AllCatalogued,
+			Summary:   "stdout is UTF-8 without a byte order mark, and non-ASCII text comes back unchanged",
+			Run:       checkUTF8,
 		},
-	)...)
+	)
 }
 
 // framingCheck fails when the server's stdout showed any violation of the given kinds, from

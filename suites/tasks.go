@@ -24,59 +24,56 @@ const taskTTL = 60000
 
 var taskStatuses = []string{"working", "input_required", "completed", "failed", "cancelled"}
 
+// The tasks checks run over stdio and Streamable HTTP: tasks came after the legacy HTTP+SSE transport.
+var taskTransports = []string{wire.Stdio, wire.HTTP}
+
 func init() {
-	v := []string{harness.Rev20251125}
-	tr := []string{wire.Stdio, wire.HTTP}
-	reg := func(c conform.Check) conform.Check {
-		c.Versions, c.Transports = v, tr
-		return c
-	}
 	conform.Register(
-		reg(conform.Check{ID: "TASK-CAP", Level: "MUST",
+		conform.Check{ID: "TASK-CAP", Revisions: conform.AllCatalogued, Level: "MUST", Transports: taskTransports,
 			Summary: "a server that answers a task-augmented tools/call with a CreateTaskResult declares tasks.requests.tools.call",
-			Run:     checkTaskCap}),
-		reg(conform.Check{ID: "TASK-IGNORE-IF-UNDECLARED", Level: "MUST",
+			Run:     checkTaskCap},
+		conform.Check{ID: "TASK-IGNORE-IF-UNDECLARED", Revisions: conform.AllCatalogued, Level: "MUST", Transports: taskTransports,
 			Summary: "a server that does not declare task-augmented tools/call serves such a call normally, ignoring params.task",
-			Ready:   undeclaredTasksReady, Run: checkTaskIgnored}),
-		reg(conform.Check{ID: "TASK-TOOL-FORBIDDEN", Level: "SHOULD",
+			Ready:   undeclaredTasksReady, Run: checkTaskIgnored},
+		conform.Check{ID: "TASK-TOOL-FORBIDDEN", Revisions: conform.AllCatalogued, Level: "SHOULD", Transports: taskTransports,
 			Summary: "a task-augmented call of a tool without taskSupport (or forbidden) gets -32601",
-			Ready:   taskCallsReady, Run: checkTaskToolForbidden}),
-		reg(conform.Check{ID: "TASK-TOOL-REQUIRED", Level: "MUST",
+			Ready:   taskCallsReady, Run: checkTaskToolForbidden},
+		conform.Check{ID: "TASK-TOOL-REQUIRED", Revisions: conform.AllCatalogued, Level: "MUST", Transports: taskTransports,
 			Summary: "a plain call of a tool whose taskSupport is required gets -32601",
-			Ready:   taskCallsReady, Run: checkTaskToolRequired}),
-		reg(conform.Check{ID: "TASK-CREATE-RESULT", Level: "MUST",
+			Ready:   taskCallsReady, Run: checkTaskToolRequired},
+		conform.Check{ID: "TASK-CREATE-RESULT", Revisions: conform.AllCatalogued, Level: "MUST", Transports: taskTransports,
 			Summary: "a task-augmented tools/call is answered with a CreateTaskResult: task with taskId, status, createdAt, lastUpdatedAt, ttl",
-			Ready:   taskCallsReady, Run: checkTaskCreateResult}),
-		reg(conform.Check{ID: "TASK-ID", Level: "MUST",
+			Ready:   taskCallsReady, Run: checkTaskCreateResult},
+		conform.Check{ID: "TASK-ID", Revisions: conform.AllCatalogued, Level: "MUST", Transports: taskTransports,
 			Summary: "task ids are strings, different for every task created",
-			Ready:   taskCallsReady, Run: checkTaskID}),
-		reg(conform.Check{ID: "TASK-STATUS-LIFECYCLE", Level: "MUST",
+			Ready:   taskCallsReady, Run: checkTaskID},
+		conform.Check{ID: "TASK-STATUS-LIFECYCLE", Revisions: conform.AllCatalogued, Level: "MUST", Transports: taskTransports,
 			Summary: "a task starts working, its statuses are known ones, and a terminal status never changes",
-			Ready:   taskCallsReady, Run: checkTaskLifecycle}),
-		reg(conform.Check{ID: "TASK-TIMESTAMPS-TTL", Level: "MUST",
+			Ready:   taskCallsReady, Run: checkTaskLifecycle},
+		conform.Check{ID: "TASK-TIMESTAMPS-TTL", Revisions: conform.AllCatalogued, Level: "MUST", Transports: taskTransports,
 			Summary: "tasks/get gives ISO 8601 createdAt and lastUpdatedAt and a ttl that is an integer or null",
-			Ready:   taskCallsReady, Run: checkTaskTimestamps}),
-		reg(conform.Check{ID: "TASK-RESULT", Level: "MUST",
+			Ready:   taskCallsReady, Run: checkTaskTimestamps},
+		conform.Check{ID: "TASK-RESULT", Revisions: conform.AllCatalogued, Level: "MUST", Transports: taskTransports,
 			Summary: "tasks/result on a working task answers only once the task is terminal, with the tool's CallToolResult",
-			Ready:   taskCallsReady, Run: checkTaskResult}),
-		reg(conform.Check{ID: "TASK-RESULT-META", Level: "MUST",
+			Ready:   taskCallsReady, Run: checkTaskResult},
+		conform.Check{ID: "TASK-RESULT-META", Revisions: conform.AllCatalogued, Level: "MUST", Transports: taskTransports,
 			Summary: "the tasks/result result names its task in _meta[\"io.modelcontextprotocol/related-task\"].taskId",
-			Ready:   taskCallsReady, Run: checkTaskResultMeta}),
-		reg(conform.Check{ID: "TASK-CANCEL", Level: "MUST",
+			Ready:   taskCallsReady, Run: checkTaskResultMeta},
+		conform.Check{ID: "TASK-CANCEL", Revisions: conform.AllCatalogued, Level: "MUST", Transports: taskTransports,
 			Summary: "tasks/cancel of a working task answers it cancelled and it stays cancelled; of a terminal task, -32602",
-			Ready:   taskFeatureReady("cancel"), Run: checkTaskCancel}),
-		reg(conform.Check{ID: "TASK-PROTOCOL-ERRORS", Level: "MUST",
+			Ready:   taskFeatureReady("cancel"), Run: checkTaskCancel},
+		conform.Check{ID: "TASK-PROTOCOL-ERRORS", Revisions: conform.AllCatalogued, Level: "MUST", Transports: taskTransports,
 			Summary: "an unknown taskId (tasks/get, tasks/result, tasks/cancel) or tasks/list cursor gets -32602",
-			Ready:   tasksReady, Run: checkTaskProtocolErrors}),
-		reg(conform.Check{ID: "TASK-LIST-CURSOR", Level: "MUST",
+			Ready:   tasksReady, Run: checkTaskProtocolErrors},
+		conform.Check{ID: "TASK-LIST-CURSOR", Revisions: conform.AllCatalogued, Level: "MUST", Transports: taskTransports,
 			Summary: "tasks/list pages carry nextCursor while tasks remain: every task created appears in the walk",
-			Ready:   taskFeatureReady("list"), Run: checkTaskListCursor}),
-		conform.Check{ID: "TASK-NO-SSE-ON-GET", Level: "SHOULD", Versions: v, Transports: []string{wire.HTTP},
+			Ready:   taskFeatureReady("list"), Run: checkTaskListCursor},
+		conform.Check{ID: "TASK-NO-SSE-ON-GET", Revisions: conform.AllCatalogued, Level: "SHOULD", Transports: []string{wire.HTTP},
 			Summary: "over Streamable HTTP, tasks/get is answered as application/json, not as an SSE stream",
 			Ready:   taskCallsReady, Run: checkTaskNoSSEOnGet},
-		reg(conform.Check{ID: "PROG-TASK-TOKEN", Level: "MUST",
+		conform.Check{ID: "PROG-TASK-TOKEN", Revisions: conform.AllCatalogued, Level: "MUST", Transports: taskTransports,
 			Summary: "a task's progress carries the task-augmented request's token and stops once the task is terminal",
-			Ready:   taskCallsReady, Run: checkProgTaskToken}),
+			Ready:   taskCallsReady, Run: checkProgTaskToken},
 	)
 }
 

@@ -27,8 +27,6 @@ import (
 const schemaRowReason = "The catalogue lists this as a schema row; a result that does not validate against the revision's schema breaks the protocol, hence MUST."
 
 var (
-	structuredRevisions = []string{harness.Rev20250618, harness.Rev20251125, harness.Rev20260728}
-	nameRuleRevisions   = []string{harness.Rev20251125, harness.Rev20260728}
 	// failingToolName picks the tool a check expects to fail in execution.
 	failingToolName = regexp.MustCompile(`(?i)fail|error|throw`)
 	toolNameFormat  = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
@@ -36,72 +34,72 @@ var (
 )
 
 func init() {
-	conform.Register(modernToo(
-		conform.Check{ID: "TOOL-CAP", Level: "MUST",
+	conform.Register(
+		conform.Check{ID: "TOOL-CAP", Revisions: conform.AllCatalogued, Level: "MUST",
 			Summary: "a server that serves tools/list declares the tools capability",
 			Run:     checkToolCap},
-		conform.Check{ID: "TOOL-UNKNOWN", Level: "SHOULD",
+		conform.Check{ID: "TOOL-UNKNOWN", Revisions: conform.AllCatalogued, Level: "SHOULD",
 			Summary:     "a call of a tool the server does not have gets a JSON-RPC error, -32602",
 			LevelReason: "The spec lists unknown tools among protocol errors and shows -32602 as the example: another code or an isError result warns; a successful result fails.",
 			Run:         checkToolUnknown},
-		conform.Check{ID: "TOOL-EXEC-ERRORS-IN-RESULT", Level: "SHOULD",
+		conform.Check{ID: "TOOL-EXEC-ERRORS-IN-RESULT", Revisions: conform.AllCatalogued, Level: "SHOULD",
 			Summary: "a tool that fails in execution says so in its result (isError: true), not with a JSON-RPC error",
 			LevelReason: "The failing tool is one whose name says it fails (fail, error, throw) and is annotated read-only; " +
 				"a server without one makes the check untestable.",
 			Run: checkToolExecErrors},
-		conform.Check{ID: "TOOL-INVALID-ARGS", Level: "SHOULD",
+		conform.Check{ID: "TOOL-INVALID-ARGS", Revisions: conform.AllCatalogued, Level: "SHOULD",
 			Summary: "arguments missing a required property are refused (-32602, or from 2025-11-25 an isError result); arguments that are not an object get -32602",
 			LevelReason: "The spec describes where these errors belong without a keyword: up to 2025-06-18 either -32602 or an isError result passes; " +
 				"from 2025-11-25 input validation errors belong in an isError result, so -32602 warns.",
 			Run: checkToolInvalidArgs},
-		conform.Check{ID: "TOOL-INPUT-VALIDATION", Level: "MUST",
+		conform.Check{ID: "TOOL-INPUT-VALIDATION", Revisions: conform.AllCatalogued, Level: "MUST",
 			Summary: "a tool refuses arguments of the wrong type or absurdly nested (error or isError result) and the server keeps serving",
 			Run:     checkToolInputValidation},
-		conform.Check{ID: "TOOL-LIST-SCHEMA", Level: "MUST", LevelReason: schemaRowReason,
+		conform.Check{ID: "TOOL-LIST-SCHEMA", Revisions: conform.AllCatalogued, Level: "MUST", LevelReason: schemaRowReason,
 			Summary: "every tools/list page validates against the revision's ListToolsResult, each inputSchema of type object",
 			Run:     checkToolListSchema},
-		conform.Check{ID: "TOOL-CALL-RESULT", Level: "MUST", LevelReason: schemaRowReason,
+		conform.Check{ID: "TOOL-CALL-RESULT", Revisions: conform.AllCatalogued, Level: "MUST", LevelReason: schemaRowReason,
 			Summary: "tools/call results validate against the revision's CallToolResult",
 			Run:     checkToolCallResult},
-		conform.Check{ID: "TOOL-CONTENT-TYPES", Level: "MUST", LevelReason: schemaRowReason,
+		conform.Check{ID: "TOOL-CONTENT-TYPES", Revisions: conform.AllCatalogued, Level: "MUST", LevelReason: schemaRowReason,
 			Summary: "tool result content items are of the types the revision defines",
 			Run:     checkToolContentTypes},
-		conform.Check{ID: "CONTENT-BASE64", Level: "MUST",
+		conform.Check{ID: "CONTENT-BASE64", Revisions: conform.AllCatalogued, Level: "MUST",
 			Summary: "image and audio data and resource blobs in tool results are standard base64, with a type/subtype MIME type",
 			Run:     checkContentBase64},
-	)...)
+	)
 	conform.Register(
-		conform.Check{ID: "TOOL-INPUTSCHEMA-VALID", Level: "MUST", Versions: nameRuleRevisions,
+		conform.Check{ID: "TOOL-INPUTSCHEMA-VALID", Level: "MUST", Revisions: conform.AllCatalogued,
 			Summary: "every tool's inputSchema is a JSON Schema that compiles (2020-12 unless it names another dialect)",
 			Run:     checkToolInputSchemaValid},
-		conform.Check{ID: "TOOL-NAME-FORMAT", Level: "SHOULD", Versions: nameRuleRevisions,
+		conform.Check{ID: "TOOL-NAME-FORMAT", Level: "SHOULD", Revisions: conform.AllCatalogued,
 			Summary: "tool names are 1 to 128 characters of A-Z, a-z, 0-9, _, - and .",
 			Run:     checkToolNameFormat},
-		conform.Check{ID: "TOOL-NAME-UNIQUE", Level: "SHOULD", Versions: nameRuleRevisions,
+		conform.Check{ID: "TOOL-NAME-UNIQUE", Level: "SHOULD", Revisions: conform.AllCatalogued,
 			Summary: "no two tools share a name, across all pages of tools/list",
 			Run:     checkToolNameUnique},
-		conform.Check{ID: "TOOL-STRUCTURED-CONFORM", Level: "MUST", Versions: structuredRevisions,
+		conform.Check{ID: "TOOL-STRUCTURED-CONFORM", Level: "MUST", Revisions: conform.AllCatalogued,
 			Summary: "a successful call of a tool with an outputSchema returns structuredContent valid against it",
 			Run:     checkToolStructuredConform},
-		conform.Check{ID: "TOOL-STRUCTURED-TEXT", Level: "SHOULD", Versions: structuredRevisions,
+		conform.Check{ID: "TOOL-STRUCTURED-TEXT", Level: "SHOULD", Revisions: conform.AllCatalogued,
 			Summary: "a result with structuredContent also carries it serialized as JSON in a text block",
 			Run:     checkToolStructuredText},
-		conform.Check{ID: "TOOL-STRUCTURED-TYPE", Level: "MUST", Versions: []string{harness.Rev20250618, harness.Rev20251125},
+		conform.Check{ID: "TOOL-STRUCTURED-TYPE", Level: "MUST", Revisions: conform.Until(harness.Rev20251125),
 			Summary:     "outputSchema has an object root and structuredContent is a JSON object",
 			LevelReason: "A schema row: both revisions' schemas type structuredContent as an object. 2026-07-28 allows any JSON value, so the row has nothing to check there.",
 			Run:         checkToolStructuredType},
-		conform.Check{ID: "TOOL-ANNOTATIONS", Level: "MUST", Versions: []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125, harness.Rev20260728},
+		conform.Check{ID: "TOOL-ANNOTATIONS", Level: "MUST", Revisions: conform.AllCatalogued,
 			Summary: "tool annotations validate against the revision's ToolAnnotations: boolean hints, a string title", LevelReason: schemaRowReason,
 			Run: checkToolAnnotations},
-		conform.Check{ID: "TOOL-EMBEDDED-RES-CAP", Level: "SHOULD", Versions: structuredRevisions,
+		conform.Check{ID: "TOOL-EMBEDDED-RES-CAP", Level: "SHOULD", Revisions: conform.AllCatalogued,
 			Summary: "a server whose tool results embed resources declares the resources capability",
 			Run:     checkToolEmbeddedResCap},
 	)
-	conform.Register(modernToo(conform.Check{ID: "TOOL-LISTCHANGED", Level: "SHOULD", Connection: conform.Fresh,
+	conform.Register(conform.Check{ID: "TOOL-LISTCHANGED", Revisions: conform.AllCatalogued, Level: "SHOULD", Connection: conform.Fresh,
 		Summary: "a server that declares tools.listChanged sends notifications/tools/list_changed when its tools list changes (2026-07-28: on a listen stream that asked for it)",
 		LevelReason: "Needs a tool whose call changes the list (--list-changed-tool). Over Streamable HTTP a GET stream is opened first where the server offers one, " +
 			"so the notification may come on it or on the call's own stream.",
-		Ready: toolListChangedReady, Run: checkToolListChanged})...)
+		Ready: toolListChangedReady, Run: checkToolListChanged})
 }
 
 // toolDef is one tool as listed.
