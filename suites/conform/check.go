@@ -67,6 +67,9 @@ type Check struct {
 	// rule of JSON-RPC 2.0 itself, and Run works on a plain session (harness.RevJSONRPC: no
 	// handshake, no method known to succeed, the sentinel an unknown method).
 	JSONRPC bool
+	// File is the source file that registered the check (set by Register): the layout test
+	// holds it to the file of the check's area in the catalogue's areas table.
+	File string
 }
 
 // Title is the spec title: the ID first, so --focus 'ID' selects it.
