@@ -1,6 +1,8 @@
 package suites
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -10,44 +12,30 @@ import (
 	"github.com/mcpspec/mcpspec/suites/conform"
 )
 
-// JSON-RPC 2.0 error codes.
-const (
-	codeParseError     = -32700
-	codeInvalidRequest = -32600
-	codeMethodNotFound = -32601
-	codeInvalidParams  = -32602
-)
-
-// Probes from JSON-RPC 2.0 §7.
-const (
-	brokenJSON       = `{"jsonrpc":"2.0","method":"foobar,"params":"bar","baz]`
-	nonStringMethod  = `{"jsonrpc":"2.0","method":1,"params":"bar"}`
-	unknownMethod    = "mcpspec/no-such-method"
-	maxErrorMsgChars = 200
-)
+// Checks of JSON-RPC 2.0 itself: the request, response and error objects, and the codes of
+// §5.1. Most of them belong to the JSON-RPC profile too (mcpspec run --jsonrpc).
 
 func init() {
-	conform.Register(modernToo(
-		conform.Check{ID: "JRPC-VERSION", JSONRPC: true, Level: "MUST", Summary: `every message carries "jsonrpc":"2.0", and a request with another version is rejected with -32600`, Run: checkJSONRPCVersion},
-		conform.Check{ID: "JRPC-REPLY-REQUIRED", JSONRPC: true, Level: "MUST", Summary: "every request gets exactly one response: valid, unknown method or invalid params", Run: checkReplyRequired},
-		conform.Check{ID: "JRPC-NOTIF-NO-REPLY", JSONRPC: true, Level: "MUST", Summary: "notifications are never answered, known or unknown", Run: checkNotificationNoReply},
-		conform.Check{ID: "JRPC-ID-ECHO", JSONRPC: true, Level: "MUST", Connection: conform.Observed, Summary: "a response's id is the request's id, same JSON type and value (\"1\" is not 1)", Run: checkIDEcho},
-		conform.Check{ID: "JRPC-ID-NULL-ON-UNREADABLE", JSONRPC: true, Level: "MUST", Summary: "errors for requests whose id cannot be read carry a null id (or, from 2025-11-25, none; JSON-RPC alone: null)", Run: checkIDNullOnUnreadable},
-		conform.Check{ID: "JRPC-RESULT-XOR-ERROR", JSONRPC: true, Level: "MUST", Summary: "a response has a result or an error, never both, never neither", Run: checkResultXorError},
-		conform.Check{ID: "JRPC-ERROR-OBJECT", JSONRPC: true, Level: "MUST", Summary: "an error is an object with a code and a string message", Run: checkErrorObject},
-		conform.Check{ID: "JRPC-ERROR-CODE-INT", JSONRPC: true, Level: "MUST", Summary: "error codes are JSON integers", Run: checkErrorCodeInt},
-		conform.Check{ID: "JRPC-ERROR-MESSAGE", JSONRPC: true, Level: "SHOULD", Summary: "an error message is one short sentence", LevelReason: "JSON-RPC asks for a concise single sentence; mcpspec warns on a newline or more than 200 characters.", Run: checkErrorMessage},
-		conform.Check{ID: "JRPC-PARSE-ERROR", JSONRPC: true, Level: "MUST", Summary: "invalid JSON is answered with -32700 and the server keeps serving", LevelReason: "JSON-RPC defines the code's meaning and requires a reply to every call it can read; the catalogue's 'MUST (code semantics)'.", Run: checkParseError},
-		conform.Check{ID: "JRPC-INVALID-REQUEST", JSONRPC: true, Level: "MUST", Summary: "an object that is not a valid request (method not a string, no method) is answered with -32600", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Run: checkInvalidRequest},
-		conform.Check{ID: "JRPC-METHOD-NOT-FOUND", JSONRPC: true, Level: "MUST", Summary: "an unknown method is answered with -32601 and the request's id", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Run: checkMethodNotFound},
-		conform.Check{ID: "JRPC-INVALID-PARAMS", Level: "MUST", Summary: "a known method with missing required params is answered with -32602", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Run: checkInvalidParams},
-		conform.Check{ID: "JRPC-RPC-PREFIX", JSONRPC: true, Level: "MUST", Summary: "methods starting with rpc. are reserved: a call to one is answered with -32601", Run: checkRPCPrefix},
-		conform.Check{ID: "MSG-JSONRPC", Level: "MUST", Summary: "every message the server sends validates against the negotiated revision's schema", Run: checkSchemaValid},
-	)...)
-	// Handshake revisions only: at 2026-07-28 a request whose params are not an object cannot
-	// carry the required _meta, so every server refuses it for that alone and the check could
-	// not tell a server that processes such params from one that rejects them.
-	conform.Register(conform.Check{ID: "JRPC-PARAMS-STRUCTURED", Level: "MUST", Summary: "params that are not an object are rejected with -32600 or -32602, not processed", Run: checkParamsStructured})
+	conform.Register(
+		conform.Check{ID: "JRPC-VERSION", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: `every message carries "jsonrpc":"2.0", and a request with another version is rejected with -32600`, Run: checkJSONRPCVersion},
+		conform.Check{ID: "JRPC-REPLY-REQUIRED", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "every request gets exactly one response: valid, unknown method or invalid params", Run: checkReplyRequired},
+		conform.Check{ID: "JRPC-NOTIF-NO-REPLY", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "notifications are never answered, known or unknown", Run: checkNotificationNoReply},
+		conform.Check{ID: "JRPC-ID-ECHO", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Connection: conform.Observed, Summary: "a response's id is the request's id, same JSON type and value (\"1\" is not 1)", Run: checkIDEcho},
+		conform.Check{ID: "JRPC-ID-NULL-ON-UNREADABLE", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "errors for requests whose id cannot be read carry a null id (or, from 2025-11-25, none; JSON-RPC alone: null)", Run: checkIDNullOnUnreadable},
+		conform.Check{ID: "JRPC-RESULT-XOR-ERROR", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "a response has a result or an error, never both, never neither", Run: checkResultXorError},
+		conform.Check{ID: "JRPC-ERROR-OBJECT", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "an error is an object with a code and a string message", Run: checkErrorObject},
+		conform.Check{ID: "JRPC-ERROR-CODE-INT", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "error codes are JSON integers", Run: checkErrorCodeInt},
+		conform.Check{ID: "JRPC-ERROR-MESSAGE", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "SHOULD", Summary: "an error message is one short sentence", LevelReason: "JSON-RPC asks for a concise single sentence; mcpspec warns on a newline or more than 200 characters.", Run: checkErrorMessage},
+		conform.Check{ID: "JRPC-PARSE-ERROR", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "invalid JSON is answered with -32700 and the server keeps serving", LevelReason: "JSON-RPC defines the code's meaning and requires a reply to every call it can read; the catalogue's 'MUST (code semantics)'.", Run: checkParseError},
+		conform.Check{ID: "JRPC-INVALID-REQUEST", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "an object that is not a valid request (method not a string, no method) is answered with -32600", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Run: checkInvalidRequest},
+		conform.Check{ID: "JRPC-METHOD-NOT-FOUND", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "an unknown method is answered with -32601 and the request's id", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Run: checkMethodNotFound},
+		conform.Check{ID: "JRPC-INVALID-PARAMS", Revisions: conform.AllCatalogued, Level: "MUST", Summary: "a known method with missing required params is answered with -32602", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Run: checkInvalidParams},
+		conform.Check{ID: "JRPC-RPC-PREFIX", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "methods starting with rpc. are reserved: a call to one is answered with -32601", Run: checkRPCPrefix},
+		// Handshake revisions only: at 2026-07-28 a request whose params are not an object cannot
+		// carry the required _meta, so every server refuses it for that alone and the check could
+		// not tell a server that processes such params from one that rejects them.
+		conform.Check{ID: "JRPC-PARAMS-STRUCTURED", Revisions: conform.Until(harness.Rev20251125), Level: "MUST", Summary: "params that are not an object are rejected with -32600 or -32602, not processed", Run: checkParamsStructured},
+	)
 }
 
 func checkJSONRPCVersion(t *conform.T) conform.Finding {
@@ -70,14 +58,6 @@ func checkJSONRPCVersion(t *conform.T) conform.Finding {
 		}
 	}
 	return conform.Passed("")
-}
-
-// flatten returns a message, or the elements of a batch.
-func flatten(m jsonrpc.Message) []jsonrpc.Message {
-	if m.Kind == jsonrpc.Batch {
-		return m.Elems
-	}
-	return []jsonrpc.Message{m}
 }
 
 func checkReplyRequired(t *conform.T) conform.Finding {
@@ -360,36 +340,33 @@ func checkRPCPrefix(t *conform.T) conform.Finding {
 	return conform.Passed("")
 }
 
-func checkSchemaValid(t *conform.T) conform.Finding {
-	// Judged: the session's opening answer and the answers to this check's own probes. What
-	// other checks drew from the server on a shared session is theirs to judge; counting it
-	// here would make this verdict depend on which checks happened to share the session.
-	from := t.S.Mark()
-	// Answers only feed the validation; a missing one is judged by other checks.
-	for _, m := range []string{probeMethod(t.S), listMethod(t.S), unknownMethod} {
-		_, _ = t.S.Request(t.Ctx, m, nil)
+// modernFrame adds the stateless revision's required _meta to a raw frame a check built itself,
+// in a modern session and when the frame is a request-like object (a method, or params) whose
+// params are absent or an object:
+// without it a modern server would refuse the frame for its _meta, not for what the check
+// probes. Other frames, and every frame of a handshake session, are sent as written.
+func modernFrame(s *harness.Session, frame []byte) []byte {
+	if !s.Modern() {
+		return frame
 	}
-	opening := -1 // inbox position of the session's opening answer
-	if init := t.S.InitResponse(); init.Kind == jsonrpc.Response {
-		for _, r := range t.S.Conn.Inbox().Since(0) {
-			if r.Msg.Kind == jsonrpc.Response && r.Msg.ID == init.ID {
-				opening = r.Index
-				break
-			}
-		}
+	dec := json.NewDecoder(bytes.NewReader(frame))
+	dec.UseNumber()
+	var obj map[string]any
+	if dec.Decode(&obj) != nil || obj == nil {
+		return frame
 	}
-	var judged []harness.SchemaViolation
-	for _, v := range t.S.SchemaViolations(0) {
-		if v.Index >= from || v.Index == opening {
-			judged = append(judged, v)
-		}
+	_, hasMethod := obj["method"]
+	p, has := obj["params"]
+	if !hasMethod && !has {
+		return frame // not a request: a response, or an object the check keeps bare on purpose
 	}
-	if v := judged; len(v) > 0 {
-		var lines []string
-		for _, x := range v {
-			lines = append(lines, fmt.Sprintf("%v\n  in: %s", x.Err, x.Raw))
-		}
-		return conform.Violated("%d message(s) do not validate against the %s schema:\n%s", len(v), t.S.Revision(), strings.Join(lines, "\n"))
+	if _, isObj := p.(map[string]any); has && !isObj {
+		return frame
 	}
-	return conform.Passed("")
+	obj["params"] = s.ModernParams(p)
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return frame
+	}
+	return out
 }

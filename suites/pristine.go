@@ -169,3 +169,27 @@ func checkIDEcho(t *conform.T) conform.Finding {
 	}
 	return conform.Passed("")
 }
+
+// unnegotiated says why a message the server sent was not negotiated, or "" when it was. The
+// harness declares no client capabilities.
+func (ex *pristine) unnegotiated(m jsonrpc.Message) string {
+	switch m.Kind {
+	case jsonrpc.Request:
+		if c, ok := inputMethodCapability[m.Method]; ok {
+			return fmt.Sprintf("a %s request, though the client declared no %s capability", m.Method, c)
+		}
+	case jsonrpc.Notification:
+		for _, area := range []string{"tools", "resources", "prompts"} {
+			if m.Method == "notifications/"+area+"/list_changed" && !ex.capabilityFlag(area, "listChanged") {
+				return fmt.Sprintf("%s, though the server did not declare %s.listChanged", m.Method, area)
+			}
+		}
+		switch {
+		case m.Method == "notifications/resources/updated" && !ex.capabilityFlag("resources", "subscribe"):
+			return m.Method + ", though the server did not declare resources.subscribe"
+		case m.Method == "notifications/message" && ex.capability("logging") == nil:
+			return m.Method + ", though the server did not declare logging"
+		}
+	}
+	return ""
+}

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/harness/streamhttp"
 	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/suites/conform"
 )
@@ -238,4 +240,102 @@ func awaitUnderWay(t *conform.T, call slowCall) error {
 		return fmt.Errorf("it was answered before any progress notification with its token %s came", call.token.Text())
 	}
 	return nil
+}
+
+func cancelParams(id jsonrpc.ID) map[string]any {
+	return map[string]any{"requestId": id.JSON(), "reason": "mcpspec"}
+}
+
+// slowFrame is a modern tools/call of tool with args and a progress token.
+func slowFrame(t *conform.T, id jsonrpc.ID, tool string, args any, token string) []byte {
+	meta := map[string]any{
+		harness.MetaProtocolVersion:    t.Revision,
+		harness.MetaClientCapabilities: map[string]any{},
+		harness.MetaClientInfo:         harness.ClientInfo,
+		"progressToken":                token,
+	}
+	return rawRequest(id, "tools/call", map[string]any{"name": tool, "arguments": args, "_meta": meta})
+}
+
+// The effect of closing a stream is invisible on that stream: only a later request can show
+// whether the work went on. The reference server's slow tool logs a run under a key, and its
+// slow_outcome tool says how that run ended; a server without both cannot be judged.
+const (
+	probeSlowTool    = "slow"
+	probeOutcomeTool = "slow_outcome"
+	probeStepMs      = 20
+	probeMaxSteps    = 1000
+	probeMaxWait     = 10 * time.Second
+)
+
+// hasCancelProbe reports whether tools/list offers the slow tool with a key and slow_outcome.
+func hasCancelProbe(t *conform.T) (bool, error) {
+	tools, err := listTools(t)
+	if err != nil {
+		return false, err
+	}
+	slow, outcome := false, false
+	for _, tool := range tools {
+		schema, _ := tool["inputSchema"].(map[string]any)
+		props, _ := schema["properties"].(map[string]any)
+		switch tool["name"] {
+		case probeSlowTool:
+			_, slow = props["key"]
+		case probeOutcomeTool:
+			_, outcome = props["key"]
+		}
+	}
+	return slow && outcome, nil
+}
+
+// allArrived waits until nothing more can come for the calls: over HTTP their response streams
+// have ended, on stdio a sentinel has been answered.
+func allArrived(t *conform.T, calls []slowCall) error {
+	if _, ok := t.S.Conn.(*streamhttp.Conn); !ok {
+		_, err := t.S.Quiet(t.Ctx, calls[0].from)
+		return err
+	}
+	ctx, cancel := contextWithTimeout(t, t.S.Env().Timeouts.Request)
+	defer cancel()
+	for _, c := range calls {
+		if err := c.d.Finished(ctx); err != nil {
+			return fmt.Errorf("the response stream of a slow call did not end within %s", t.S.Env().Timeouts.Request)
+		}
+	}
+	return nil
+}
+
+// withProgressToken returns request params carrying token (unless "") in their _meta, beside
+// the required _meta keys of a modern session.
+func withProgressToken(s *harness.Session, params map[string]any, token jsonrpc.ID) any {
+	p := s.ModernParams(params)
+	obj, ok := p.(map[string]any)
+	if token == "" || !ok {
+		return p
+	}
+	if obj == nil {
+		obj = map[string]any{}
+	}
+	meta, _ := obj["_meta"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	meta["progressToken"] = token.JSON()
+	obj["_meta"] = meta
+	return obj
+}
+
+// progressTokenOf is the token of a progress notification.
+func progressTokenOf(m jsonrpc.Message) (jsonrpc.ID, bool) {
+	if m.Kind != jsonrpc.Notification || m.Method != "notifications/progress" {
+		return "", false
+	}
+	var p struct {
+		Token json.RawMessage `json:"progressToken"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil || p.Token == nil {
+		return "", false
+	}
+	id, err := jsonrpc.CanonicalID(p.Token)
+	return id, err == nil
 }

@@ -1,6 +1,13 @@
 package suites
 
-import "github.com/mcpspec/mcpspec/suites/conform"
+import (
+	"context"
+	"time"
+
+	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/harness/wire"
+	"github.com/mcpspec/mcpspec/suites/conform"
+)
 
 // cancelStopID is the check that judges the state session's last part.
 const cancelStopID = "CANCEL-STOP-NO-RESPONSE"
@@ -55,4 +62,206 @@ func observeState(t *conform.T) (*stateSession, *conform.Finding) {
 		return nil, f
 	}
 	return v.(*stateSession), nil
+}
+
+// cancelStops runs the slow tool once, then cancels two calls of it (a string id, the id 0) and
+// judges what follows each.
+func cancelStops(t *conform.T) conform.Finding {
+	// The tool's normal duration sets the window: a cancelled call must stay silent for twice
+	// it. It is measured on a call like the cancelled ones (with a progress token), and only a
+	// real run of the tool is a measure.
+	run, f := calibrate(t)
+	if f != nil {
+		return *f
+	}
+	window := 2 * run.took
+	for _, id := range []jsonrpc.ID{t.S.NextID(), jsonrpc.NumberID(0)} {
+		if f, ok := cancelRetried(t, id, window); !ok {
+			return run.withLate(f)
+		}
+	}
+	return run.withLate(conform.Passed(""))
+}
+
+// cancelAttempts bounds the calls cancelled with one id: a call the server finished before it
+// surely read the cancellation proves nothing either way, and under load that can happen.
+const cancelAttempts = 3
+
+// cancelRetried is cancelOne, again while the server's answer raced the cancellation (its
+// previous call with the id is over, so the id may be used again).
+func cancelRetried(t *conform.T, id jsonrpc.ID, window time.Duration) (conform.Finding, bool) {
+	for range cancelAttempts - 1 {
+		f, ok, raced := cancelOne(t, id, window)
+		if !raced {
+			return f, ok
+		}
+	}
+	f, ok, _ := cancelOne(t, id, window)
+	return f, ok
+}
+
+// cancelOne starts a slow call with id, cancels it once it is under way, and judges what follows.
+// raced: the call was answered before the server surely read the cancellation (the finding then
+// says the check could not tell).
+func cancelOne(t *conform.T, id jsonrpc.ID, window time.Duration) (f conform.Finding, ok, raced bool) {
+	token := t.S.NextID()
+	call, err := startSlow(t, id, token)
+	if err != nil {
+		return conform.Crashed("starting the slow tool: %v", err), false, false
+	}
+	// Under way: a progress notification with its own token arrived (the calibration showed
+	// the tool sends them). Another call's progress says nothing of this one.
+	if err := awaitUnderWay(t, call); err != nil {
+		return conform.CannotTest("the call %s to be cancelled was never seen under way: %v", id.Text(), err), false, false
+	}
+	cancelAt := t.S.Mark()
+	cd, err := t.S.Send(t.Ctx, rawNotification("notifications/cancelled", cancelParams(id)))
+	if err != nil {
+		return conform.Crashed("sending the cancellation: %v", err), false, false
+	}
+	// From when the server has surely read the cancellation (its HTTP answer came back, or on a
+	// stream a ping sent after it was answered), at most one progress notification already on its
+	// way may follow.
+	if cd.CarriesReplies {
+		_ = waitReady(t, cd)
+	} else if sid, sd, err := t.S.Sentinel(t.Ctx); err == nil {
+		_, _ = t.S.AwaitReply(t.Ctx, sd, cancelAt, sid)
+	}
+	readAt := t.S.Mark()
+	// Silence for the window proves the cancel was honoured; a response ends the wait at once.
+	ctx, cancel := context.WithTimeout(t.Ctx, window)
+	_, answered := t.S.Conn.Inbox().Wait(ctx, call.from, wire.RespondsTo(id))
+	cancel()
+	if answered == nil {
+		if early, ok := answerBefore(t, call.from, readAt, id); ok {
+			return conform.CannotTest("the slow call %s was answered before the server had surely read its cancellation, %d time(s): the tool is too quick to be cancelled here: %s", id.Text(), cancelAttempts, show(early)), false, true
+		}
+		resp, _ := t.S.AwaitReply(t.Ctx, call.d, call.from, id)
+		return conform.Violated("the cancelled request %s was answered: %s", id.Text(), show(resp)), false, false
+	}
+	if _, err := t.S.Quiet(t.Ctx, cancelAt); err != nil {
+		return conform.Crashed("after a cancellation the server stopped serving: %v", err), false, false
+	}
+	for _, r := range t.S.Conn.Inbox().Since(call.from) {
+		if resp, ok := wire.FindResponse(r.Msg, id); ok {
+			return conform.Violated("the cancelled request %s was answered: %s", id.Text(), show(resp)), false, false
+		}
+	}
+	// One progress notification may already have been on its way when the cancel arrived.
+	// Only the call's own count: an earlier call's progress is another matter (PROG-STOP).
+	var own []progress
+	for _, p := range progressSince(t, readAt) {
+		if p.token == token {
+			own = append(own, p)
+		}
+	}
+	if len(own) > 1 {
+		return conform.Violated("the cancelled request %s kept working: %d progress notifications with its token %s after the cancellation", id.Text(), len(own), token.Text()), false, false
+	}
+	if call.d.CarriesReplies && !call.d.IsFinished() {
+		return conform.Violated("the cancelled request %s's HTTP response stream is still open %s after the cancellation", id.Text(), window), false, false
+	}
+	return conform.Finding{}, true, false
+}
+
+// answerBefore finds the response to id among the messages from index from up to index at: an
+// answer the server sent before it surely read what the client sent at at.
+func answerBefore(t *conform.T, from, at int, id jsonrpc.ID) (jsonrpc.Message, bool) {
+	for _, r := range t.S.Conn.Inbox().Since(from) {
+		if r.Index >= at {
+			break
+		}
+		if resp, ok := wire.FindResponse(r.Msg, id); ok {
+			return resp, true
+		}
+	}
+	return jsonrpc.Message{}, false
+}
+
+// setLevelPart sends logging/setLevel "info" and then the unknown level (at 2026-07-28 only
+// the latter, in a request's _meta).
+func setLevelPart(t *conform.T) *setLevels {
+	obs := &setLevels{}
+	if !t.S.Modern() {
+		obs.valid, obs.validErr = setLevel(t, "info")
+		if obs.goneAfterValid = obs.validErr != nil; obs.goneAfterValid {
+			return obs
+		}
+	}
+	obs.invalidMethod, obs.invalid, obs.invalidErr = sendInvalidLevel(t)
+	return obs
+}
+
+// sendInvalidLevel asks for the unknown log level: with logging/setLevel in a handshake
+// session, in a list request's _meta at 2026-07-28.
+func sendInvalidLevel(t *conform.T) (string, jsonrpc.Message, error) {
+	if !t.S.Modern() {
+		resp, err := setLevel(t, unknownLogLevel)
+		return "logging/setLevel", resp, err
+	}
+	params, _ := t.S.ModernParams(nil).(map[string]any)
+	if meta, ok := params["_meta"].(map[string]any); ok {
+		meta[metaLogLevel] = unknownLogLevel
+	}
+	method := listMethodModern(t)
+	resp, _, err := modernRequest(t, method, params, nil)
+	return method + " with _meta log level", resp, err
+}
+
+// subscribeUnsubscribe subscribes to the first listed resource and unsubscribes again.
+func subscribeUnsubscribe(t *conform.T) conform.Finding {
+	items, f := walkValidated(t, "resources/list", "resources", "")
+	if f != nil {
+		return *f
+	}
+	uris := listedURIs(items)
+	if len(uris) == 0 {
+		return conform.CannotTest("the server lists no resource to subscribe to")
+	}
+	for _, method := range []string{"resources/subscribe", "resources/unsubscribe"} {
+		resp, err := t.S.Request(t.Ctx, method, map[string]any{"uri": uris[0]})
+		if err != nil {
+			return conform.Crashed("%s of %s got no reply: %v", method, uris[0], err)
+		}
+		if _, ok := resp.ResultObject(); !ok {
+			return conform.Violated("resources.subscribe is declared, but %s of the listed resource %s was not answered with a result: %s", method, uris[0], show(resp))
+		}
+	}
+	return conform.Passed("")
+}
+
+// updatesUnsubscribed lists, reads and (with the list-changed tool) changes resources in a
+// session that subscribed to nothing, and fails on any notifications/resources/updated.
+func updatesUnsubscribed(t *conform.T) conform.Finding {
+	if !t.S.HasCapability("resources") {
+		return conform.NA("the server declares no resources capability")
+	}
+	if t.Transport == wire.HTTP {
+		_, _ = withGetStream(t) // where the server offers one, unrequested updates may come there
+	}
+	from := t.S.Mark()
+	items, f := walkValidated(t, "resources/list", "resources", "")
+	if f != nil {
+		return *f
+	}
+	uris := listedURIs(items)
+	for _, uri := range uris[:min(len(uris), maxReads)] {
+		_, _ = t.S.Request(t.Ctx, "resources/read", map[string]any{"uri": uri})
+	}
+	// A change of the server's lists is the likeliest moment for an unrequested update.
+	if t.Options().ListTool != "" {
+		for range 2 {
+			_ = callListTool(t)
+		}
+	}
+	got, err := t.S.Quiet(t.Ctx, from)
+	if err != nil {
+		return conform.Crashed("%v", err)
+	}
+	for _, r := range got {
+		if r.Msg.Kind == jsonrpc.Notification && r.Msg.Method == "notifications/resources/updated" {
+			return conform.Violated("a session that subscribed to nothing got %s", show(r.Msg))
+		}
+	}
+	return conform.Passed("no notifications/resources/updated within the quiet window (%d resources read)", min(len(uris), maxReads))
 }

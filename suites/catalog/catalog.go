@@ -27,15 +27,37 @@ type Entry struct {
 	Source            string   `yaml:"source"`
 }
 
+// Area is one row of the areas table: where the newest revision states an area's requirements,
+// and so the file that holds its checks (suites/<File>.go, or suites/<File>_<section>.go for one of
+// Sections) and its faults (fixtures/reference/faults_<File>.go).
+type Area struct {
+	Code     string   `yaml:"area"`
+	Page     string   `yaml:"page"`
+	Section  string   `yaml:"section"`
+	File     string   `yaml:"file"`
+	Sections []string `yaml:"sections"`
+}
+
+// Holds reports whether file (a base name such as "server_tools.go") may hold the area's checks.
+func (a Area) Holds(file string) bool {
+	name := strings.TrimSuffix(file, ".go")
+	if name == a.File {
+		return true
+	}
+	return slices.Contains(a.Sections, strings.TrimPrefix(name, a.File+"_"))
+}
+
 var (
 	loadOnce sync.Once
 	entries  map[string]Entry
 	ordered  []Entry
+	areas    map[string]Area
 	loadErr  error
 )
 
 func load() {
 	var doc struct {
+		Areas        []Area  `yaml:"areas"`
 		Requirements []Entry `yaml:"requirements"`
 	}
 	dec := yaml.NewDecoder(strings.NewReader(string(catalogYAML)))
@@ -44,10 +66,22 @@ func load() {
 		loadErr = fmt.Errorf("requirement catalogue: %w", err)
 		return
 	}
+	areas = make(map[string]Area, len(doc.Areas))
+	for _, a := range doc.Areas {
+		if _, dup := areas[a.Code]; dup || a.Page == "" || a.File == "" {
+			loadErr = fmt.Errorf("requirement catalogue: area %q is listed twice or lacks its page or file", a.Code)
+			return
+		}
+		areas[a.Code] = a
+	}
 	entries = make(map[string]Entry, len(doc.Requirements))
 	for _, e := range doc.Requirements {
 		if _, dup := entries[e.ID]; dup {
 			loadErr = fmt.Errorf("requirement catalogue: duplicate id %s", e.ID)
+			return
+		}
+		if _, ok := areas[e.Area]; !ok {
+			loadErr = fmt.Errorf("requirement catalogue: %s is in area %q, which the areas table lacks", e.ID, e.Area)
 			return
 		}
 		entries[e.ID] = e
@@ -70,6 +104,13 @@ func Lookup(id string) (Entry, bool) {
 
 // Known reports whether id is in the catalogue.
 func Known(id string) bool { _, ok := Lookup(id); return ok }
+
+// AreaOf returns the areas table's row for code.
+func AreaOf(code string) (Area, bool) {
+	loadOnce.Do(load)
+	a, ok := areas[code]
+	return a, ok
+}
 
 // Areas returns the area codes in use, sorted.
 func Areas() []string {

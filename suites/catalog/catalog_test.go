@@ -33,3 +33,28 @@ func TestSpecURL(t *testing.T) {
 		}
 	}
 }
+
+// Every area of the table holds a requirement: a row left behind by a merge is an error.
+func TestAreasTableUsed(t *testing.T) {
+	if _, err := All(); err != nil {
+		t.Fatal(err)
+	}
+	used := map[string]bool{}
+	for _, code := range Areas() {
+		used[code] = true
+	}
+	for code := range areas {
+		if !used[code] {
+			t.Errorf("area %s is in the table but holds no requirement", code)
+		}
+	}
+}
+
+func TestAreaHolds(t *testing.T) {
+	http, _ := AreaOf("http")
+	for file, want := range map[string]bool{"transports_http_sessions.go": true, "transports_http.go": true, "transports_http_misc.go": false, "transports_stdio.go": false} {
+		if got := http.Holds(file); got != want {
+			t.Errorf("http holds %s: got %v, want %v", file, got, want)
+		}
+	}
+}

@@ -36,8 +36,12 @@ type Check struct {
 	Level       string // MUST, SHOULD or MAY: a violation fails a MUST and warns a SHOULD
 	LevelReason string // why this level, where the spec's wording needed a decision
 	Summary     string // the requirement in mcpspec's words
-	Versions    []string
-	Transports  []string
+	// Revisions derives the revisions the check runs at from its catalogue row (AllCatalogued,
+	// Since, Until); Versions lists them instead where no derivation says it. A check sets one
+	// of the two, and Register leaves the result in Versions.
+	Revisions  Revisions
+	Versions   []string
+	Transports []string
 	// ModernTransports narrows Transports at the stateless revision (nil: the same), for checks
 	// whose probe means something else there on some transport.
 	ModernTransports []string
@@ -63,6 +67,9 @@ type Check struct {
 	// rule of JSON-RPC 2.0 itself, and Run works on a plain session (harness.RevJSONRPC: no
 	// handshake, no method known to succeed, the sentinel an unknown method).
 	JSONRPC bool
+	// File is the source file that registered the check (set by Register): the layout test
+	// holds it to the file of the check's area in the catalogue's areas table.
+	File string
 }
 
 // Title is the spec title: the ID first, so --focus 'ID' selects it.
@@ -100,14 +107,14 @@ func (c *Check) validate() error {
 	if c.Summary == "" || c.Run == nil {
 		return fmt.Errorf("check %s: needs a summary and a Run function", c.ID)
 	}
-	// By default a check runs at the handshake revisions the catalogue names: checks of the
-	// stateless revision name it explicitly, since its sessions have no initialize and no ping.
+	switch {
+	case c.Revisions != nil && c.Versions != nil:
+		return fmt.Errorf("check %s: sets both Revisions and Versions", c.ID)
+	case c.Revisions != nil:
+		c.Versions = c.Revisions(e.Versions)
+	}
 	if len(c.Versions) == 0 {
-		for _, v := range e.Versions {
-			if harness.IsHandshake(v) {
-				c.Versions = append(c.Versions, v)
-			}
-		}
+		return fmt.Errorf("check %s: runs at no revision (Revisions or Versions must name one of the catalogue's %v)", c.ID, e.Versions)
 	}
 	for _, v := range c.Versions {
 		if !slices.Contains(e.Versions, v) {

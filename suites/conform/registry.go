@@ -2,6 +2,7 @@ package conform
 
 import (
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -19,10 +20,12 @@ var (
 // Register adds checks to the registry. An unknown or duplicate ID, or a malformed check, is an
 // error reported when the tree is built, so it can never pass silently.
 func Register(cs ...Check) {
+	_, file, _, _ := runtime.Caller(1)
 	regMu.Lock()
 	defer regMu.Unlock()
 	for i := range cs {
 		c := cs[i]
+		c.File = file
 		if err := c.validate(); err != nil {
 			regErrs = append(regErrs, err)
 			continue

@@ -1,0 +1,508 @@
+package suites
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/streamhttp"
+	"github.com/mcpspec/mcpspec/harness/wire"
+	"github.com/mcpspec/mcpspec/suites/conform"
+)
+
+// Checks of basic/authorization. The AUTH checks judge an HTTP server that requires
+// authorization. The run's own token comes with every request (--header "Authorization: Bearer …");
+// the checks replace or drop that header on single requests of the shared session. A server that
+// serves a request without any token does not require authorization, and the checks are na for it.
+
+func init() {
+	conform.Register(
+		conform.Check{ID: "AUTH-401-INVALID-TOKEN", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued,
+			Summary: "a request with an unknown bearer token is refused with 401",
+			Run:     checkAuthInvalidToken},
+		conform.Check{ID: "AUTH-PRM", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued,
+			Summary: "the protected resource metadata (RFC 9728) is served, found through the challenge or the well-known URI, and names at least one authorization server",
+			Run:     checkAuthPRM},
+		conform.Check{ID: "AUTH-WWW-AUTHENTICATE", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued,
+			Summary:     "a 401 names the metadata URL in a WWW-Authenticate resource_metadata parameter (from 2025-11-25 a working well-known metadata URI may stand in for it)",
+			LevelReason: "2025-06-18 demands the header on every 401; from 2025-11-25 either discovery mechanism is enough, so a missing parameter fails only when the well-known URIs serve no metadata either.",
+			Run:         checkAuthWWWAuthenticate},
+		conform.Check{ID: "AUTH-SCOPE-CHALLENGE", Level: "SHOULD", Transports: httpOnly, Revisions: conform.AllCatalogued,
+			Summary: "the Bearer challenge of a 401 names the scopes needed in a scope parameter",
+			Run:     checkAuthScopeChallenge},
+		conform.Check{ID: "AUTH-403-INSUFFICIENT-SCOPE", Level: "SHOULD", Transports: httpOnly, Revisions: conform.AllCatalogued,
+			Summary: "a tools/call with a valid token lacking the needed scope gets 403 with an insufficient_scope Bearer challenge",
+			Run:     checkAuthInsufficientScope},
+		conform.Check{ID: "AUTH-STATUS-CODES", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued,
+			Summary:     "a request without a token gets 401; one with another scheme's credentials gets 401 or 400",
+			LevelReason: "The spec's table gives 401 for missing or invalid authorization, 403 for insufficient scope and 400 for a malformed request; credentials of another scheme are no bearer token (401) or a malformed authorization (400), so either is accepted.",
+			Run:         checkAuthStatusCodes},
+		conform.Check{ID: "AUTH-AUDIENCE", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued,
+			Summary:     "a token issued for another resource (audience) is refused with 401",
+			LevelReason: "The spec demands that tokens be validated as issued for this server; one issued for another is thereby invalid, and invalid tokens must get 401.",
+			Run:         checkAuthAudience},
+	)
+}
+
+// prmWellKnown is the RFC 9728 well-known URI suffix of protected resource metadata.
+const prmWellKnown = "/.well-known/oauth-protected-resource"
+
+// prober sends the AUTH checks' probes on a connection of their own that joins the shared
+// session (same session id, revision headers): refusals come with OAuth error bodies, which
+// have no place among the session's JSON-RPC messages.
+type prober struct {
+	t *conform.T
+	c *streamhttp.Conn
+}
+
+func newProber(t *conform.T) (*prober, *conform.Finding) {
+	s2, err := t.Connect()
+	if err != nil {
+		f := conform.Failed(fmt.Errorf("another connection: %w", err))
+		return nil, &f
+	}
+	c, ok := s2.Conn.(*streamhttp.Conn)
+	if !ok {
+		f := conform.Failed(fmt.Errorf("another connection is not Streamable HTTP"))
+		return nil, &f
+	}
+	c.SetSession(httpConn(t).Session())
+	switch {
+	case t.S.Modern():
+		c.SetProtocolVersion(t.Revision)
+		c.SetModern(true)
+	case t.S.Negotiated() >= harness.Rev20250618:
+		c.SetProtocolVersion(t.S.Negotiated())
+	}
+	return &prober{t: t, c: c}, nil
+}
+
+// probe POSTs a request that needs nothing but a session (ping; server/discover at 2026-07-28)
+// with authorization as its Authorization header ("" sends none).
+func (p *prober) probe(authorization string) (*wire.Delivery, error) {
+	frame, _ := pingFrame(p.t)
+	return p.post(frame, authorization)
+}
+
+// post sends frame with authorization ("" none, "-" the run's own) and waits for the status;
+// an error response is read to its end.
+func (p *prober) post(frame []byte, authorization string) (*wire.Delivery, error) {
+	var r streamhttp.Request
+	if authorization != "-" {
+		r.Header = http.Header{"Authorization": nil}
+		if authorization != "" {
+			r.Header["Authorization"] = []string{authorization}
+		}
+	}
+	d := p.c.Do(p.t.Ctx, frame, r)
+	if err := waitReady(p.t, d); err != nil {
+		return d, err
+	}
+	if d.Status >= 300 {
+		ctx, cancel := contextWithTimeout(p.t, p.t.S.Env().Timeouts.Request)
+		defer cancel()
+		if err := d.Finished(ctx); err != nil {
+			return d, fmt.Errorf("reading the HTTP %d response: %w", d.Status, err)
+		}
+	}
+	return d, nil
+}
+
+// needAuth opens the prober and returns the response to a request without a token, or the
+// finding when there is nothing to judge: the server serves such requests (na), or refuses the
+// same request with the run's own token as well (the refusal is not about authorization).
+func needAuth(t *conform.T) (*prober, *wire.Delivery, *conform.Finding) {
+	p, f := newProber(t)
+	if f != nil {
+		return nil, nil, f
+	}
+	d, err := p.probe("")
+	if err != nil {
+		f := conform.Violated("a request without a token: %v", err)
+		return nil, nil, &f
+	}
+	if d.Status < 300 {
+		f := conform.NA("the server serves requests without a token (HTTP %d): it does not require authorization", d.Status)
+		return nil, nil, &f
+	}
+	own, err := p.probe("-")
+	if err != nil || own.Status >= 300 {
+		f := conform.CannotTest("the request is refused with the run's own headers too (%s), so its refusal without a token says nothing about authorization", statusOf(own, err))
+		return nil, nil, &f
+	}
+	return p, d, nil
+}
+
+func statusOf(d *wire.Delivery, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	return fmt.Sprintf("HTTP %d", d.Status)
+}
+
+// invalidToken is a bearer credential no server issued.
+func invalidToken() string { return "Bearer mcpspec-invalid-" + randomHex(16) }
+
+// unauthorized is a 401 to examine: the one to a request without a token, else the one to an
+// unknown token. nil when neither was answered 401.
+func (p *prober) unauthorized(none *wire.Delivery) (*wire.Delivery, string) {
+	if none.Status == http.StatusUnauthorized {
+		return none, "a request without a token"
+	}
+	d, err := p.probe(invalidToken())
+	if err == nil && d.Status == http.StatusUnauthorized {
+		return d, "a request with an unknown token"
+	}
+	return nil, ""
+}
+
+// described shows a refusal: status, challenge and the start of its body.
+func described(d *wire.Delivery) string {
+	s := fmt.Sprintf("HTTP %d", d.Status)
+	for _, v := range d.Header.Values("WWW-Authenticate") {
+		s += fmt.Sprintf("; WWW-Authenticate: %s", v)
+	}
+	if len(d.Body) > 0 {
+		s += "; body " + clip(string(d.Body), 160)
+	}
+	return s
+}
+
+func checkAuthInvalidToken(t *conform.T) conform.Finding {
+	p, _, f := needAuth(t)
+	if f != nil {
+		return *f
+	}
+	d, err := p.probe(invalidToken())
+	if err != nil {
+		return conform.Violated("a request with an unknown bearer token: %v", err)
+	}
+	if d.Status != http.StatusUnauthorized {
+		return conform.Violated("a request with an unknown bearer token got %s, want 401", described(d))
+	}
+	return conform.Passed("")
+}
+
+func checkAuthStatusCodes(t *conform.T) conform.Finding {
+	p, none, f := needAuth(t)
+	if f != nil {
+		return *f
+	}
+	if none.Status != http.StatusUnauthorized {
+		return conform.Violated("a request without a token got %s, want 401 Unauthorized", described(none))
+	}
+	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("mcpspec:not-a-bearer-token"))
+	d, err := p.probe(basic)
+	if err != nil {
+		return conform.Violated("a request with Basic credentials: %v", err)
+	}
+	if d.Status != http.StatusUnauthorized && d.Status != http.StatusBadRequest {
+		return conform.Violated("a request with Basic credentials instead of a bearer token got %s, want 401 (or 400)", described(d))
+	}
+	return conform.Passed("")
+}
+
+func checkAuthAudience(t *conform.T) conform.Finding {
+	p, _, f := needAuth(t)
+	if f != nil {
+		return *f
+	}
+	foreign := t.Options().AuthTokenForeign
+	if foreign == "" {
+		return conform.CannotTest("needs --auth-token-foreign: a token issued for another resource")
+	}
+	d, err := p.probe("Bearer " + foreign)
+	switch {
+	case err != nil:
+		return conform.Violated("a request with the foreign token: %v", err)
+	case d.Status < 300:
+		return conform.Violated("a request with a token issued for another resource was served (HTTP %d)", d.Status)
+	case d.Status != http.StatusUnauthorized:
+		return conform.Violated("a request with a token issued for another resource got %s, want 401", described(d))
+	}
+	return conform.Passed("")
+}
+
+func checkAuthScopeChallenge(t *conform.T) conform.Finding {
+	p, none, f := needAuth(t)
+	if f != nil {
+		return *f
+	}
+	d, what := p.unauthorized(none)
+	if d == nil {
+		return conform.CannotTest("no 401 to examine: a request without a token got %s", described(none))
+	}
+	params, ok := bearerChallenge(d.Header)
+	switch {
+	case !ok:
+		return conform.Violated("the 401 to %s carries no Bearer challenge, so no scope: %s", what, described(d))
+	case params["scope"] == "":
+		return conform.Violated("the Bearer challenge of the 401 to %s names no scope: %s", what, described(d))
+	}
+	return conform.Passed("scope=%q", params["scope"])
+}
+
+func checkAuthWWWAuthenticate(t *conform.T) conform.Finding {
+	p, none, f := needAuth(t)
+	if f != nil {
+		return *f
+	}
+	d, what := p.unauthorized(none)
+	if d == nil {
+		return conform.CannotTest("no 401 to examine: a request without a token got %s", described(none))
+	}
+	params, _ := bearerChallenge(d.Header)
+	if rm, ok := params["resource_metadata"]; ok {
+		if !absoluteURL(rm) {
+			return conform.Violated("the resource_metadata of the 401 to %s is not an absolute URL: %s", what, described(d))
+		}
+		return conform.Passed("resource_metadata=%q", rm)
+	}
+	if t.Revision == harness.Rev20250618 {
+		return conform.Violated("the 401 to %s names no resource_metadata in a WWW-Authenticate Bearer challenge: %s", what, described(d))
+	}
+	var tried []string
+	for _, u := range wellKnownPRM(httpConn(t).URL()) {
+		doc, got := p.fetchPRM(u)
+		if doc != nil {
+			return conform.Passed("no resource_metadata in the challenge, but %s serves the metadata", u)
+		}
+		tried = append(tried, u+": "+got)
+	}
+	return conform.Violated("no discovery mechanism: the 401 to %s names no resource_metadata (%s), and no well-known URI serves metadata (%s)", what, described(d), strings.Join(tried, "; "))
+}
+
+func checkAuthPRM(t *conform.T) conform.Finding {
+	p, none, f := needAuth(t)
+	if f != nil {
+		return *f
+	}
+	var candidates []string
+	if d, _ := p.unauthorized(none); d != nil {
+		if params, _ := bearerChallenge(d.Header); params["resource_metadata"] != "" {
+			candidates = []string{params["resource_metadata"]}
+		}
+	}
+	if candidates == nil {
+		candidates = wellKnownPRM(httpConn(t).URL())
+	}
+	var tried []string
+	for _, u := range candidates {
+		doc, got := p.fetchPRM(u)
+		if doc == nil {
+			tried = append(tried, u+": "+got)
+			continue
+		}
+		if problem := prmProblem(doc); problem != "" {
+			return conform.Violated("the metadata at %s %s: %s", u, problem, got)
+		}
+		return conform.Passed("%s: %s", u, got)
+	}
+	return conform.Violated("no protected resource metadata: %s", strings.Join(tried, "; "))
+}
+
+// prmProblem says what an RFC 9728 document lacks of what the MCP spec demands ("" if nothing).
+func prmProblem(doc map[string]json.RawMessage) string {
+	var resource string
+	if json.Unmarshal(doc["resource"], &resource) != nil || resource == "" {
+		return "has no resource identifier (RFC 9728 requires resource)"
+	}
+	var servers []string
+	if json.Unmarshal(doc["authorization_servers"], &servers) != nil || len(servers) == 0 {
+		return "names no authorization server (authorization_servers must list at least one)"
+	}
+	for _, s := range servers {
+		if !absoluteURL(s) {
+			return fmt.Sprintf("names an authorization server that is not an absolute URL (%q)", s)
+		}
+	}
+	return ""
+}
+
+func checkAuthInsufficientScope(t *conform.T) conform.Finding {
+	p, _, f := needAuth(t)
+	if f != nil {
+		return *f
+	}
+	narrow := t.Options().AuthTokenNarrow
+	if narrow == "" {
+		return conform.CannotTest("needs --auth-token-narrow: a valid token that lacks a scope tools/call needs")
+	}
+	tools, err := listTools(t)
+	if err != nil {
+		return conform.Violated("%v", err)
+	}
+	name, _ := firstToolName(tools)
+	if name == "" {
+		return conform.CannotTest("the server lists no tools to call with the narrow token")
+	}
+	frame := rawRequest(t.S.NextID(), "tools/call", t.S.ModernParams(map[string]any{"name": name, "arguments": map[string]any{}}))
+	d, err := p.post(frame, "Bearer "+narrow)
+	switch {
+	case err != nil:
+		return conform.Violated("tools/call %q with the narrow token: %v", name, err)
+	case d.Status < 300:
+		return conform.Violated("tools/call %q with a token lacking its scope was served (HTTP %d), want 403 (is --auth-token-narrow really short of that scope?)", name, d.Status)
+	case d.Status != http.StatusForbidden:
+		return conform.Violated("tools/call %q with a token lacking its scope got %s, want 403", name, described(d))
+	}
+	if params, ok := bearerChallenge(d.Header); !ok || params["error"] != "insufficient_scope" {
+		return conform.Violated(`the 403 to tools/call %q carries no Bearer challenge with error="insufficient_scope": %s`, name, described(d))
+	}
+	return conform.Passed("")
+}
+
+func firstToolName(tools []map[string]any) (string, bool) {
+	for _, tool := range tools {
+		if name, ok := tool["name"].(string); ok && name != "" {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// fetchPRM GETs protected resource metadata without a token, as a client does before it has
+// one. doc is nil unless a JSON object came with 200; got describes what came.
+func (p *prober) fetchPRM(u string) (doc map[string]json.RawMessage, got string) {
+	t := p.t
+	d := p.c.Do(t.Ctx, nil, streamhttp.Request{Method: http.MethodGet, URL: u, Accept: "application/json",
+		NoSession: true, NoProtocol: true, NoModernHeaders: true, Header: http.Header{"Authorization": nil}})
+	ctx, cancel := contextWithTimeout(t, t.S.Env().Timeouts.Request)
+	defer cancel()
+	if err := d.Finished(ctx); err != nil {
+		return nil, fmt.Sprintf("no response within %s: %v", t.S.Env().Timeouts.Request, err)
+	}
+	if d.Err != nil {
+		return nil, d.Err.Error()
+	}
+	got = fmt.Sprintf("HTTP %d %s", d.Status, clip(string(d.Body), 300))
+	if d.Status != http.StatusOK || json.Unmarshal(d.Body, &doc) != nil {
+		return nil, got
+	}
+	return doc, got
+}
+
+// wellKnownPRM are the metadata URIs of endpoint: the well-known suffix inserted before the
+// endpoint's path (RFC 9728 §3.1), then at the root, the order in which clients try them.
+func wellKnownPRM(endpoint string) []string {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return nil
+	}
+	root := u.Scheme + "://" + u.Host + prmWellKnown
+	if p := strings.TrimSuffix(u.EscapedPath(), "/"); p != "" {
+		return []string{root + p, root}
+	}
+	return []string{root}
+}
+
+func absoluteURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// bearerChallenge returns the parameters of the Bearer challenge among the WWW-Authenticate
+// values (RFC 9110 §11.6.1; scheme and parameter names are case-insensitive, names returned in
+// lower case).
+func bearerChallenge(h http.Header) (map[string]string, bool) {
+	for _, c := range parseChallenges(h.Values("WWW-Authenticate")) {
+		if strings.EqualFold(c.scheme, "Bearer") {
+			return c.params, true
+		}
+	}
+	return map[string]string{}, false
+}
+
+type challenge struct {
+	scheme string
+	params map[string]string
+}
+
+// parseChallenges reads challenges: a scheme, then comma-separated name=value parameters
+// (token or quoted-string values) until the next scheme. A token68 after a scheme is skipped.
+func parseChallenges(values []string) []challenge {
+	var out []challenge
+	for _, v := range values {
+		p := &challengeLexer{s: v}
+		for {
+			p.skip(" \t,")
+			if p.done() {
+				break
+			}
+			name := p.token()
+			if name == "" { // a stray character: skip it
+				p.i++
+				continue
+			}
+			p.skip(" \t")
+			if p.peek() == '=' && len(out) > 0 {
+				p.i++
+				p.skip(" \t")
+				out[len(out)-1].params[strings.ToLower(name)] = p.value()
+				continue
+			}
+			out = append(out, challenge{scheme: name, params: map[string]string{}})
+		}
+	}
+	return out
+}
+
+type challengeLexer struct {
+	s string
+	i int
+}
+
+func (p *challengeLexer) done() bool { return p.i >= len(p.s) }
+
+func (p *challengeLexer) peek() byte {
+	if p.done() {
+		return 0
+	}
+	return p.s[p.i]
+}
+
+func (p *challengeLexer) skip(set string) {
+	for !p.done() && strings.IndexByte(set, p.s[p.i]) >= 0 {
+		p.i++
+	}
+}
+
+// token reads up to a separator (token68 characters included, except a trailing "=").
+func (p *challengeLexer) token() string {
+	start := p.i
+	for !p.done() && strings.IndexByte(" \t,=\"", p.s[p.i]) < 0 {
+		p.i++
+	}
+	return p.s[start:p.i]
+}
+
+// value reads a quoted-string (with backslash escapes) or a token.
+func (p *challengeLexer) value() string {
+	if p.peek() != '"' {
+		v := p.token()
+		for p.peek() == '=' { // token68 padding
+			p.i++
+		}
+		return v
+	}
+	p.i++
+	var b strings.Builder
+	for !p.done() {
+		c := p.s[p.i]
+		p.i++
+		switch {
+		case c == '\\' && !p.done():
+			b.WriteByte(p.s[p.i])
+			p.i++
+		case c == '"':
+			return b.String()
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,349 @@
+package suites
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/suites/conform"
+)
+
+// Helpers, no checks: list methods and their pages (walks bounded by maxPages), and comparing lists.
+
+// listTools returns every tool the server lists, across all pages (nil when it offers none).
+func listTools(t *conform.T) ([]map[string]any, error) {
+	if !t.S.HasCapability("tools") {
+		return nil, nil
+	}
+	w, err := walkList(t, t.S, "tools/list", "tools")
+	if err != nil {
+		return nil, err
+	}
+	tools := make([]map[string]any, 0, len(w.items))
+	for _, raw := range w.items {
+		var tool map[string]any
+		if json.Unmarshal(raw, &tool) != nil {
+			return nil, fmt.Errorf("tools/list listed a tool that is not an object: %s", raw)
+		}
+		tools = append(tools, tool)
+	}
+	return tools, nil
+}
+
+var templateVar = regexp.MustCompile(`\{[^}]*\}`)
+
+// maxPages bounds a paginated walk: a server that never stops paging is not followed forever.
+const maxPages = 50
+
+// lists are the list methods of the stateless revision, the capability that gates each and the
+// member holding its items.
+var lists = []struct{ cap, method, key string }{
+	{"tools", "tools/list", "tools"}, {"resources", "resources/list", "resources"}, {"prompts", "prompts/list", "prompts"},
+}
+
+// canonical is v as JSON with object keys sorted.
+func canonical(v any) string {
+	raw, _ := json.Marshal(v)
+	var x any
+	if json.Unmarshal(raw, &x) != nil {
+		return string(raw)
+	}
+	out, _ := json.Marshal(x)
+	return string(out)
+}
+
+// listWalk is what a paginated walk of a list gave.
+type listWalk struct {
+	pages []jsonrpc.Message
+	items []json.RawMessage
+}
+
+// walkList follows method's cursors on s from the first page to the last.
+func walkList(t *conform.T, s *harness.Session, method, key string) (listWalk, error) {
+	return walkListWith(t, s, method, key, s.NextID)
+}
+
+// walkListWith is walkList with request ids from nextID.
+func walkListWith(t *conform.T, s *harness.Session, method, key string, nextID func() jsonrpc.ID) (listWalk, error) {
+	var w listWalk
+	pages, err := walkPagesOn(t, s, method, nextID)
+	if err != nil {
+		return w, err
+	}
+	for i, p := range pages {
+		obj, ok := p.resp.ResultObject()
+		if !ok {
+			return w, fmt.Errorf("%s (page %d) was not answered with a result object: %s", method, i+1, show(p.resp))
+		}
+		w.pages = append(w.pages, p.resp)
+		var items []json.RawMessage
+		if json.Unmarshal(obj[key], &items) != nil {
+			return w, fmt.Errorf("%s (page %d) has no %s array: %s", method, i+1, key, show(p.resp))
+		}
+		w.items = append(w.items, items...)
+	}
+	if _, more, _ := nextCursorOf(s.Revision(), pages[len(pages)-1].resp); more && len(pages) == maxPages {
+		return w, fmt.Errorf("%s still had a nextCursor after %d pages", method, maxPages)
+	}
+	return w, nil
+}
+
+// itemSet is the items as a sorted list of canonical JSON texts.
+func itemSet(items []json.RawMessage) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		var v any
+		_ = json.Unmarshal(it, &v)
+		out[i] = canonical(v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// firstDifference describes how two item sets differ.
+func firstDifference(a, b []string) string {
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return "only in the first: " + clip(x, 300)
+		}
+	}
+	for _, x := range b {
+		if !slices.Contains(a, x) {
+			return "only in the second: " + clip(x, 300)
+		}
+	}
+	return fmt.Sprintf("%d items versus %d", len(a), len(b))
+}
+
+// listStableAttempts bounds how often a list comparison is repeated. A server may change its
+// lists at any time (that is what list_changed is for), and over a shared HTTP server another
+// check may be changing it just then; a list that varies per connection or with the
+// connection's own requests differs every time.
+const listStableAttempts = 3
+
+// listStable checks that a list is the same on another connection and after other requests.
+func listStable(key string) func(t *conform.T) conform.Finding {
+	return func(t *conform.T) conform.Finding {
+		i := slices.IndexFunc(lists, func(l struct{ cap, method, key string }) bool { return l.key == key })
+		l := lists[i]
+		if !t.S.HasCapability(l.cap) {
+			return conform.NA("the server does not declare %s in its server/discover capabilities", l.cap)
+		}
+		fresh, err := t.Open(t.Revision)
+		if err != nil {
+			return conform.Failed(fmt.Errorf("opening another connection: %w", err))
+		}
+		var diffs []string
+		for attempt := 1; attempt <= listStableAttempts; attempt++ {
+			diff, f := compareListOnce(t, fresh, l.method, l.key)
+			if f != nil {
+				return *f
+			}
+			if diff == "" {
+				if attempt > 1 {
+					return conform.Passed("the same in attempt %d, after: %s", attempt, strings.Join(diffs, "; "))
+				}
+				return conform.Passed("")
+			}
+			diffs = append(diffs, diff)
+		}
+		return conform.Violated("%s (in each of %d attempts: %s)", diffs[0], listStableAttempts, strings.Join(diffs[1:], "; "))
+	}
+}
+
+// compareListOnce walks method on t.S, sends the connection's other requests, walks it again
+// and walks it on fresh; it returns how the walks differ ("" when they do not).
+func compareListOnce(t *conform.T, fresh *harness.Session, method, key string) (string, *conform.Finding) {
+	fail := func(format string, args ...any) (string, *conform.Finding) {
+		f := conform.Violated(format, args...)
+		return "", &f
+	}
+	before, err := walkList(t, t.S, method, key)
+	if err != nil {
+		return fail("%v", err)
+	}
+	// Other requests on the same connection: discover and the other lists.
+	for _, other := range append([]string{"server/discover"}, otherLists(t, method)...) {
+		if _, err := t.S.Request(t.Ctx, other, nil); err != nil {
+			return fail("%s: %v", other, err)
+		}
+	}
+	after, err := walkList(t, t.S, method, key)
+	if err != nil {
+		return fail("after other requests, %v", err)
+	}
+	if a, b := itemSet(before.items), itemSet(after.items); !slices.Equal(a, b) {
+		return fmt.Sprintf("%s changed after other requests on the connection: %s", method, firstDifference(a, b)), nil
+	}
+	other, err := walkList(t, fresh, method, key)
+	if err != nil {
+		return fail("on another connection, %v", err)
+	}
+	if a, b := itemSet(before.items), itemSet(other.items); !slices.Equal(a, b) {
+		return fmt.Sprintf("%s differs on another connection: %s", method, firstDifference(a, b)), nil
+	}
+	return "", nil
+}
+
+// otherLists are the declared list methods other than method.
+func otherLists(t *conform.T, method string) []string {
+	var out []string
+	for _, l := range lists {
+		if l.method != method && t.S.HasCapability(l.cap) {
+			out = append(out, l.method)
+		}
+	}
+	return out
+}
+
+// neverIssuedCursor is a cursor no server can have issued to mcpspec.
+const neverIssuedCursor = "mcpspec-never-issued-cursor-!!"
+
+// pagedList is a list operation, the capability that gates it and the member of its items.
+type pagedList struct{ cap, method, key string }
+
+var pagedLists = []pagedList{
+	{"tools", "tools/list", "tools"},
+	{"resources", "resources/list", "resources"},
+	{"resources", "resources/templates/list", "resourceTemplates"},
+	{"prompts", "prompts/list", "prompts"},
+}
+
+// offeredLists are the list operations the server's capabilities promise.
+func offeredLists(t *conform.T) []pagedList {
+	var out []pagedList
+	for _, l := range pagedLists {
+		if t.S.HasCapability(l.cap) {
+			out = append(out, l)
+		}
+	}
+	if t.Revision == harness.Rev20251125 && listsTasks(t) {
+		out = append(out, pagedList{"tasks", "tasks/list", "tasks"})
+	}
+	return out
+}
+
+// listsTasks reports whether the server declares tasks/list (capabilities.tasks.list,
+// 2025-11-25).
+func listsTasks(t *conform.T) bool {
+	var caps struct {
+		Tasks struct {
+			List json.RawMessage `json:"list"`
+		} `json:"tasks"`
+	}
+	_ = json.Unmarshal(t.S.InitResult()["capabilities"], &caps)
+	return caps.Tasks.List != nil
+}
+
+// cursorPage is one page of a walk: the cursor that asked for it ("" for the first) and the
+// reply.
+type cursorPage struct {
+	cursor *string
+	resp   jsonrpc.Message
+}
+
+// nextCursorOf reads a page's nextCursor at revision: present says whether the member exists,
+// ok whether it is a string. An empty string ends the list only before 2026-07-28, which made
+// it a valid cursor.
+func nextCursorOf(revision string, resp jsonrpc.Message) (cursor string, present, ok bool) {
+	obj, _ := resp.ResultObject()
+	raw, present := obj["nextCursor"]
+	if !present {
+		return "", false, true
+	}
+	cursor, ok = jsonString(raw)
+	if ok && cursor == "" && !harness.IsModern(revision) {
+		return "", false, true
+	}
+	return cursor, true, ok
+}
+
+// walkPages follows l's cursors on the check's session.
+func walkPages(t *conform.T, l pagedList) ([]cursorPage, error) {
+	return walkPagesOn(t, t.S, l.method, t.S.NextID)
+}
+
+// walkPagesOn is the one list walker: it follows method's cursors on s, request ids from
+// nextID, and stops at the end, at a page that is not a result, at a cursor that is not a
+// string, at a cursor seen before (PAGE-OPS judges loops), or after maxPages pages. What a page
+// must hold is for the caller to judge.
+func walkPagesOn(t *conform.T, s *harness.Session, method string, nextID func() jsonrpc.ID) ([]cursorPage, error) {
+	var pages []cursorPage
+	var cursor *string
+	seen := map[string]bool{}
+	for range maxPages {
+		var params any // absent, not null, for the first page
+		if cursor != nil {
+			params = map[string]any{"cursor": *cursor}
+		}
+		resp, err := s.RequestWithID(t.Ctx, nextID(), method, params)
+		if err != nil {
+			return pages, fmt.Errorf("%s (page %d): %w", method, len(pages)+1, err)
+		}
+		pages = append(pages, cursorPage{cursor, resp})
+		next, present, ok := nextCursorOf(s.Revision(), resp)
+		if !resp.HasResult || !present || !ok || seen[next] {
+			return pages, nil
+		}
+		seen[next] = true
+		cursor = &next
+	}
+	return pages, nil
+}
+
+// listItems gathers the items of every page of l.
+func listItems(t *conform.T, l pagedList) ([]json.RawMessage, error) {
+	w, err := walkList(t, t.S, l.method, l.key)
+	return w.items, err
+}
+
+// walkValidated follows method's cursors from the first page to the last and returns the items.
+// With def set, each page's result must validate against that definition (a finding of
+// violation otherwise); a request that is not answered with a result makes the check untestable.
+func walkValidated(t *conform.T, method, key, def string) ([]json.RawMessage, *conform.Finding) {
+	pages, err := walkPagesOn(t, t.S, method, t.S.NextID)
+	if err != nil {
+		f := conform.CannotTest("%v", err)
+		return nil, &f
+	}
+	var all []json.RawMessage
+	for i, p := range pages {
+		obj, ok := p.resp.ResultObject()
+		if !ok {
+			f := conform.CannotTest("%s (page %d) was not answered with a result: %s", method, i+1, show(p.resp))
+			return nil, &f
+		}
+		if def != "" {
+			if err := t.S.Env().Validator.Definition(t.Revision, def, p.resp.Result); err != nil {
+				f := conform.Violated("%s (page %d) does not validate as %s at %s: %v\n  in: %s", method, i+1, def, t.Revision, err, show(p.resp))
+				return nil, &f
+			}
+		}
+		var items []json.RawMessage
+		_ = json.Unmarshal(obj[key], &items)
+		all = append(all, items...)
+	}
+	return all, nil
+}
+
+// listedURIs are the uris of a resources/list walk's items, those that are strings.
+func listedURIs(items []json.RawMessage) []string {
+	var out []string
+	for _, it := range items {
+		var r struct {
+			URI json.RawMessage `json:"uri"`
+		}
+		if json.Unmarshal(it, &r) != nil {
+			continue
+		}
+		if uri, ok := jsonString(r.URI); ok {
+			out = append(out, uri)
+		}
+	}
+	return out
+}

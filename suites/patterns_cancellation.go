@@ -1,0 +1,356 @@
+package suites
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/harness/streamhttp"
+	"github.com/mcpspec/mcpspec/harness/wire"
+	"github.com/mcpspec/mcpspec/suites/conform"
+)
+
+// Checks of basic/patterns/cancellation (basic/utilities/cancellation before 2026-07-28): what a
+// server does with a cancelled request on every transport, and that it sends nothing for it after.
+
+func init() {
+	conform.Register(
+		conform.Check{ID: "CANCEL-IGNORE-UNKNOWN", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST",
+			Summary:     "a cancellation for a request that was never sent gets no reply, and the server keeps serving",
+			LevelReason: "The spec lets receivers ignore such cancellations (MAY); answering one is never allowed, because it is a notification (JSON-RPC: MUST NOT reply).",
+			Run:         checkCancelUnknown},
+		conform.Check{ID: "CANCEL-RACE", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST",
+			Summary: "a cancellation that arrives after the response is ignored: no error, no second response",
+			Run:     checkCancelRace},
+		conform.Check{ID: "CANCEL-INVALID-IGNORED", Revisions: conform.AllCatalogued, Level: "SHOULD",
+			Summary: "malformed cancellations (no params, a requestId of the wrong type, unknown extra fields) are ignored without a reply",
+			Run:     checkCancelInvalid},
+		// At 2026-07-28 over HTTP a request is cancelled by closing its response stream, not by a
+		// notification (CANCEL26-HTTP-CLOSE), so the check runs there over stdio only.
+		// It judges the last part of the state session (state.go).
+		conform.Check{ID: "CANCEL-STOP-NO-RESPONSE", Revisions: conform.AllCatalogued, Level: "SHOULD", Connection: conform.Observed, Waits: true, ModernTransports: stdioOnly,
+			Summary:     "a cancelled request stops its work (no more progress) and gets no response, for a string id and for the id 0",
+			LevelReason: "The spec says receivers SHOULD stop and SHOULD NOT respond; over HTTP a response stream left open past twice the tool's duration fails the same check.",
+			Ready:       slowToolReady, Run: checkCancelStops},
+		conform.Check{ID: "CANCEL-NO-INIT-CANCEL", Revisions: conform.AllCatalogued, Level: "MUST", Connection: conform.Raw, Waits: true,
+			Summary:     "a cancellation of initialize is not honoured: the server still answers initialize and the session works",
+			LevelReason: "Clients MUST NOT cancel initialize, so a server has no reason to honour it; one that drops initialize leaves the client with no session, which mcpspec treats as a failure.",
+			Run:         checkInitNotCancelled},
+		conform.Check{ID: "CANCEL-SAME-DIRECTION", Revisions: conform.Until(harness.Rev20251125), Level: "MUST", Connection: conform.Observed,
+			Summary:     "a notifications/cancelled from the server names a request the server itself issued, never one of the client's",
+			LevelReason: "At 2026-07-28 the rule is that server cancellations name an open subscriptions/listen, which CANCEL26-SERVER-LISTEN-ONLY checks; this check covers the handshake revisions.",
+			Run:         checkCancelSameDirection},
+		conform.Check{ID: "CANCEL26-HTTP-CLOSE", Level: "MUST", Revisions: conform.AllCatalogued, Transports: httpOnly,
+			Summary: "closing the SSE stream of a running request cancels it: its work stops and is not finished",
+			Run:     checkCancelOnClose},
+		conform.Check{ID: "CANCEL26-NO-FURTHER", Level: "MUST", Revisions: conform.AllCatalogued, Transports: stdioOnly, Connection: conform.Fresh, Waits: true,
+			Summary:     "after notifications/cancelled nothing more comes for that request: no response, no progress for its token",
+			LevelReason: "Over Streamable HTTP a request is cancelled by closing its response stream, after which nothing can arrive for it, so the check runs over stdio. Messages within 100 ms of the server having read the cancellation are allowed: they may already have been under way.",
+			Run:         checkNoFurtherAfterCancel},
+		conform.Check{ID: "CANCEL26-SERVER-LISTEN-ONLY", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport, Connection: conform.Fresh,
+			Summary: "a notifications/cancelled from the server names an open listen request, never anything else",
+			Run:     checkCancelListenOnly},
+	)
+}
+
+// expectSilence sends the notifications and fails if anything but the sentinel's answer follows.
+func expectSilence(t *conform.T, what string, frames ...[]byte) conform.Finding {
+	from := t.S.Mark()
+	for _, f := range frames {
+		if _, err := t.S.Send(t.Ctx, f); err != nil {
+			return conform.Crashed("sending %s: %v", what, err)
+		}
+	}
+	after, err := t.S.Quiet(t.Ctx, from)
+	if err != nil {
+		return conform.Crashed("after %s the server stopped serving: %v", what, err)
+	}
+	for _, r := range after {
+		if rejectedOverHTTP(r) {
+			continue
+		}
+		for _, m := range flatten(r.Msg) {
+			if m.Kind == jsonrpc.Response {
+				return conform.Violated("%s was answered: %s", what, show(m))
+			}
+		}
+	}
+	return conform.Passed("")
+}
+
+func checkCancelUnknown(t *conform.T) conform.Finding {
+	unknown := jsonrpc.StringID(fmt.Sprintf("mcpspec:never-sent:%s", t.S.NextID().Text()))
+	return expectSilence(t, "a cancellation of a request that was never sent", rawNotification("notifications/cancelled", cancelParams(unknown)))
+}
+
+func checkCancelRace(t *conform.T) conform.Finding {
+	id := t.S.NextID()
+	if _, err := t.S.RequestWithID(t.Ctx, id, probeMethod(t.S), nil); err != nil {
+		return conform.Violated("%s: %v", probeMethod(t.S), err)
+	}
+	return expectSilence(t, "a cancellation of a request already answered", rawNotification("notifications/cancelled", cancelParams(id)))
+}
+
+func checkCancelInvalid(t *conform.T) conform.Finding {
+	unknown := jsonrpc.StringID("mcpspec:never-sent:extra")
+	return expectSilence(t, "malformed cancellations",
+		rawNotification("notifications/cancelled", nil),
+		rawNotification("notifications/cancelled", map[string]any{"requestId": map[string]any{}}),
+		rawNotification("notifications/cancelled", map[string]any{"requestId": unknown.JSON(), "mcpspec/extra": true}),
+	)
+}
+
+func checkCancelStops(t *conform.T) conform.Finding {
+	st, f := observeState(t)
+	if f != nil {
+		return *f
+	}
+	if st.gone != "" {
+		return conform.CannotTest("the server of the state session stopped answering after %s", st.gone)
+	}
+	if st.cancelled == nil { // the state session's server offered no tools, unlike the shared one
+		return conform.CannotTest("the server declares no tools capability, so --slow-tool %q cannot be called", t.Options().SlowTool)
+	}
+	return *st.cancelled
+}
+
+// awaitInit waits for the answer to initialize. Over stdio a sentinel ping follows the
+// cancellation: until something is answered the freshly launched server may still be starting
+// (the startup timeout), and once the ping is answered initialize has been read, so silence
+// costs the late-reply grace, as for every other probe, not the whole request timeout.
+func awaitInit(t *conform.T, d *wire.Delivery, from int, id jsonrpc.ID) (jsonrpc.Message, error) {
+	if t.Transport != wire.Stdio {
+		return t.S.AwaitReply(t.Ctx, d, from, id)
+	}
+	r, err := awaitProbe(t, d, from, wire.RespondsTo(id))
+	if err != nil {
+		return jsonrpc.Message{}, err
+	}
+	resp, _ := wire.FindResponse(r.Msg, id)
+	return resp, nil
+}
+
+func checkInitNotCancelled(t *conform.T) conform.Finding {
+	id := t.S.NextID()
+	frame := rawRequest(id, "initialize", harness.InitializeParams(t.Revision))
+	t.S.Sent(id, "initialize")
+	from := t.S.Mark()
+	d, err := t.S.Send(t.Ctx, frame)
+	if err != nil {
+		return conform.Crashed("sending initialize: %v", err)
+	}
+	// Where the POST's status comes before the answer (legacy SSE), the cancel follows it, so
+	// it cannot overtake the initialize on another connection.
+	if !d.CarriesReplies {
+		_ = waitReady(t, d)
+	}
+	if _, err := t.S.Send(t.Ctx, rawNotification("notifications/cancelled", cancelParams(id))); err != nil {
+		return conform.Crashed("sending the cancellation of initialize: %v", err)
+	}
+	resp, err := awaitInit(t, d, from, id)
+	if err != nil {
+		return conform.Violated("initialize, cancelled right after it was sent, was never answered: %v", err)
+	}
+	if !resp.HasResult {
+		return conform.Violated("initialize, cancelled right after it was sent, failed: %s", show(resp))
+	}
+	if hc, ok := t.S.Conn.(*streamhttp.Conn); ok {
+		hc.SetSession(d.Header.Get(streamhttp.HeaderSession))
+	}
+	if err := t.S.Adopt(resp); err != nil {
+		return conform.Violated("%v", err)
+	}
+	if _, err := t.S.Notify(t.Ctx, "notifications/initialized", nil); err != nil {
+		return conform.Crashed("notifications/initialized: %v", err)
+	}
+	if f, ok := stillServes(t); !ok {
+		return f
+	}
+	return conform.Passed("")
+}
+
+func checkCancelSameDirection(t *conform.T) conform.Finding {
+	ex, f := observePristine(t)
+	if f != nil {
+		return *f
+	}
+	var issued []jsonrpc.ID // the server's own requests, in order
+	for _, m := range ex.msgs {
+		if m.Kind == jsonrpc.Request && m.HasID {
+			issued = append(issued, m.ID)
+		}
+		id, ok := cancelledID(m)
+		if !ok || slices.Contains(issued, id) {
+			continue
+		}
+		what := "no request the server issued"
+		if ex.answered(id) {
+			what = "a request the client issued"
+		}
+		return conform.Violated("the server's cancellation names %s, %s: %s", id.Text(), what, show(m))
+	}
+	return conform.Passed("")
+}
+
+func checkCancelOnClose(t *conform.T) conform.Finding {
+	ok, err := hasCancelProbe(t)
+	if err != nil {
+		return conform.Violated("%v", err)
+	}
+	if !ok {
+		return conform.CannotTest("needs tools a black-box client can see cancelled work with: %q taking a key, and %q reporting how that run ended (the mcpspec reference server has both); without them the end of a closed stream's work cannot be observed",
+			probeSlowTool, probeOutcomeTool)
+	}
+	// The run must outlast the wait for its outcome by far, so that only a cancellation ends it
+	// within the wait.
+	wait := min(t.S.Env().Timeouts.Request/2, probeMaxWait)
+	steps := min(probeMaxSteps, 3*int(wait/time.Millisecond)/probeStepMs+20)
+	key := "mcpspec-" + randomHex(8)
+
+	s2, err := t.Connect()
+	if err != nil {
+		return conform.Failed(fmt.Errorf("another connection: %w", err))
+	}
+	hc2, isHTTP := s2.Conn.(*streamhttp.Conn)
+	if !isHTTP {
+		return conform.Failed(fmt.Errorf("another connection is not Streamable HTTP"))
+	}
+	hc2.SetProtocolVersion(t.Revision)
+	hc2.SetModern(true)
+	id := s2.NextID()
+	frame := slowFrame(t, id, probeSlowTool, map[string]any{"steps": steps, "stepMs": probeStepMs, "key": key}, "mcpspec-progress-"+randomHex(4))
+	s2.Sent(id, "tools/call")
+	from := s2.Mark()
+	d, err := s2.Send(t.Ctx, frame)
+	if err != nil {
+		return conform.Failed(fmt.Errorf("sending the slow call: %w", err))
+	}
+	// The first progress notification shows the work running on an open stream.
+	if _, err := s2.WaitFor(t.Ctx, d, from, func(r wire.Received) bool {
+		return slices.ContainsFunc(flatten(r.Msg), func(m jsonrpc.Message) bool { return m.Method == "notifications/progress" })
+	}); err != nil {
+		return conform.CannotTest("the %s call (%d steps of %d ms) sent no progress on its stream, so it cannot be seen running before the close: %v", probeSlowTool, steps, probeStepMs, err)
+	}
+	if !isEventStream(d) {
+		return conform.CannotTest("the %s call was answered as %q, not an SSE stream", probeSlowTool, d.ContentType)
+	}
+	closedAt := time.Now()
+	_ = hc2.Close()
+
+	resp, err := t.S.Request(t.Ctx, "tools/call", map[string]any{"name": probeOutcomeTool, "arguments": map[string]any{"key": key, "waitMs": int(wait / time.Millisecond)}})
+	if err != nil {
+		return conform.Violated("%s got no response: %v", probeOutcomeTool, err)
+	}
+	var r struct {
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	if json.Unmarshal(resp.Result, &r) != nil || len(r.Content) == 0 {
+		return conform.CannotTest("%s did not answer with text content: %s", probeOutcomeTool, show(resp))
+	}
+	switch outcome := r.Content[0].Text; outcome {
+	case "cancelled":
+		return conform.Passed("the run ended cancelled after its stream was closed (reported %s after the close)", time.Since(closedAt).Round(time.Millisecond))
+	case "finished":
+		return conform.Violated("the %s run (key %s) finished its work although its SSE stream was closed mid-way", probeSlowTool, key)
+	case "running":
+		return conform.Violated("the %s run (key %s) was still running %s after its SSE stream was closed", probeSlowTool, key, wait)
+	default:
+		return conform.CannotTest("%s reported %q for key %s: the run was not logged", probeOutcomeTool, outcome, key)
+	}
+}
+
+// cancelRaceGrace is how long after the server has surely read a cancellation a message for
+// the cancelled request may still arrive: one already written, or being written, when it did.
+const cancelRaceGrace = 100 * time.Millisecond
+
+func checkNoFurtherAfterCancel(t *conform.T) conform.Finding {
+	if f, ok := needSlowTool(t); !ok {
+		return f
+	}
+	// The tool's normal duration, measured on a call like the cancelled one, sets the window in
+	// which anything further would show.
+	run, f := calibrate(t)
+	if f != nil {
+		return *f
+	}
+	return run.withLate(noFurtherWithin(t, run.took))
+}
+
+// noFurtherWithin cancels a call of the slow tool under way and judges what comes for it within
+// twice took, the tool's normal duration.
+func noFurtherWithin(t *conform.T, took time.Duration) conform.Finding {
+	id, token := t.S.NextID(), t.S.NextID()
+	call, err := startSlow(t, id, token)
+	if err != nil {
+		return conform.Crashed("starting the slow tool: %v", err)
+	}
+	if err := awaitUnderWay(t, call); err != nil {
+		return conform.CannotTest("the call %s to be cancelled was never seen under way: %v", id.Text(), err)
+	}
+	cancelAt := t.S.Mark()
+	if _, err := t.S.Send(t.Ctx, rawNotification("notifications/cancelled", cancelParams(id))); err != nil {
+		return conform.Crashed("sending the cancellation: %v", err)
+	}
+	// The answer to a request sent after the cancellation proves the server has read it.
+	sid, sd, err := t.S.Sentinel(t.Ctx)
+	if err == nil {
+		_, err = t.S.AwaitReply(t.Ctx, sd, cancelAt, sid)
+	}
+	if err != nil {
+		return conform.Crashed("after a cancellation the server stopped serving: %v", err)
+	}
+	readAt := time.Now()
+	// Anything for the request later than the grace ends the wait at once; silence lasts the window.
+	late := func(r wire.Received) bool {
+		if r.At.Before(readAt.Add(cancelRaceGrace)) {
+			return false
+		}
+		if _, ok := wire.FindResponse(r.Msg, id); ok {
+			return true
+		}
+		got, ok := progressTokenOf(r.Msg)
+		return ok && got == token
+	}
+	ctx, cancel := context.WithTimeout(t.Ctx, 2*took+cancelRaceGrace)
+	r, err := t.S.Conn.Inbox().Wait(ctx, cancelAt, late)
+	cancel()
+	if err == nil {
+		return conform.Violated("%s after the server had read the cancellation of %s, this came for it: %s", r.At.Sub(readAt).Round(time.Millisecond), id.Text(), show(r.Msg))
+	}
+	if t.Ctx.Err() != nil {
+		return conform.Failed(t.Ctx.Err())
+	}
+	if cause := t.S.Conn.Inbox().Closed(); cause != nil {
+		return conform.Crashed("the server's output ended after the cancellation: %v", cause)
+	}
+	return conform.Passed("")
+}
+
+func checkCancelListenOnly(t *conform.T) conform.Finding {
+	l, _, f := acknowledged(t, t.S, t.S.NextID(), map[string]any{"toolsListChanged": true})
+	if f != nil {
+		return *f
+	}
+	// Some traffic beside the open stream: a list change if the target has a tool for it, and a
+	// request of its own.
+	if _, f := changeAndAwait(t, l); f != nil {
+		return *f
+	}
+	if f := settle(t, l.from); f != nil {
+		return *f
+	}
+	for _, r := range t.S.Conn.Inbox().Since(l.from) {
+		for _, m := range flatten(r.Msg) {
+			if id, ok := cancelledID(m); ok && id != l.id {
+				return conform.Violated("the server sent a cancellation naming %s, which is no open %s request (the open one is %s): %s", id.Text(), methodListen, l.id.Text(), show(m))
+			}
+		}
+	}
+	return conform.Passed("")
+}

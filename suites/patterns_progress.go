@@ -1,0 +1,330 @@
+package suites
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/harness/wire"
+	"github.com/mcpspec/mcpspec/suites/conform"
+)
+
+// Checks of basic/patterns/progress (basic/utilities/progress before 2026-07-28): progress
+// notifications for a request that asked for them, on the slow tool (slowtool.go).
+
+func init() {
+	conform.Register(
+		conform.Check{ID: "PROG26-REQUEST-STREAM", Level: "MUST", Revisions: conform.AllCatalogued,
+			Summary: "with two slow calls running at once, each one's progress comes only on its own response stream (HTTP: its SSE stream; stdio: before its response), under its own token",
+			Run:     checkProgressOwnStream},
+		conform.Check{ID: "PROG-TOKEN-TYPE", Revisions: conform.AllCatalogued, Level: "MUST",
+			Summary: "progress notifications carry the request's token unchanged, same JSON type and value, for string and integer tokens",
+			Run:     checkProgressTokenType},
+		conform.Check{ID: "PROG-MONOTONIC", Revisions: conform.AllCatalogued, Level: "MUST",
+			Summary: "progress increases with every notification for a token",
+			Run:     checkProgressMonotonic},
+		conform.Check{ID: "PROG-KNOWN-TOKEN", Revisions: conform.AllCatalogued, Level: "MUST",
+			Summary: "no progress for a request that asked for none",
+			Run:     checkProgressKnownToken},
+		conform.Check{ID: "PROG-STOP", Revisions: conform.AllCatalogued, Level: "MUST",
+			Summary: "no progress for a token after its request's final response",
+			Run:     checkProgressStop},
+		conform.Check{ID: "PROG-MESSAGE", Level: "SHOULD",
+			Revisions: conform.AllCatalogued,
+			Summary:   "a progress message, when present, is a string",
+			Run:       checkProgressMessage},
+		conform.Check{ID: "PROG-TASK-TOKEN", Revisions: conform.AllCatalogued, Level: "MUST", Transports: taskTransports,
+			Summary: "a task's progress carries the task-augmented request's token and stops once the task is terminal",
+			Ready:   taskCallsReady, Run: checkProgTaskToken},
+	)
+}
+
+func checkProgressOwnStream(t *conform.T) conform.Finding {
+	if f, ok := needSlowTool(t); !ok {
+		return f
+	}
+	var calls []slowCall
+	for _, name := range []string{"a", "b"} {
+		token := jsonrpc.ID(fmt.Sprintf("%q", "mcpspec-stream-"+name+"-"+randomHex(4)))
+		c, err := startSlow(t, t.S.NextID(), token)
+		if err != nil {
+			return conform.CannotTest("starting slow call %s: %v", name, err)
+		}
+		calls = append(calls, c)
+	}
+	for _, c := range calls {
+		if _, err := c.finish(t); err != nil {
+			return conform.CannotTest("the slow tool %q got no response: %v", t.Options().SlowTool, err)
+		}
+	}
+	if err := allArrived(t, calls); err != nil {
+		return conform.CannotTest("%v", err)
+	}
+	return judgeProgressStreams(t, calls)
+}
+
+// judgeProgressStreams checks where each progress notification came: on its call's stream
+// (HTTP) and before its call's response, under one of the calls' tokens.
+func judgeProgressStreams(t *conform.T, calls []slowCall) conform.Finding {
+	byToken := map[jsonrpc.ID]slowCall{}
+	answered := map[jsonrpc.ID]int{} // call id → inbox index of its response
+	for _, c := range calls {
+		byToken[c.token] = c
+	}
+	seen := 0
+	for _, r := range t.S.Conn.Inbox().Since(calls[0].from) {
+		for _, m := range flatten(r.Msg) {
+			if m.Kind == jsonrpc.Response && m.HasID {
+				if _, done := answered[m.ID]; !done {
+					answered[m.ID] = r.Index
+				}
+				continue
+			}
+			if m.Kind != jsonrpc.Notification || m.Method != "notifications/progress" {
+				continue
+			}
+			seen++
+			var p struct {
+				Token json.RawMessage `json:"progressToken"`
+			}
+			_ = json.Unmarshal(m.Params, &p)
+			token, _ := jsonrpc.CanonicalID(p.Token)
+			c, ok := byToken[token]
+			switch {
+			case !ok:
+				return conform.Violated("progress under a token neither call sent: %s", show(m))
+			case r.Via != nil && r.Via != c.d:
+				return conform.Violated("progress of one call came on another response stream (%s): %s", r.Channel, show(m))
+			}
+			if at, done := answered[c.id]; done && at < r.Index {
+				return conform.Violated("progress of a call came after that call's response: %s", show(m))
+			}
+		}
+	}
+	if seen == 0 {
+		return conform.CannotTest("the slow tool %q reported no progress for either call", t.Options().SlowTool)
+	}
+	return conform.Passed("%d progress notifications, each on its own call's stream before its response", seen)
+}
+
+// withProgress runs the slow tool with token and returns what came, or a finding that ends the
+// check: no slow tool, no result, or progress of an earlier call after its response.
+func withProgress(t *conform.T, token jsonrpc.ID) (slowRun, *conform.Finding) {
+	if f, ok := needSlowTool(t); !ok {
+		return slowRun{}, &f
+	}
+	run, err := runSlow(t, token)
+	if err != nil {
+		f := conform.CannotTest("%v", err)
+		return run, &f
+	}
+	if f := run.lateFinding(); f != nil {
+		return run, f
+	}
+	return run, nil
+}
+
+// ownProgress is withProgress that also needs progress with the call's own token to judge.
+func ownProgress(t *conform.T, token jsonrpc.ID) ([]progress, *conform.Finding) {
+	run, f := withProgress(t, token)
+	if f != nil {
+		return nil, f
+	}
+	if len(run.own) == 0 {
+		f := conform.CannotTest("the slow tool %q sent no progress notification with its call's token, so there is nothing to judge", t.Options().SlowTool)
+		return nil, &f
+	}
+	return run.own, nil
+}
+
+func checkProgressTokenType(t *conform.T) conform.Finding {
+	for _, token := range []jsonrpc.ID{t.S.NextID(), t.S.NextNumberID()} {
+		run, f := withProgress(t, token)
+		if f != nil {
+			return *f
+		}
+		// A token changed on the way is one no request carried.
+		if len(run.stray) > 0 {
+			p := run.stray[0]
+			return conform.Violated("progress for token %s came with token %s: %s", token.Text(), p.token.Text(), show(p.raw))
+		}
+		if len(run.own) == 0 {
+			return conform.CannotTest("the slow tool %q sent no progress notification, so there is nothing to judge", t.Options().SlowTool)
+		}
+	}
+	return conform.Passed("")
+}
+
+func checkProgressMonotonic(t *conform.T) conform.Finding {
+	got, f := ownProgress(t, t.S.NextID())
+	if f != nil {
+		return *f
+	}
+	var last *float64
+	for _, p := range got {
+		var v float64
+		if err := json.Unmarshal(p.value, &v); err != nil {
+			return conform.Violated("progress is not a number: %s", show(p.raw))
+		}
+		if last != nil && v <= *last {
+			return conform.Violated("progress went from %v to %v: %s", *last, v, show(p.raw))
+		}
+		last = &v
+	}
+	return conform.Passed("")
+}
+
+func checkProgressKnownToken(t *conform.T) conform.Finding {
+	// Silence about progress proves something only of a call the tool really ran: runSlow
+	// refuses an error answer (a tool that fails at once without a token shows nothing).
+	run, f := withProgress(t, "")
+	if f != nil {
+		return *f
+	}
+	if len(run.stray) > 0 {
+		return conform.Violated("%d progress notification(s) for a request without a progress token: %s", len(run.stray), show(run.stray[0].raw))
+	}
+	return conform.Passed("")
+}
+
+func checkProgressStop(t *conform.T) conform.Finding {
+	if f, ok := needSlowTool(t); !ok {
+		return f
+	}
+	token := t.S.NextID()
+	call, err := startSlow(t, t.S.NextID(), token)
+	if err != nil {
+		return conform.Crashed("starting the slow tool: %v", err)
+	}
+	resp, err := call.finish(t)
+	if err != nil {
+		return conform.CannotTest("the slow tool got no response: %v", err)
+	}
+	if _, err := t.S.Quiet(t.Ctx, call.from); err != nil {
+		return conform.Crashed("%v", err)
+	}
+	respAt, respRecv := -1, wire.Received{}
+	for _, r := range t.S.Conn.Inbox().Since(call.from) {
+		if wire.ContainsResponse(r.Msg, call.id) {
+			respAt, respRecv = r.Index, r
+			break
+		}
+	}
+	var own []progress
+	for _, p := range progressSince(t, call.from) {
+		if p.token == token && p.index < respAt {
+			own = append(own, p)
+		}
+	}
+	if len(own) == 0 {
+		return conform.CannotTest("the slow tool %q sent no progress with its call's token before its answer, so there is nothing to stop: %s", t.Options().SlowTool, clip(show(resp), 160))
+	}
+	// Progress a server keeps sending comes at the pace of the work: after the response, wait
+	// as long as the longest gap between the call's own progress notifications (measured, so
+	// at least two of them), or the quiet window already waited where there is no gap.
+	if gap := longestGap(t, own); gap > 0 {
+		ctx, cancel := context.WithTimeout(t.Ctx, min(2*gap, t.S.Env().Timeouts.Request))
+		_, _ = t.S.Conn.Inbox().Wait(ctx, respAt+1, func(r wire.Received) bool {
+			tok, ok := progressTokenOf(r.Msg)
+			return ok && tok == token
+		})
+		cancel()
+	}
+	for _, p := range progressSince(t, call.from) {
+		if p.token == token && p.index > respAt && afterResponse(t, p, respRecv) {
+			return conform.Violated("progress for token %s after the response %s: %s", token.Text(), clip(show(resp), 80), show(p.raw))
+		}
+	}
+	return conform.Passed("")
+}
+
+// afterResponse reports whether p, received after the response resp, was sent after it too:
+// on one ordered channel (stdio, or the same HTTP response) arrival order is the server's;
+// across HTTP streams only a gap longer than the late-reply grace says so.
+func afterResponse(t *conform.T, p progress, resp wire.Received) bool {
+	if p.via == resp.Via {
+		return true
+	}
+	for _, r := range t.S.Conn.Inbox().Since(p.index) {
+		return r.At.Sub(resp.At) > lateReplyGrace
+	}
+	return false
+}
+
+// longestGap is the longest time between two consecutive progress notifications of got (0 for
+// fewer than two).
+func longestGap(t *conform.T, got []progress) time.Duration {
+	at := map[int]time.Time{}
+	for _, r := range t.S.Conn.Inbox().Since(got[0].index) {
+		at[r.Index] = r.At
+	}
+	var gap time.Duration
+	for i := 1; i < len(got); i++ {
+		gap = max(gap, at[got[i].index].Sub(at[got[i-1].index]))
+	}
+	return gap
+}
+
+func checkProgressMessage(t *conform.T) conform.Finding {
+	got, f := ownProgress(t, t.S.NextID())
+	if f != nil {
+		return *f
+	}
+	for _, p := range got {
+		if p.message == nil {
+			continue
+		}
+		if _, ok := jsonString(p.message); !ok {
+			return conform.Violated("progress message %s is not a string", string(p.message))
+		}
+	}
+	return conform.Passed("%d notifications", len(got))
+}
+
+func checkProgTaskToken(t *conform.T) conform.Finding {
+	tt, f := pickTaskTool(t)
+	if f != nil {
+		return *f
+	}
+	if tt.name != t.Options().SlowTool {
+		return conform.CannotTest("needs the slow tool (--slow-tool) to support tasks, so that the task reports progress")
+	}
+	token := t.S.NextID()
+	from := t.S.Mark()
+	ct, f := createTask(t, tt, token)
+	if f != nil {
+		return *f
+	}
+	id := t.S.NextID()
+	t.S.Sent(id, "tasks/result")
+	resp, err := t.S.Exchange(t.Ctx, id, rawRequest(id, "tasks/result", map[string]any{"taskId": ct.id}))
+	if err != nil {
+		return conform.CannotTest("tasks/result got no response: %v", err)
+	}
+	if _, err := t.S.Quiet(t.Ctx, from); err != nil {
+		return conform.Crashed("%v", err)
+	}
+	respAt := -1
+	for _, r := range t.S.Conn.Inbox().Since(from) {
+		if wire.ContainsResponse(r.Msg, id) {
+			respAt = r.Index
+			break
+		}
+	}
+	ours := 0
+	for _, p := range progressSince(t, from) {
+		if p.token != token {
+			continue
+		}
+		if p.index > respAt {
+			return conform.Violated("progress for token %s after the task ended (%s): %s", token.Text(), clip(show(resp), 80), show(p.raw))
+		}
+		ours++
+	}
+	if ours == 0 {
+		return conform.CannotTest("the task of %q sent no progress for token %s that reached this session", tt.name, token.Text())
+	}
+	return conform.Passed("%d notification(s) for the token, none after the end", ours)
+}
