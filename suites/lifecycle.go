@@ -273,6 +273,11 @@ func checkVersionEcho(t *conform.T) conform.Finding {
 			other = append(other, fmt.Sprintf("%s (answered %s)", v, n.Answered))
 		}
 	}
+	if len(echoed) == 0 && !strings.Contains(strings.Join(other, ","), "answered") {
+		// No initialize got a result: the server serves none of these revisions (a server of
+		// 2026-07-28 alone, say), so there is no version to echo.
+		return conform.NA("the server does not serve revision %s: initialize got no result at any of %v", t.Revision, t.Revisions())
+	}
 	if len(echoed) == 0 {
 		return conform.CannotTest("the server echoed none of %v, so no revision is known to be supported: %s", t.Revisions(), strings.Join(other, ", "))
 	}
