@@ -170,3 +170,22 @@ func TestMatrixBadClientTargetExits2WithOneLine(t *testing.T) {
 	assertUsageError(t, runBinary(t, usageRunTimeout, d.mcpspec, "client", "--cmd", "c", "--name", "bad name"), "--name")
 	assertUsageError(t, runBinary(t, usageRunTimeout, d.mcpspec, "client", "--cmd", "c", "--name", "a", "--name", "b"), "--name given 2 times")
 }
+
+// The interop config `make interop` runs is valid as committed: every target, client flags and
+// baselines included (interop.sh sets MCPSPEC_INTEROP_CACHE).
+func TestInteropMatrixConfigLoads(t *testing.T) {
+	t.Setenv("MCPSPEC_INTEROP_CACHE", t.TempDir())
+	cfg, err := loadMatrixConfig(filepath.Join("..", "..", "fixtures", "targets", "matrix.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var clients []string
+	for _, tg := range cfg.Targets {
+		if tg.Client != "" {
+			clients = append(clients, tg.Name)
+		}
+	}
+	if want := []string{"tsclient", "gosdk-client", "mcpgo-client", "python-client"}; !slices.Equal(clients, want) {
+		t.Errorf("client targets %v, want %v", clients, want)
+	}
+}
