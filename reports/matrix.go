@@ -39,8 +39,9 @@ type Matrix struct {
 // MatrixTarget is one target: how its run went and what it served.
 type MatrixTarget struct {
 	Name        string `json:"name"`
-	Description string `json:"description"` // how it was launched or reached
-	ExitCode    int    `json:"exitCode"`    // of its `mcpspec run`
+	Kind        string `json:"kind,omitempty"` // KindClient for a client, "" for a server
+	Description string `json:"description"`    // how it was launched or reached
+	ExitCode    int    `json:"exitCode"`       // of its `mcpspec run`
 	// Error says why the target, or one of its transports, could not be run at all.
 	Error      string         `json:"error,omitempty"`
 	Report     string         `json:"report,omitempty"` // its report.html, relative to the matrix files
@@ -100,6 +101,7 @@ func (m *Matrix) AddTarget(t MatrixTarget, run *Run) {
 		return
 	}
 	t.ServerInfo = run.Target.ServerInfo
+	t.Kind = run.Target.Kind
 	t.Transports = append([]string(nil), run.Target.Transports...)
 	t.HarnessErrors = run.Errors
 	t.Summary = countStatuses(run.Results)

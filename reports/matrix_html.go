@@ -44,7 +44,7 @@ var matrixTemplate = template.Must(template.New("matrix.html").Parse(`<!doctype 
 
 <h2>Targets</h2>
 <table id="targets">
-<thead><tr><th>Target</th><th>Server</th><th>Exit</th><th>Served (revision transport)</th><th>pass</th><th>fail</th><th>warn</th><th>expected</th><th>stale</th><th>na</th><th>untestable</th><th>error</th><th>Not served: what it answered</th></tr></thead>
+<thead><tr><th>Target</th><th>Implementation</th><th>Exit</th><th>Served (revision transport)</th><th>pass</th><th>fail</th><th>warn</th><th>expected</th><th>stale</th><th>na</th><th>untestable</th><th>error</th><th>Not served: what it answered</th></tr></thead>
 <tbody>
 {{- range .Targets}}
 <tr{{if .Error}} class="error"{{end}}>
@@ -126,7 +126,7 @@ type matrixCellView struct {
 func (m *Matrix) HTML() ([]byte, error) {
 	page := matrixPage{Matrix: m, Deviations: m.Deviations()}
 	for _, t := range m.Targets {
-		v := matrixTargetView{MatrixTarget: t, Server: serverName(t.ServerInfo), ServedText: ServedSummary(t.Served)}
+		v := matrixTargetView{MatrixTarget: t, Server: t.Implementation(), ServedText: ServedSummary(t.Served)}
 		for _, s := range []Status{Pass, Fail, Warn, Expected, Stale, NA, Untestable, Error} {
 			v.Counts = append(v.Counts, t.Summary[s])
 		}

@@ -27,7 +27,7 @@ func (m *Matrix) Markdown() string {
 }
 
 func (m *Matrix) markdownTargets(b *strings.Builder) {
-	b.WriteString("## Targets\n\n| target | server | exit | served | pass | fail | warn | expected | stale | na | untestable | error | not served: what it answered |\n")
+	b.WriteString("## Targets\n\n| target | implementation | exit | served | pass | fail | warn | expected | stale | na | untestable | error | not served: what it answered |\n")
 	b.WriteString("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, t := range m.Targets {
 		var answered []string
@@ -42,7 +42,7 @@ func (m *Matrix) markdownTargets(b *strings.Builder) {
 		}
 		s := t.Summary
 		fmt.Fprintf(b, "| %s | %s | %d | %s | %d | %d | %d | %d | %d | %d | %d | %d | %s |\n",
-			mdCell(t.Name), mdCell(serverName(t.ServerInfo)), t.ExitCode, mdEscape(ServedSummary(t.Served)),
+			mdCell(t.Name), mdCell(t.Implementation()), t.ExitCode, mdEscape(ServedSummary(t.Served)),
 			s[Pass], s[Fail], s[Warn], s[Expected], s[Stale], s[NA], s[Untestable], s[Error], strings.Join(answered, "<br>"))
 	}
 	b.WriteString("\n")
@@ -81,7 +81,17 @@ func (m *Matrix) markdownRows(b *strings.Builder) {
 	}
 }
 
-// serverName is "name version" from a serverInfo, or empty.
+// Implementation names what the target reported itself as: its serverInfo, or for a client
+// "client: " and its clientInfo.
+func (t MatrixTarget) Implementation() string {
+	name := serverName(t.ServerInfo)
+	if t.Kind == KindClient {
+		return strings.TrimSuffix("client: "+name, ": ")
+	}
+	return name
+}
+
+// serverName is "name version" from a serverInfo (or a clientInfo), or empty.
 func serverName(info map[string]any) string {
 	name, _ := info["name"].(string)
 	ver, _ := info["version"].(string)

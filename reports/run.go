@@ -43,11 +43,16 @@ type Tool struct {
 // Target describes the server under test.
 type Target struct {
 	// Name is what the run was told to call the target (mcpspec run --name); "" when not told.
-	Name        string         `json:"name,omitempty"`
+	Name string `json:"name,omitempty"`
+	// Kind is KindClient for a run of `mcpspec client`, "" for a server.
+	Kind        string         `json:"kind,omitempty"`
 	Description string         `json:"description"` // e.g. "stdio: npx -y @modelcontextprotocol/server-everything stdio"
 	Transports  []string       `json:"transports"`
 	ServerInfo  map[string]any `json:"serverInfo,omitempty"` // as the server reported it
 }
+
+// KindClient is Target.Kind of a run that judged a client (`mcpspec client`).
+const KindClient = "client"
 
 // Run is everything one invocation produced; it is the content of results.json.
 type Run struct {

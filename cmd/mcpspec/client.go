@@ -56,6 +56,7 @@ type clientConfig struct {
 	focus     *regexp.Regexp
 	timeouts  clientTimeouts
 	self      string // this binary, which serves the stdio probe
+	name      string // the target's name in results.json (--name), for `mcpspec matrix --merge`
 }
 
 func cmdClient(args []string, stdout, stderr io.Writer) (int, error) {
@@ -84,6 +85,7 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 		writeBase = fs.String("write-baseline", "", "write the current failures and warnings as a baseline to `FILE`")
 		strict    = fs.Bool("strict", false, "warnings (broken SHOULDs) fail the run")
 		noColor   = fs.Bool("no-color", false, "no ANSI colours (also NO_COLOR)")
+		name      = fs.String("name", "", "record `NAME` as the client's name in results.json (letters, digits, '.', '_', '-'), the column heading `mcpspec matrix --merge` gives it")
 		tStartup  = fs.Duration("timeout-startup", d.Startup, "bound on launching the client until its first message reaches the probe")
 		tRequest  = fs.Duration("timeout-request", d.Request, "bound on the client's answer to a request the probe sends it (ping)")
 		tIdle     = fs.Duration("timeout-idle", d.Idle, "a connected client that neither sends anything nor exits for this long is hung, and stopped")
@@ -91,7 +93,7 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 		envs      repeatFlag
 	)
 	fs.Var(&envs, "env", "`K=V` added to the client's environment (repeatable)")
-	onlyOnce(fs, "cmd")
+	onlyOnce(fs, "cmd", "name")
 	if err := parseFlags(fs, args, "mcpspec client --cmd CMD [--stdio] [flags]", stdout); err != nil {
 		return nil, err
 	}
@@ -108,7 +110,10 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 	if err != nil || len(argv) == 0 {
 		return nil, usageErrorf("client: --cmd %q: %v", *cmd, orEmpty(err))
 	}
-	cfg := &clientConfig{argv: argv, dir: *cwd, transport: wire.HTTP}
+	if *name != "" && !targetNamePattern.MatchString(*name) {
+		return nil, usageErrorf("client: --name %q: use letters, digits, '.', '_' and '-', beginning with a letter or digit", *name)
+	}
+	cfg := &clientConfig{argv: argv, dir: *cwd, transport: wire.HTTP, name: *name}
 	if *overStdio {
 		cfg.transport = wire.Stdio
 	}
@@ -235,10 +240,11 @@ func executeClient(cfg *clientConfig, stdout, stderr io.Writer) (int, error) {
 	run := &reports.Run{
 		SchemaVersion: reports.SchemaVersion,
 		Tool:          reports.Tool{Name: "mcpspec", Version: version},
-		Target:        reports.Target{Description: "client (" + cfg.transport + "): " + strings.Join(cfg.argv, " "), Transports: []string{cfg.transport}},
-		StartedAt:     started,
-		Revisions:     cfg.revisions,
-		Strict:        cfg.run.strict,
+		Target: reports.Target{Name: cfg.name, Kind: reports.KindClient, Transports: []string{cfg.transport},
+			Description: "client (" + cfg.transport + "): " + strings.Join(cfg.argv, " ")},
+		StartedAt: started,
+		Revisions: cfg.revisions,
+		Strict:    cfg.run.strict,
 	}
 	runs, err := cfg.plan()
 	if err != nil {

@@ -47,21 +47,24 @@ type matrixConfig struct {
 }
 
 // matrixTarget is one server, launched or reached over stdio, Streamable HTTP or both (or legacy
-// SSE). Every string may hold {port} (a free 127.0.0.1 port, one per target run), {dir} (the
-// config file's directory) and ${VAR} (an environment variable, which must be set).
+// SSE), or one client (client:), run by `mcpspec client` over each of its transports. Every string
+// may hold {port} (a free 127.0.0.1 port, one per target run), {dir} (the config file's directory)
+// and ${VAR} (an environment variable, which must be set).
 type matrixTarget struct {
 	Name         string            `yaml:"name"`
-	Stdio        string            `yaml:"stdio"`   // --stdio
-	URL          string            `yaml:"url"`     // --url
-	SSE          string            `yaml:"sse"`     // --sse
-	HTTPCmd      string            `yaml:"httpCmd"` // --http-cmd
-	Env          map[string]string `yaml:"env"`     // --env, redacted from reports like any --env
+	Client       string            `yaml:"client"`     // mcpspec client --cmd
+	Transports   []string          `yaml:"transports"` // a client's: http (the default), stdio
+	Stdio        string            `yaml:"stdio"`      // --stdio
+	URL          string            `yaml:"url"`        // --url
+	SSE          string            `yaml:"sse"`        // --sse
+	HTTPCmd      string            `yaml:"httpCmd"`    // --http-cmd
+	Env          map[string]string `yaml:"env"`        // --env, redacted from reports like any --env
 	Cwd          string            `yaml:"cwd"`
 	Baseline     string            `yaml:"baseline"` // relative to the config file
 	SlowTool     string            `yaml:"slowTool"`
 	SlowToolArgs map[string]any    `yaml:"slowToolArgs"`
 	Revisions    []string          `yaml:"revisions"` // overrides the file's revisions
-	Args         []string          `yaml:"args"`      // further `mcpspec run` flags
+	Args         []string          `yaml:"args"`      // further `mcpspec run` (or client) flags
 }
 
 // targetNamePattern keeps a name usable as a directory name and a URL path segment.
@@ -128,6 +131,9 @@ func (cfg *matrixConfig) check(dir string) error {
 }
 
 func (t matrixTarget) check(dir string) error {
+	if t.Client != "" || t.Transports != nil {
+		return t.checkClient(dir)
+	}
 	switch {
 	case t.Stdio == "" && t.URL == "" && t.SSE == "":
 		return errors.New("needs stdio, url or sse")
@@ -269,6 +275,9 @@ func (t matrixTarget) runArgs(cfg *matrixConfig, dir, out string, port int) ([]s
 
 // describe says how the target is reached, as its config spells it.
 func (t matrixTarget) describe() string {
+	if t.Client != "" {
+		return "client (" + strings.Join(t.clientTransports(), ", ") + "): " + t.Client
+	}
 	var parts []string
 	if t.Stdio != "" {
 		parts = append(parts, "stdio: "+t.Stdio)
@@ -431,7 +440,8 @@ func runMatrixTargets(ctx context.Context, self string, cfg *matrixConfig, dir, 
 				mu.Lock()
 				fmt.Fprintf(progress, "ran %s in %.1fs (exit %d)\n", t.Name, time.Since(start).Seconds(), outcomes[i].target.ExitCode)
 				mu.Unlock()
-				if isolation && outcomes[i].run != nil {
+				// A client target has no shared session whose areas could interfere: nothing to isolate.
+				if isolation && outcomes[i].run != nil && t.Client == "" {
 					start := time.Now()
 					iso := isolateTarget(ctx, self, cfg, t, dir, out, outcomes[i].run)
 					outcomes[i].isolation = &iso
@@ -449,6 +459,16 @@ func runMatrixTargets(ctx context.Context, self string, cfg *matrixConfig, dir, 
 // runMatrixTarget runs one target as a `mcpspec run` subprocess in its own process group, bounded
 // by the config's timeout; its console output goes to console.log beside its reports.
 func runMatrixTarget(ctx context.Context, self string, cfg *matrixConfig, t matrixTarget, dir, out string) targetOutcome {
+	if t.Client != "" {
+		return runClientTarget(ctx, self, cfg, t, dir, out)
+	}
+	return runSubprocess(ctx, self, cfg, t, dir, filepath.Join(out, t.Name), t.Name+"/", "run", t.runArgs)
+}
+
+// runSubprocess runs one `mcpspec run` or `mcpspec client` (verb) of target t, writing its reports
+// into targetOut; reportPrefix is that directory relative to the matrix files.
+func runSubprocess(ctx context.Context, self string, cfg *matrixConfig, t matrixTarget, dir, targetOut, reportPrefix, verb string,
+	argsOf func(cfg *matrixConfig, dir, out string, port int) ([]string, error)) targetOutcome {
 	mt := reports.MatrixTarget{Name: t.Name, Description: t.describe(), ExitCode: -1}
 	fail := func(format string, args ...any) targetOutcome {
 		mt.Error = fmt.Sprintf(format, args...)
@@ -457,7 +477,6 @@ func runMatrixTarget(ctx context.Context, self string, cfg *matrixConfig, t matr
 	if ctx.Err() != nil {
 		return fail("interrupted before it started")
 	}
-	targetOut := filepath.Join(out, t.Name)
 	// A results.json left by an earlier matrix must never pass for this run's.
 	if err := os.RemoveAll(targetOut); err != nil {
 		return fail("clear %s: %v", targetOut, err)
@@ -469,7 +488,7 @@ func runMatrixTarget(ctx context.Context, self string, cfg *matrixConfig, t matr
 	if err != nil {
 		return fail("%v", err)
 	}
-	args, err := t.runArgs(cfg, dir, targetOut, port)
+	args, err := argsOf(cfg, dir, targetOut, port)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -491,18 +510,18 @@ func runMatrixTarget(ctx context.Context, self string, cfg *matrixConfig, t matr
 	if cmd.ProcessState != nil {
 		mt.ExitCode = cmd.ProcessState.ExitCode()
 	}
-	mt.Report = t.Name + "/" + reports.HTMLFile
+	mt.Report = reportPrefix + reports.HTMLFile
 	switch {
 	case ctx.Err() != nil:
 		mt.Error = "interrupted"
 	case runCtx.Err() != nil:
 		mt.Error = fmt.Sprintf("did not finish within %s; its processes were killed", cfg.Timeout)
 	case mt.ExitCode == reports.ExitUsage:
-		mt.Error = "mcpspec run refused the target's settings: " + lastLine(tail.String())
+		mt.Error = "mcpspec " + verb + " refused the target's settings: " + lastLine(tail.String())
 	}
 	var exitErr *exec.ExitError
 	if runErr != nil && !errors.As(runErr, &exitErr) && mt.Error == "" {
-		mt.Error = fmt.Sprintf("start mcpspec run: %v", runErr)
+		mt.Error = fmt.Sprintf("start mcpspec %s: %v", verb, runErr)
 	}
 	run, err := reports.ReadResults(filepath.Join(targetOut, reports.ResultsFile))
 	if err != nil {

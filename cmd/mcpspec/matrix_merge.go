@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mcpspec/mcpspec/reports"
@@ -20,6 +21,7 @@ import (
 
 // mergeInput is one report directory given to --merge.
 type mergeInput struct {
+	arg  string // as given
 	name string // the target's column heading: NAME= if given, else the run's --name
 	dir  string // absolute
 	run  *reports.Run
@@ -42,12 +44,12 @@ func cmdMatrixMerge(flags *flag.FlagSet, dirs []string, out string, stdout, stde
 		return reports.ExitUsage, err
 	}
 	m := newMatrix()
-	for _, in := range inputs {
-		mt, err := placeMergeInput(in, outDir)
+	for _, group := range groupMergeInputs(inputs) {
+		mt, run, err := placeMergeGroup(group, outDir)
 		if err != nil {
 			return reports.ExitHarness, err
 		}
-		m.AddTarget(mt, in.run)
+		m.AddTarget(mt, run)
 	}
 	if err := writeMatrix(m, outDir, stdout, stderr); err != nil {
 		return reports.ExitHarness, err
@@ -61,31 +63,109 @@ func cmdMatrixMerge(flags *flag.FlagSet, dirs []string, out string, stdout, stde
 
 // readMergeInputs reads every directory's results.json and names it, refusing anything that
 // would make the matrix lie: a missing or broken results.json, a target without a name, a name
-// given twice, a directory the output would overwrite. Nothing is written before all are read.
+// given twice over one transport, a directory the output would overwrite. Nothing is written
+// before all are read. Runs of one target over different transports (`mcpspec client` runs once
+// per transport, so a client's CI jobs are one per transport) become one target.
 func readMergeInputs(args []string, outDir string) ([]mergeInput, error) {
 	var inputs []mergeInput
-	byName := map[string]string{}
+	byName := map[string][]int{}
 	for _, arg := range args {
 		in, err := readMergeInput(arg)
 		if err != nil {
 			return nil, usageErrorf("matrix: --merge %s", err)
 		}
-		if first, dup := byName[in.name]; dup {
-			return nil, usageErrorf("matrix: --merge: two directories name the target %q (%s and %s): give NAME=DIR to tell them apart", in.name, first, arg)
+		for _, i := range byName[in.name] {
+			if shared := sharedTransports(inputs[i].run, in.run); len(shared) > 0 || len(in.run.Target.Transports) == 0 {
+				return nil, usageErrorf("matrix: --merge: two directories name the target %q over %s (%s and %s): give NAME=DIR to tell them apart",
+					in.name, orAll(shared), inputs[i].arg, arg)
+			}
 		}
-		byName[in.name] = arg
-		dest := filepath.Join(outDir, in.name)
-		if dest != in.dir && (within(dest, in.dir) || within(in.dir, dest)) {
-			return nil, usageErrorf("matrix: --merge %s: it overlaps %s, where --out puts the target's reports", arg, dest)
-		}
+		byName[in.name] = append(byName[in.name], len(inputs))
 		inputs = append(inputs, in)
+	}
+	for _, in := range inputs {
+		dest := filepath.Join(outDir, in.name)
+		if len(byName[in.name]) > 1 {
+			// Its reports go to OUT/NAME/TRANSPORTS, the combined reports to OUT/NAME.
+			if dest == in.dir || within(dest, in.dir) || within(in.dir, dest) {
+				return nil, usageErrorf("matrix: --merge %s: it overlaps %s, where --out puts the target's combined reports", in.arg, dest)
+			}
+			continue
+		}
+		if dest != in.dir && (within(dest, in.dir) || within(in.dir, dest)) {
+			return nil, usageErrorf("matrix: --merge %s: it overlaps %s, where --out puts the target's reports", in.arg, dest)
+		}
 	}
 	return inputs, nil
 }
 
+// sharedTransports are the transports both runs report.
+func sharedTransports(a, b *reports.Run) []string {
+	var shared []string
+	for _, tr := range a.Target.Transports {
+		if slices.Contains(b.Target.Transports, tr) {
+			shared = append(shared, tr)
+		}
+	}
+	return shared
+}
+
+func orAll(transports []string) string {
+	if len(transports) == 0 {
+		return "the same transports"
+	}
+	return strings.Join(transports, ", ")
+}
+
+// groupMergeInputs groups the inputs by target name, in the order the names first appear.
+func groupMergeInputs(inputs []mergeInput) [][]mergeInput {
+	var groups [][]mergeInput
+	index := map[string]int{}
+	for _, in := range inputs {
+		i, ok := index[in.name]
+		if !ok {
+			i = len(groups)
+			index[in.name] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], in)
+	}
+	return groups
+}
+
+// placeMergeGroup places one target's reports: a single run's as placeMergeInput does; runs over
+// several transports each in OUT/NAME/TRANSPORTS, with their combination as the target's reports,
+// as a local matrix lays out a client target run over several transports.
+func placeMergeGroup(group []mergeInput, outDir string) (reports.MatrixTarget, *reports.Run, error) {
+	if len(group) == 1 {
+		mt, err := placeMergeInput(group[0], outDir)
+		return mt, group[0].run, err
+	}
+	name := group[0].name
+	dest := filepath.Join(outDir, name)
+	if err := os.RemoveAll(dest); err != nil {
+		return reports.MatrixTarget{}, nil, fmt.Errorf("matrix: clear %s: %w", dest, err)
+	}
+	var parts []transportRun
+	for _, in := range group {
+		sub := strings.Join(in.run.Target.Transports, "+")
+		if err := copyTree(in.dir, filepath.Join(dest, sub)); err != nil {
+			return reports.MatrixTarget{}, nil, fmt.Errorf("matrix: copy %s to %s: %w", in.dir, filepath.Join(dest, sub), err)
+		}
+		mt := reports.MatrixTarget{Name: name, ExitCode: runExitCode(in.run)}
+		parts = append(parts, transportRun{transport: sub, outcome: targetOutcome{target: mt, run: in.run}})
+	}
+	mt := reports.MatrixTarget{Name: name}
+	o := combineTransportRuns(mt, parts, dest, name+"/")
+	if o.run == nil {
+		return o.target, nil, fmt.Errorf("matrix: combine the runs of %s: %s", name, o.target.Error)
+	}
+	return o.target, o.run, nil
+}
+
 // readMergeInput reads one [NAME=]DIR argument.
 func readMergeInput(arg string) (mergeInput, error) {
-	var in mergeInput
+	in := mergeInput{arg: arg}
 	dir := arg
 	if name, rest, ok := strings.Cut(arg, "="); ok && targetNamePattern.MatchString(name) {
 		in.name, dir = name, rest
