@@ -134,6 +134,11 @@ func cancelOne(t *conform.T, id jsonrpc.ID, window time.Duration) (f conform.Fin
 	cancel()
 	if answered == nil {
 		if early, ok := answerBefore(t, call.from, readAt, id); ok {
+			// An error answer that came after the cancellation is the server's answer to it, not
+			// a run that finished first: the tool's normal runs are results (calibrate).
+			if _, afterCancel := answerBefore(t, cancelAt, readAt, id); afterCancel && slowFailure(early) != "" {
+				return conform.Violated("the cancelled request %s was answered %s, so the server had read the cancellation: %s", id.Text(), slowFailure(early), show(early)), false, false
+			}
 			return conform.CannotTest("the slow call %s was answered before the server had surely read its cancellation, %d time(s): the tool is too quick to be cancelled here: %s", id.Text(), cancelAttempts, show(early)), false, true
 		}
 		resp, _ := t.S.AwaitReply(t.Ctx, call.d, call.from, id)
