@@ -8,7 +8,10 @@ import (
 
 func init() {
 	conform.Register(
-		conform.Check{ID: "PING-REMOVED", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
+		// A server of its own: a connection whose history decides how it answers ping (rmcp
+		// answers a fresh stdio connection's ping with a result, one that has seen other
+		// requests with -32601) would otherwise judge differently beside other checks.
+		conform.Check{ID: "PING-REMOVED", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport, Connection: conform.Fresh,
 			Summary:     "ping no longer exists: a modern ping is answered with -32601",
 			LevelReason: "The changelog removes ping without a keyword; a method that does not exist must be answered with -32601 (JSON-RPC).",
 			Run:         checkPingRemoved},
