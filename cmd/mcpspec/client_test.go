@@ -29,13 +29,16 @@ var clientTestTimeouts = []string{"--timeout-request", "500ms", "--timeout-idle"
 func runClient(t *testing.T, d runDir, transport string, faults ...string) (procRun, *reports.Run) {
 	t.Helper()
 	cmd := d.mcpspec + " reference-client"
+	if transport == "sse" {
+		cmd += " --sse"
+	}
 	for _, f := range faults {
 		cmd += " --fault " + f
 	}
 	out := t.TempDir()
 	args := append([]string{"client", "--cmd", cmd, "--out", out}, clientTestTimeouts...)
-	if transport == "stdio" {
-		args = append(args, "--stdio")
+	if transport != "http" {
+		args = append(args, "--"+transport)
 	}
 	r := runBinary(t, clientRunTimeout, d.mcpspec, args...)
 	return r, assertReports(t, out)
@@ -47,7 +50,7 @@ func TestClientReferencePasses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, transport := range []string{"http", "stdio"} {
+	for _, transport := range []string{"http", "stdio", "sse"} {
 		t.Run(transport, func(t *testing.T) {
 			t.Parallel()
 			d := newRunDir(t)
@@ -200,7 +203,8 @@ func TestClientBadFlagsExit2(t *testing.T) {
 		{[]string{"--cmd", "c", "--cwd", "/no/such/dir"}, `--cwd "/no/such/dir" is not a directory`},
 		{[]string{"--cmd", "c", "--baseline", "/no/such/file"}, "client: --baseline:"},
 		{[]string{"--cmd", "c", "extra"}, `unexpected argument "extra"`},
-		{[]string{"--cmd", "c", "--sse"}, "flag provided but not defined: -sse"},
+		{[]string{"--cmd", "c", "--sse", "--stdio"}, "--stdio and --sse exclude each other"},
+		{[]string{"--cmd", "c {server}", "--sse"}, "--cmd holds {server}"},
 	}
 	for _, tc := range cases {
 		var stdout, stderr strings.Builder
@@ -210,7 +214,7 @@ func TestClientBadFlagsExit2(t *testing.T) {
 			t.Errorf("client %q: exit %d, stderr %q; want exit 2 and one line with %q", tc.args, code, msg, tc.want)
 		}
 	}
-	for _, args := range [][]string{{}, {"--fault", "NO-SUCH"}, {"--fault", ""}, {"--timeout", "0s", "http://127.0.0.1:1/mcp"}} {
+	for _, args := range [][]string{{}, {"--fault", "NO-SUCH"}, {"--fault", ""}, {"--timeout", "0s", "http://127.0.0.1:1/mcp"}, {"--sse", "server-command", "arg"}} {
 		var stdout, stderr strings.Builder
 		if code := Main(append([]string{"reference-client"}, args...), &stdout, &stderr); code != reports.ExitUsage {
 			t.Errorf("reference-client %q: exit %d, want 2 (stderr %q)", args, code, stderr.String())

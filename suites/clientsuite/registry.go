@@ -23,7 +23,7 @@ type Check struct {
 	LevelReason string
 	Summary     string
 	Versions    []string // the revisions it runs at (default: the catalogue's handshake revisions)
-	Transports  []string // wire.Stdio, wire.HTTP (default: both)
+	Transports  []string // wire.Stdio, wire.HTTP, wire.SSE (default: all three)
 	Scenario    string   // the probe scenario whose recording it judges
 	// Once: the scenario does not depend on the revision; the check runs at the newest
 	// selected revision only.
@@ -96,7 +96,7 @@ func (c *Check) validate() error {
 		}
 	}
 	if len(c.Transports) == 0 {
-		c.Transports = []string{wire.Stdio, wire.HTTP}
+		c.Transports = []string{wire.Stdio, wire.HTTP, wire.SSE}
 	}
 	return nil
 }
