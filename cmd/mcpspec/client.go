@@ -488,7 +488,8 @@ func withTarget(argv []string, placeholder, target string) []string {
 
 // scenarioContext is MCP_CONFORMANCE_CONTEXT: the scenario's data.
 func scenarioContext(s probe.Script) string {
-	return fmt.Sprintf(`{"scenario":%q,"protocolVersion":%q,"tools":[%q,%q]}`, s.Scenario, s.Offered(), probe.ToolEcho, probe.ToolPing)
+	b, _ := json.Marshal(map[string]any{"scenario": s.Scenario, "protocolVersion": s.Offered(), "tools": probe.ToolNames(s.Revision)})
+	return string(b)
 }
 
 func randomToken() string {

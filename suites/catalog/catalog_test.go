@@ -7,8 +7,8 @@ func TestCatalogueLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(all) != 325 {
-		t.Fatalf("want 325 requirements, got %d", len(all))
+	if len(all) != 332 {
+		t.Fatalf("want 332 requirements, got %d", len(all))
 	}
 	for _, e := range all {
 		if len(e.Versions) == 0 {
@@ -22,6 +22,24 @@ func TestSpecURL(t *testing.T) {
 		"PING-RESPOND":      "https://modelcontextprotocol.io/specification/2025-06-18/basic/utilities/ping#behavior-requirements",
 		"BATCH-EMPTY":       "https://www.jsonrpc.org/specification#batch",
 		"LIFE-VERSION-ECHO": "https://modelcontextprotocol.io/specification/2025-06-18/basic/lifecycle#version-negotiation",
+	}
+	for id, want := range cases {
+		e, ok := Lookup(id)
+		if !ok {
+			t.Fatalf("%s missing", id)
+		}
+		if got := e.SpecURL("2025-06-18"); got != want {
+			t.Errorf("%s: got %s, want %s", id, got, want)
+		}
+	}
+}
+
+// The client rows link the spec page and section they come from.
+func TestClientRowSpecURL(t *testing.T) {
+	cases := map[string]string{
+		"ROOTS-CLIENT-FILE-URI":  "https://modelcontextprotocol.io/specification/2025-06-18/client/roots#root",
+		"SAMPLING-CLIENT-CAP":    "https://modelcontextprotocol.io/specification/2025-06-18/client/sampling#capabilities",
+		"ELICIT-CLIENT-DEFAULTS": "https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#requested-schema",
 	}
 	for id, want := range cases {
 		e, ok := Lookup(id)
