@@ -17,10 +17,13 @@ const (
 	// ScenarioVersionUnsupported: the probe answers initialize with a revision no client
 	// supports; the client should disconnect.
 	ScenarioVersionUnsupported = "version-unsupported"
+	// ScenarioSessionExpiry (Streamable HTTP): as ScenarioTools, but the probe expires the
+	// session at the first tools/call and answers it 404; the client must initialize anew.
+	ScenarioSessionExpiry = "session-expiry"
 )
 
 // Scenarios lists every scenario the probe serves.
-var Scenarios = []string{ScenarioTools, ScenarioVersionUnsupported}
+var Scenarios = []string{ScenarioTools, ScenarioVersionUnsupported, ScenarioSessionExpiry}
 
 // UnsupportedRevision is the revision the probe offers in ScenarioVersionUnsupported: a date
 // older than any MCP revision, so no client can support it.
@@ -80,7 +83,7 @@ func (s Script) Offered() string {
 // Validate rejects a script the probe cannot serve.
 func (s Script) Validate() error {
 	switch s.Scenario {
-	case ScenarioTools, ScenarioVersionUnsupported:
+	case ScenarioTools, ScenarioVersionUnsupported, ScenarioSessionExpiry:
 	default:
 		return fmt.Errorf("unknown scenario %q (known: %v)", s.Scenario, Scenarios)
 	}
