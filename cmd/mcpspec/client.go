@@ -77,6 +77,7 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 	var (
 		cmd       = fs.String("cmd", "", "launch the client under test as `CMD` (split like a shell would), once per scenario; it gets the probe's URL (or, with --stdio, the probe server's path) as its last argument or in place of {url} ({server})")
 		overStdio = fs.Bool("stdio", false, "test the client over stdio: CMD gets the path of an executable that starts the probe server, and launches it itself")
+		overSSE   = fs.Bool("sse", false, "test the client over the legacy HTTP+SSE transport of 2024-11-05: CMD gets the probe's SSE endpoint URL")
 		cwd       = fs.String("cwd", "", "working `DIR` of the client")
 		versions  = fs.String("versions", "all", "revisions to test: `LIST` (comma-separated) or all")
 		focus     = fs.String("focus", "", "run only checks whose title matches `REGEX` (titles begin with the requirement ID)")
@@ -94,7 +95,7 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 	)
 	fs.Var(&envs, "env", "`K=V` added to the client's environment (repeatable)")
 	onlyOnce(fs, "cmd", "name")
-	if err := parseFlags(fs, args, "mcpspec client --cmd CMD [--stdio] [flags]", stdout); err != nil {
+	if err := parseFlags(fs, args, "mcpspec client --cmd CMD [--stdio | --sse] [flags]", stdout); err != nil {
 		return nil, err
 	}
 	if err := checkGiven(fs); err != nil {
@@ -113,9 +114,15 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 	if *name != "" && !targetNamePattern.MatchString(*name) {
 		return nil, usageErrorf("client: --name %q: use letters, digits, '.', '_' and '-', beginning with a letter or digit", *name)
 	}
+	if *overStdio && *overSSE {
+		return nil, usageErrorf("client: --stdio and --sse exclude each other: one transport per run")
+	}
 	cfg := &clientConfig{argv: argv, dir: *cwd, transport: wire.HTTP, name: *name}
-	if *overStdio {
+	switch {
+	case *overStdio:
 		cfg.transport = wire.Stdio
+	case *overSSE:
+		cfg.transport = wire.SSE
 	}
 	placeholder := "{url}"
 	if *overStdio {
@@ -123,7 +130,7 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 	}
 	for _, other := range []string{"{url}", "{server}"} {
 		if other != placeholder && strings.Contains(*cmd, other) {
-			return nil, usageErrorf("client: --cmd holds %s, which only %s fills (want %s)", other, map[bool]string{true: "an HTTP run", false: "a --stdio run"}[other == "{url}"], placeholder)
+			return nil, usageErrorf("client: --cmd holds %s, which only %s fills (want %s)", other, map[bool]string{true: "an HTTP or --sse run", false: "a --stdio run"}[other == "{url}"], placeholder)
 		}
 	}
 	cfg.timeouts = clientTimeouts{Startup: *tStartup, Request: *tRequest, Idle: *tIdle, Shutdown: *tShutdown}
@@ -174,10 +181,14 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 }
 
 // transportRevisions are the handshake revisions a transport's probe serves: Streamable HTTP
-// begins at 2025-03-26. The stateless 2026-07-28 has no client checks yet.
+// begins at 2025-03-26, and the legacy HTTP+SSE transport is 2024-11-05's. The stateless
+// 2026-07-28 has no client checks yet.
 func transportRevisions(transport string) []string {
-	if transport == wire.HTTP {
+	switch transport {
+	case wire.HTTP:
 		return []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125}
+	case wire.SSE:
+		return []string{harness.Rev20241105}
 	}
 	return harness.HandshakeRevisions
 }
@@ -362,6 +373,13 @@ func launchClient(cfg *clientConfig, script probe.Script) launchOutcome {
 		}
 		placeholder = "{server}"
 		stopProbe = func() { col.Close(cfg.timeouts.Shutdown) }
+	case wire.SSE:
+		srv, err := probe.StartSSE(script, rec)
+		if err != nil {
+			return launchOutcome{err: err.Error()}
+		}
+		target, placeholder = srv.URL(), "{url}"
+		stopProbe = srv.Close
 	default:
 		srv, err := probe.StartHTTP(script, rec)
 		if err != nil {
@@ -476,7 +494,8 @@ func withTarget(argv []string, placeholder, target string) []string {
 
 // scenarioContext is MCP_CONFORMANCE_CONTEXT: the scenario's data.
 func scenarioContext(s probe.Script) string {
-	return fmt.Sprintf(`{"scenario":%q,"protocolVersion":%q,"tools":[%q,%q]}`, s.Scenario, s.Offered(), probe.ToolEcho, probe.ToolPing)
+	b, _ := json.Marshal(map[string]any{"scenario": s.Scenario, "protocolVersion": s.Offered(), "tools": probe.ToolNames(s.Revision)})
+	return string(b)
 }
 
 func randomToken() string {

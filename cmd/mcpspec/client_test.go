@@ -29,13 +29,16 @@ var clientTestTimeouts = []string{"--timeout-request", "500ms", "--timeout-idle"
 func runClient(t *testing.T, d runDir, transport string, faults ...string) (procRun, *reports.Run) {
 	t.Helper()
 	cmd := d.mcpspec + " reference-client"
+	if transport == "sse" {
+		cmd += " --sse"
+	}
 	for _, f := range faults {
 		cmd += " --fault " + f
 	}
 	out := t.TempDir()
 	args := append([]string{"client", "--cmd", cmd, "--out", out}, clientTestTimeouts...)
-	if transport == "stdio" {
-		args = append(args, "--stdio")
+	if transport != "http" {
+		args = append(args, "--"+transport)
 	}
 	r := runBinary(t, clientRunTimeout, d.mcpspec, args...)
 	return r, assertReports(t, out)
@@ -47,7 +50,7 @@ func TestClientReferencePasses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, transport := range []string{"http", "stdio"} {
+	for _, transport := range []string{"http", "stdio", "sse"} {
 		t.Run(transport, func(t *testing.T) {
 			t.Parallel()
 			d := newRunDir(t)
@@ -66,7 +69,8 @@ func TestClientReferencePasses(t *testing.T) {
 				}
 			}
 			for _, c := range checks {
-				if slices.Contains(c.Transports, transport) && !seen[c.ID] {
+				applies := slices.ContainsFunc(transportRevisions(transport), func(r string) bool { return c.AppliesTo(r, transport) })
+				if applies && !seen[c.ID] {
 					t.Errorf("%s applies over %s but has no result", c.ID, transport)
 				}
 			}
@@ -97,6 +101,9 @@ func TestClientFaultsFail(t *testing.T) {
 	}
 	for _, c := range checks {
 		for _, transport := range c.Transports {
+			if !slices.ContainsFunc(transportRevisions(transport), func(r string) bool { return c.AppliesTo(r, transport) }) {
+				continue // elicitation is younger than the legacy SSE transport
+			}
 			// One after another: each run is short, and a burst of them would load the
 			// 2-core machine under the package's timing-sensitive robustness tests.
 			t.Run(c.ID+"/"+transport, func(t *testing.T) {
@@ -111,7 +118,9 @@ func TestClientFaultsFail(t *testing.T) {
 					switch {
 					case res.ID == c.ID && res.Status == want:
 						broken++
-					// Another check may lose its evidence (no header to compare: na), never fail.
+					// Another check may lose its evidence (no header to compare: na), never fail;
+					// a capability left undeclared makes the checks of its answers untestable.
+					case res.ID != c.ID && res.Status == reports.Untestable && undeclares(c, res.ID):
 					case res.ID != c.ID && res.Status != reports.Pass && res.Status != reports.NA:
 						t.Errorf("the fault %s also made %s %s %s: %s", c.ID, res.ID, res.Version, res.Status, res.Message)
 					}
@@ -126,6 +135,13 @@ func TestClientFaultsFail(t *testing.T) {
 			})
 		}
 	}
+}
+
+// undeclares reports whether the fault of check c leaves a capability undeclared that the
+// check id needs.
+func undeclares(c *clientsuite.Check, id string) bool {
+	other, ok := clientsuite.Lookup(id)
+	return ok && c.Capability != "" && strings.HasSuffix(c.ID, "-CAP") && other.Capability == c.Capability
 }
 
 // TestClientBrokenClientsExit3: clients that never connect, crash or hang end the run within
@@ -200,7 +216,8 @@ func TestClientBadFlagsExit2(t *testing.T) {
 		{[]string{"--cmd", "c", "--cwd", "/no/such/dir"}, `--cwd "/no/such/dir" is not a directory`},
 		{[]string{"--cmd", "c", "--baseline", "/no/such/file"}, "client: --baseline:"},
 		{[]string{"--cmd", "c", "extra"}, `unexpected argument "extra"`},
-		{[]string{"--cmd", "c", "--sse"}, "flag provided but not defined: -sse"},
+		{[]string{"--cmd", "c", "--sse", "--stdio"}, "--stdio and --sse exclude each other"},
+		{[]string{"--cmd", "c {server}", "--sse"}, "--cmd holds {server}"},
 	}
 	for _, tc := range cases {
 		var stdout, stderr strings.Builder
@@ -210,7 +227,7 @@ func TestClientBadFlagsExit2(t *testing.T) {
 			t.Errorf("client %q: exit %d, stderr %q; want exit 2 and one line with %q", tc.args, code, msg, tc.want)
 		}
 	}
-	for _, args := range [][]string{{}, {"--fault", "NO-SUCH"}, {"--fault", ""}, {"--timeout", "0s", "http://127.0.0.1:1/mcp"}} {
+	for _, args := range [][]string{{}, {"--fault", "NO-SUCH"}, {"--fault", ""}, {"--timeout", "0s", "http://127.0.0.1:1/mcp"}, {"--sse", "server-command", "arg"}} {
 		var stdout, stderr strings.Builder
 		if code := Main(append([]string{"reference-client"}, args...), &stdout, &stderr); code != reports.ExitUsage {
 			t.Errorf("reference-client %q: exit %d, want 2 (stderr %q)", args, code, stderr.String())

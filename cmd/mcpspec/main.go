@@ -26,8 +26,8 @@ Usage:
   mcpspec diff [--json] OLD NEW  compare two results.json files; exit 1 on a regression
   mcpspec matrix --config FILE [--out DIR]  many targets × revisions → one compatibility matrix
   mcpspec matrix --merge DIR... [--out DIR]  the same matrix from runs made elsewhere (CI jobs)
-  mcpspec client --cmd CMD [--stdio]  test an MCP client: it is launched against mcpspec's probe server
-  mcpspec reference-client URL|SERVER  the bundled reference client (--fault ID breaks one requirement)
+  mcpspec client --cmd CMD [--stdio|--sse]  test an MCP client: it is launched against mcpspec's probe server
+  mcpspec reference-client [--sse] URL|SERVER  the bundled reference client (--fault ID breaks one requirement)
   mcpspec version              print the version
 
 Run 'mcpspec COMMAND --help' for the flags of a command.

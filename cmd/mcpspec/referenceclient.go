@@ -23,13 +23,14 @@ func cmdReferenceClient(args []string, stdout, stderr io.Writer) (int, error) {
 	fs := flag.NewFlagSet("reference-client", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	timeout := fs.Duration("timeout", 60*time.Second, "bound on the whole run")
+	sse := fs.Bool("sse", false, "URL is the SSE endpoint of the legacy HTTP+SSE transport (2024-11-05)")
 	var faults listFlag
 	var names []string
 	for _, f := range refclient.Faults() {
 		names = append(names, f.ID)
 	}
 	fs.Var(&faults, "fault", "switch on the fault `ID` (repeatable, or comma-separated): "+strings.Join(names, ", "))
-	if err := parseFlags(fs, args, "mcpspec reference-client [flags] URL | SERVER [ARGS…]", stdout); err != nil {
+	if err := parseFlags(fs, args, "mcpspec reference-client [flags] [--sse] URL | SERVER [ARGS…]", stdout); err != nil {
 		if errors.Is(err, errHelp) {
 			return reports.ExitOK, err
 		}
@@ -44,7 +45,10 @@ func cmdReferenceClient(args []string, stdout, stderr io.Writer) (int, error) {
 	if *timeout <= 0 {
 		return reports.ExitUsage, usageErrorf("reference-client: --timeout must be positive, got %s", *timeout)
 	}
-	opts := refclient.Options{Faults: faults}
+	if *sse && (fs.NArg() != 1 || !strings.HasPrefix(fs.Arg(0), "http")) {
+		return reports.ExitUsage, usageErrorf("reference-client: --sse wants one URL, the SSE endpoint")
+	}
+	opts := refclient.Options{Faults: faults, SSE: *sse}
 	if err := opts.Validate(); err != nil {
 		return reports.ExitUsage, usageErrorf("%v", err)
 	}

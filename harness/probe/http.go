@@ -16,6 +16,9 @@ import (
 // SessionNote begins the note that records the session id the probe assigned.
 const SessionNote = "session id assigned: "
 
+// ExpiredNote begins the note that records the session id the probe expired.
+const ExpiredNote = "session expired: "
+
 // Path is the probe's Streamable HTTP endpoint.
 const Path = "/mcp"
 
@@ -26,7 +29,9 @@ const maxBody = 4 << 20
 type HTTPServer struct {
 	srv     *server
 	rec     *Recorder
+	mu      sync.Mutex
 	session string
+	expired bool // ScenarioSessionExpiry: the session was expired once
 	http    *http.Server
 	ln      net.Listener
 	ctx     context.Context
@@ -99,6 +104,28 @@ func (h *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// expire ends the session at the first tools/call of ScenarioSessionExpiry: the call is
+// answered 404, and the next initialize gets a new session id.
+func (h *HTTPServer) expire(msgs []message) bool {
+	if h.srv.script.Scenario != ScenarioSessionExpiry {
+		return false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.expired {
+		return false
+	}
+	for _, m := range msgs {
+		if m.Method == "tools/call" {
+			h.expired = true
+			h.rec.Add(Record{Dir: Note, Body: ExpiredNote + h.session})
+			h.session = newSessionID()
+			return true
+		}
+	}
+	return false
+}
+
 // answer writes and records a whole response.
 func (h *HTTPServer) answer(w http.ResponseWriter, channel string, status int, contentType string, body []byte) {
 	// Recorded before it is written: the client's reaction must never precede it.
@@ -126,14 +153,21 @@ func (h *HTTPServer) post(w http.ResponseWriter, body []byte) {
 		h.answer(w, ChanPOST, http.StatusBadRequest, "application/json", errorResponse(json.RawMessage("null"), -32700, "parse error: "+err.Error()))
 		return
 	}
+	if h.expire(msgs) {
+		h.answer(w, ChanPOST, http.StatusNotFound, "", nil)
+		return
+	}
 	requests := 0
 	for _, m := range msgs {
 		if m.isRequest() {
 			requests++
 		}
 		if m.Method == "initialize" {
-			w.Header().Set("Mcp-Session-Id", h.session)
-			h.rec.Add(Record{Dir: Note, Body: SessionNote + h.session})
+			h.mu.Lock()
+			session := h.session
+			h.mu.Unlock()
+			w.Header().Set("Mcp-Session-Id", session)
+			h.rec.Add(Record{Dir: Note, Body: SessionNote + session})
 		}
 	}
 	if requests == 0 {

@@ -17,10 +17,13 @@ const (
 	// ScenarioVersionUnsupported: the probe answers initialize with a revision no client
 	// supports; the client should disconnect.
 	ScenarioVersionUnsupported = "version-unsupported"
+	// ScenarioSessionExpiry (Streamable HTTP): as ScenarioTools, but the probe expires the
+	// session at the first tools/call and answers it 404; the client must initialize anew.
+	ScenarioSessionExpiry = "session-expiry"
 )
 
 // Scenarios lists every scenario the probe serves.
-var Scenarios = []string{ScenarioTools, ScenarioVersionUnsupported}
+var Scenarios = []string{ScenarioTools, ScenarioVersionUnsupported, ScenarioSessionExpiry}
 
 // UnsupportedRevision is the revision the probe offers in ScenarioVersionUnsupported: a date
 // older than any MCP revision, so no client can support it.
@@ -31,13 +34,35 @@ const UnsupportedRevision = "1999-01-01"
 const (
 	ToolEcho = "probe_echo" // answers with its text argument
 	ToolPing = "probe_ping" // pings the client, then answers whether the ping was answered
+	// The tools that make the probe send the client a request of a client capability, whether
+	// or not the client declared it: a client that did not must answer with an error.
+	ToolRoots       = "probe_roots"       // roots/list
+	ToolSampling    = "probe_sampling"    // sampling/createMessage
+	ToolElicitation = "probe_elicitation" // elicitation/create (2025-06-18 on)
 	// EchoDefault is the default of probe_echo's text argument.
 	EchoDefault = "mcpspec"
 )
 
-// PingID is the id of the probe's ping to the client: a string, as ids of the probe's own
-// requests are, so they never collide with the client's.
-const PingID = "probe-ping-1"
+// Ids of the probe's own requests to the client: strings, so they never collide with the
+// client's ids.
+const (
+	PingID        = "probe-ping-1"
+	RootsID       = "probe-roots-1"
+	SamplingID    = "probe-sampling-1"
+	ElicitationID = "probe-elicitation-1"
+)
+
+// ElicitationDefaults are the defaults the probe's elicitation/create gives its fields at
+// 2025-11-25, where every primitive may have one (SEP-1034); before, only booleans may.
+func ElicitationDefaults(revision string) map[string]any {
+	if revision < "2025-11-25" {
+		return map[string]any{"confirm": true}
+	}
+	return map[string]any{"name": EchoDefault, "count": 3, "colour": "green", "confirm": true}
+}
+
+// HasElicitation reports whether a revision defines elicitation.
+func HasElicitation(revision string) bool { return revision >= "2025-06-18" }
 
 // Script is what the probe does in one run.
 type Script struct {
@@ -58,7 +83,7 @@ func (s Script) Offered() string {
 // Validate rejects a script the probe cannot serve.
 func (s Script) Validate() error {
 	switch s.Scenario {
-	case ScenarioTools, ScenarioVersionUnsupported:
+	case ScenarioTools, ScenarioVersionUnsupported, ScenarioSessionExpiry:
 	default:
 		return fmt.Errorf("unknown scenario %q (known: %v)", s.Scenario, Scenarios)
 	}
@@ -117,23 +142,53 @@ func (s *server) handle(ctx context.Context, m message, emit func([]byte)) []byt
 	case "ping":
 		return result(m.ID, map[string]any{})
 	case "tools/list":
-		return result(m.ID, map[string]any{"tools": tools()})
+		return result(m.ID, map[string]any{"tools": s.tools()})
 	case "tools/call":
 		return s.callTool(ctx, m, emit)
 	}
 	return errorResponse(m.ID, -32601, "method not found: "+m.Method)
 }
 
-func tools() []map[string]any {
-	return []map[string]any{
+func (s *server) tools() []map[string]any {
+	noArgs := map[string]any{"type": "object", "properties": map[string]any{}}
+	ts := []map[string]any{
 		{"name": ToolEcho, "description": "Answers with its text argument.", "inputSchema": map[string]any{
 			"type":       "object",
 			"properties": map[string]any{"text": map[string]any{"type": "string", "default": EchoDefault}},
 		}},
-		{"name": ToolPing, "description": "Pings the client, then answers whether the ping was answered.", "inputSchema": map[string]any{
-			"type": "object", "properties": map[string]any{},
-		}},
+		{"name": ToolPing, "description": "Pings the client, then answers whether the ping was answered.", "inputSchema": noArgs},
+		{"name": ToolRoots, "description": "Asks the client for its roots.", "inputSchema": noArgs},
+		{"name": ToolSampling, "description": "Asks the client to sample a message.", "inputSchema": noArgs},
 	}
+	if HasElicitation(s.script.Revision) {
+		ts = append(ts, map[string]any{"name": ToolElicitation, "description": "Asks the client to elicit a form.", "inputSchema": noArgs})
+	}
+	return ts
+}
+
+// ToolNames are the names of the tools the probe lists at a revision, in order.
+func ToolNames(revision string) []string {
+	var out []string
+	for _, t := range (&server{script: Script{Revision: revision}}).tools() {
+		out = append(out, t["name"].(string))
+	}
+	return out
+}
+
+// elicitSchema is the form the probe elicits: every field optional, each with its default
+// where the revision allows one.
+func elicitSchema(revision string) map[string]any {
+	defs := ElicitationDefaults(revision)
+	props := map[string]any{
+		"name":    map[string]any{"type": "string", "description": "A name"},
+		"count":   map[string]any{"type": "integer", "description": "A count"},
+		"colour":  map[string]any{"type": "string", "description": "A colour", "enum": []string{"red", "green", "blue"}},
+		"confirm": map[string]any{"type": "boolean", "description": "Whether to go on"},
+	}
+	for k, d := range defs {
+		props[k].(map[string]any)["default"] = d
+	}
+	return map[string]any{"type": "object", "properties": props}
 }
 
 func (s *server) callTool(ctx context.Context, m message, emit func([]byte)) []byte {
@@ -149,17 +204,35 @@ func (s *server) callTool(ctx context.Context, m message, emit func([]byte)) []b
 		text, _ := p.Arguments["text"].(string)
 		return result(m.ID, textResult(text))
 	case ToolPing:
-		answer := s.ask(ctx, PingID, "ping", emit)
-		if answer == nil {
-			return result(m.ID, textResult("the ping was not answered"))
+		return s.relay(ctx, m.ID, PingID, "ping", nil, emit)
+	case ToolRoots:
+		return s.relay(ctx, m.ID, RootsID, "roots/list", nil, emit)
+	case ToolSampling:
+		return s.relay(ctx, m.ID, SamplingID, "sampling/createMessage", map[string]any{
+			"messages":  []map[string]any{{"role": "user", "content": map[string]any{"type": "text", "text": "Say hello."}}},
+			"maxTokens": 16,
+		}, emit)
+	case ToolElicitation:
+		if HasElicitation(s.script.Revision) {
+			return s.relay(ctx, m.ID, ElicitationID, "elicitation/create", map[string]any{
+				"message": "Please fill in the form.", "requestedSchema": elicitSchema(s.script.Revision),
+			}, emit)
 		}
-		return result(m.ID, textResult("the ping was answered"))
 	}
 	return errorResponse(m.ID, -32602, "unknown tool: "+p.Name)
 }
 
+// relay asks the client and answers the tool call with whether, and how, it answered.
+func (s *server) relay(ctx context.Context, callID json.RawMessage, id, method string, params any, emit func([]byte)) []byte {
+	answer := s.ask(ctx, id, method, params, emit)
+	if answer == nil {
+		return result(callID, textResult("the "+method+" request was not answered"))
+	}
+	return result(callID, textResult("the "+method+" request was answered: "+string(answer)))
+}
+
 // ask sends the client a request and waits, at most AnswerWait, for its response.
-func (s *server) ask(ctx context.Context, id, method string, emit func([]byte)) json.RawMessage {
+func (s *server) ask(ctx context.Context, id, method string, params any, emit func([]byte)) json.RawMessage {
 	ch := make(chan json.RawMessage, 1)
 	s.mu.Lock()
 	s.pending[id] = ch
@@ -170,7 +243,11 @@ func (s *server) ask(ctx context.Context, id, method string, emit func([]byte)) 
 		s.mu.Unlock()
 	}()
 	idJSON, _ := json.Marshal(id)
-	emit(mustJSON(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(idJSON), "method": method}))
+	req := map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(idJSON), "method": method}
+	if params != nil {
+		req["params"] = params
+	}
+	emit(mustJSON(req))
 	t := time.NewTimer(s.script.AnswerWait)
 	defer t.Stop()
 	select {

@@ -7,8 +7,8 @@ func TestCatalogueLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(all) != 325 {
-		t.Fatalf("want 325 requirements, got %d", len(all))
+	if len(all) != 333 {
+		t.Fatalf("want 333 requirements, got %d", len(all))
 	}
 	for _, e := range all {
 		if len(e.Versions) == 0 {
@@ -55,6 +55,24 @@ func TestAreaHolds(t *testing.T) {
 	for file, want := range map[string]bool{"transports_http_sessions.go": true, "transports_http.go": true, "transports_http_misc.go": false, "transports_stdio.go": false} {
 		if got := http.Holds(file); got != want {
 			t.Errorf("http holds %s: got %v, want %v", file, got, want)
+		}
+	}
+}
+
+// The client rows link the spec page and section they come from.
+func TestClientRowSpecURL(t *testing.T) {
+	cases := map[string]string{
+		"ROOTS-CLIENT-FILE-URI":  "https://modelcontextprotocol.io/specification/2025-06-18/client/roots#root",
+		"SAMPLING-CLIENT-CAP":    "https://modelcontextprotocol.io/specification/2025-06-18/client/sampling#capabilities",
+		"ELICIT-CLIENT-DEFAULTS": "https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#requested-schema",
+	}
+	for id, want := range cases {
+		e, ok := Lookup(id)
+		if !ok {
+			t.Fatalf("%s missing", id)
+		}
+		if got := e.SpecURL("2025-06-18"); got != want {
+			t.Errorf("%s: got %s, want %s", id, got, want)
 		}
 	}
 }

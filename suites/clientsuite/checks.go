@@ -48,6 +48,12 @@ func init() {
 		Check{ID: "LIFE-HTTP-VERSION-HEADER", Level: "MUST", Scenario: probe.ScenarioTools, Transports: httpOnly,
 			Summary: "every HTTP request after initialization carries MCP-Protocol-Version",
 			Judge:   judgeVersionHeader},
+		Check{ID: "HTTP-SESSION-EXPIRED-CLIENT", Level: "MUST", Scenario: probe.ScenarioSessionExpiry, Transports: httpOnly,
+			Summary: "answered 404 for its session, the client starts a new session with an InitializeRequest that carries no session id",
+			Judge:   judgeSessionExpired},
+		Check{ID: "SSE-CLIENT-POST", Level: "MUST", Scenario: probe.ScenarioTools, Transports: []string{wire.SSE},
+			Summary: "after the endpoint event every message the client sends is a POST to the endpoint it names",
+			Judge:   judgeSSEPost},
 		Check{ID: "HTTP-PROTO-HEADER-NEGOTIATED", Level: "SHOULD", Scenario: probe.ScenarioTools, Transports: httpOnly,
 			Summary: "the MCP-Protocol-Version the client sends is the negotiated revision",
 			Judge:   judgeVersionNegotiated},
@@ -348,4 +354,63 @@ func judgeVersionNegotiated(v *View) Finding {
 		return na("the client sent no MCP-Protocol-Version header (LIFE-HTTP-VERSION-HEADER judges that)")
 	}
 	return passed("all %d MCP-Protocol-Version headers name the negotiated %s", n, v.Offered)
+}
+
+func judgeSSEPost(v *View) Finding {
+	endpoint, at := "", -1
+	for i, r := range v.Records {
+		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.EndpointNote) {
+			endpoint, at = strings.TrimPrefix(r.Body, probe.EndpointNote), i
+			break
+		}
+	}
+	if at < 0 {
+		return untestable("the client never opened the SSE stream, so the probe announced no endpoint")
+	}
+	n := 0
+	for i, r := range v.Records {
+		// Only what follows the endpoint event is bound: a client probing for Streamable HTTP
+		// first may POST its initialize to the URL it was given.
+		if i < at || r.Dir != probe.Recv || len(parseMsgs([]byte(r.Body))) == 0 {
+			continue
+		}
+		n++
+		if r.Channel != probe.ChanPOST || r.Path != endpoint {
+			return violated("the client sent a message by %s to %s (record %d), not by POST to the announced endpoint %s", r.Channel, r.Path, r.Seq, endpoint)
+		}
+	}
+	if n == 0 {
+		return untestable("the client sent no message after the endpoint event")
+	}
+	return passed("all %d messages after the endpoint event were POSTed to %s", n, endpoint)
+}
+
+func judgeSessionExpired(v *View) Finding {
+	at, old := -1, ""
+	for i, r := range v.Records {
+		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.ExpiredNote) {
+			at, old = i, strings.TrimPrefix(r.Body, probe.ExpiredNote)
+			break
+		}
+	}
+	if at < 0 {
+		if len(v.After()) == 0 {
+			return v.notProceeded()
+		}
+		return untestable("the client called no tool, so the probe never expired its session (the contract: call every listed tool)")
+	}
+	for _, r := range v.Records[at+1:] {
+		msgs := parseMsgs([]byte(r.Body))
+		if r.Dir != probe.Recv || r.Channel != probe.ChanPOST || len(msgs) == 0 {
+			continue // a GET or DELETE of the old session sends no message
+		}
+		if msgs[0].Method != "initialize" {
+			return violated("after the 404 for session %s the client sent %s (record %d), not a new initialize", old, describe(msgs[0]), r.Seq)
+		}
+		if sid, ok := r.HasHeader("Mcp-Session-Id"); ok {
+			return violated("the client's new initialize (record %d) carries Mcp-Session-Id %q; a new session starts without one", r.Seq, sid)
+		}
+		return passed("after the 404 for session %s the client sent a new initialize without a session id (record %d)", old, r.Seq)
+	}
+	return violated("after the 404 for session %s the client never started a new session", old)
 }

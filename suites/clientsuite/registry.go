@@ -23,8 +23,11 @@ type Check struct {
 	LevelReason string
 	Summary     string
 	Versions    []string // the revisions it runs at (default: the catalogue's handshake revisions)
-	Transports  []string // wire.Stdio, wire.HTTP (default: both)
+	Transports  []string // wire.Stdio, wire.HTTP, wire.SSE (default: all three)
 	Scenario    string   // the probe scenario whose recording it judges
+	// Capability is the client capability the check is about ("roots", …): a client that
+	// declares none makes the checks needing it untestable.
+	Capability string
 	// Once: the scenario does not depend on the revision; the check runs at the newest
 	// selected revision only.
 	Once  bool
@@ -96,7 +99,7 @@ func (c *Check) validate() error {
 		}
 	}
 	if len(c.Transports) == 0 {
-		c.Transports = []string{wire.Stdio, wire.HTTP}
+		c.Transports = []string{wire.Stdio, wire.HTTP, wire.SSE}
 	}
 	return nil
 }

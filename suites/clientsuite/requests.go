@@ -1,0 +1,216 @@
+package clientsuite
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mcpspec/mcpspec/harness/probe"
+)
+
+// The checks of the client chapters: the probe sends roots/list, sampling/createMessage and
+// elicitation/create whether or not the client declared the capability. A client that declared
+// it answers with a result of the revision's schema; one that did not must answer with an error,
+// not as if it had the capability.
+
+// srvRequest is one request of the probe to the client and the capability that covers it.
+type srvRequest struct {
+	capability, method, id, tool, result string
+}
+
+var (
+	rootsReq    = srvRequest{"roots", "roots/list", probe.RootsID, probe.ToolRoots, "ListRootsResult"}
+	samplingReq = srvRequest{"sampling", "sampling/createMessage", probe.SamplingID, probe.ToolSampling, "CreateMessageResult"}
+	elicitReq   = srvRequest{"elicitation", "elicitation/create", probe.ElicitationID, probe.ToolElicitation, "ElicitResult"}
+)
+
+func init() {
+	Register(
+		Check{ID: "ROOTS-CLIENT-CAP", Level: "MUST", Scenario: probe.ScenarioTools, Capability: "roots",
+			Summary: "a client that did not declare roots answers roots/list with an error, not with roots",
+			Judge:   judgeCap(rootsReq)},
+		Check{ID: "ROOTS-CLIENT-RESULT", Level: "MUST", Scenario: probe.ScenarioTools, Capability: "roots",
+			Summary: "a client that declared roots answers roots/list with a ListRootsResult of the revision's schema",
+			Judge:   judgeResult(rootsReq, nil)},
+		Check{ID: "ROOTS-CLIENT-FILE-URI", Level: "MUST", Scenario: probe.ScenarioTools, Capability: "roots",
+			Summary: "every root the client lists has a file:// URI",
+			Judge:   judgeResult(rootsReq, judgeFileURIs)},
+		Check{ID: "SAMPLING-CLIENT-CAP", Level: "MUST", Scenario: probe.ScenarioTools, Capability: "sampling",
+			Summary: "a client that did not declare sampling answers sampling/createMessage with an error, not with a message",
+			Judge:   judgeCap(samplingReq)},
+		Check{ID: "SAMPLING-CLIENT-RESULT", Level: "MUST", Scenario: probe.ScenarioTools, Capability: "sampling",
+			Summary: "a client that declared sampling answers sampling/createMessage with a CreateMessageResult of the revision's schema",
+			Judge:   judgeResult(samplingReq, nil)},
+		Check{ID: "ELICIT-CLIENT-CAP", Level: "MUST", Scenario: probe.ScenarioTools, Capability: "elicitation",
+			Summary: "a client that did not declare elicitation answers elicitation/create with an error, not with a form",
+			Judge:   judgeCap(elicitReq)},
+		Check{ID: "ELICIT-CLIENT-RESULT", Level: "MUST", Scenario: probe.ScenarioTools, Capability: "elicitation",
+			Summary: "a client that declared elicitation answers elicitation/create with an ElicitResult of the revision's schema",
+			Judge:   judgeResult(elicitReq, nil)},
+		Check{ID: "ELICIT-CLIENT-DEFAULTS", Level: "SHOULD", Scenario: probe.ScenarioTools, Capability: "elicitation",
+			Summary: "an accepted form carries the requested schema's defaults for the fields the user left alone",
+			Judge:   judgeResult(elicitReq, judgeDefaults)},
+	)
+}
+
+// declared reports whether the client's initialize declared the capability.
+func (v *View) declared(capability string) bool {
+	for _, m := range v.Msgs {
+		if m.Method != "initialize" {
+			continue
+		}
+		var p struct {
+			Params struct {
+				Capabilities map[string]json.RawMessage `json:"capabilities"`
+			} `json:"params"`
+		}
+		_ = json.Unmarshal(m.Raw, &p)
+		c, ok := p.Params.Capabilities[capability]
+		return ok && string(c) != "null"
+	}
+	return false
+}
+
+// asked reports whether the probe sent the client its request with this id.
+func (v *View) asked(id string) bool {
+	want, _ := json.Marshal(id)
+	for _, r := range v.Records {
+		if r.Dir != probe.Send || !bytes.Contains([]byte(r.Body), want) {
+			continue
+		}
+		for _, m := range parseMsgs([]byte(r.Body)) {
+			if m.IsRequest() && bytes.Equal(m.ID, want) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// answerTo is the client's response to the probe's request with this id.
+func (v *View) answerTo(id string) (Msg, bool) {
+	want, _ := json.Marshal(id)
+	for _, m := range v.Msgs {
+		if m.IsResponse() && bytes.Equal(m.ID, want) {
+			return m, true
+		}
+	}
+	return Msg{}, false
+}
+
+// exchange is the common start of the request checks: the client's answer, or why there is
+// nothing to judge.
+func (v *View) exchange(q srvRequest) (Msg, *Finding) {
+	if len(v.After()) == 0 {
+		f := v.notProceeded()
+		return Msg{}, &f
+	}
+	if !v.asked(q.id) {
+		f := untestable("the client never called %s, so the probe never sent %s (the contract: call every listed tool)", q.tool, q.method)
+		return Msg{}, &f
+	}
+	m, ok := v.answerTo(q.id)
+	if !ok {
+		f := untestable("the client never answered the probe's %s (id %q)", q.method, q.id)
+		return Msg{}, &f
+	}
+	return m, nil
+}
+
+func judgeCap(q srvRequest) func(*View) Finding {
+	return func(v *View) Finding {
+		m, f := v.exchange(q)
+		if f != nil {
+			return *f
+		}
+		switch {
+		case v.declared(q.capability):
+			return passed("the client declared the %s capability, and answered %s", q.capability, q.method)
+		case m.Error != nil:
+			return passed("the client declared no %s capability and answered %s with an error: %s", q.capability, q.method, clip(string(m.Error)))
+		}
+		return violated("the client declared no %s capability, yet answered the probe's %s with a result as if it had it: %s", q.capability, q.method, clip(string(m.Result)))
+	}
+}
+
+func judgeResult(q srvRequest, more func(v *View, result json.RawMessage) Finding) func(*View) Finding {
+	return func(v *View) Finding {
+		m, f := v.exchange(q)
+		if f != nil {
+			return *f
+		}
+		if !v.declared(q.capability) {
+			return untestable("the client declared no %s capability, so it owes %s no result", q.capability, q.method)
+		}
+		if m.Error != nil || m.Result == nil {
+			return untestable("the client answered %s with an error (%s): there is no result to judge", q.method, clip(string(m.Error)))
+		}
+		if err := v.Validator.Definition(v.Revision, q.result, m.Result); err != nil {
+			if more != nil {
+				// The schema is the RESULT check's matter; a result it rejects is judged here
+				// only as far as it can be read.
+				return more(v, m.Result)
+			}
+			return violated("the answer to %s is not a valid %s at %s: %v", q.method, q.result, v.Revision, err)
+		}
+		if more != nil {
+			return more(v, m.Result)
+		}
+		return passed("the answer to %s is a valid %s at %s", q.method, q.result, v.Revision)
+	}
+}
+
+func judgeFileURIs(_ *View, result json.RawMessage) Finding {
+	var res struct {
+		Roots []map[string]json.RawMessage `json:"roots"`
+	}
+	_ = json.Unmarshal(result, &res)
+	n := 0
+	for _, r := range res.Roots {
+		var uri string
+		if json.Unmarshal(r["uri"], &uri) != nil {
+			continue // not a string: ROOTS-CLIENT-RESULT's matter
+		}
+		n++
+		if !strings.HasPrefix(uri, "file://") {
+			return violated("the client lists a root with the URI %q, not a file:// URI", uri)
+		}
+	}
+	if n == 0 {
+		return untestable("the client listed no root with a URI")
+	}
+	return passed("all %d roots have file:// URIs", n)
+}
+
+func judgeDefaults(v *View, result json.RawMessage) Finding {
+	var res struct {
+		Action  string                     `json:"action"`
+		Content map[string]json.RawMessage `json:"content"`
+	}
+	_ = json.Unmarshal(result, &res)
+	if res.Action != "accept" {
+		return untestable("the client did not accept the form (action %q): no content to carry defaults", res.Action)
+	}
+	defs := probe.ElicitationDefaults(v.Revision)
+	var missing []string
+	for k := range defs {
+		if _, ok := res.Content[k]; !ok {
+			missing = append(missing, k)
+		}
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		return violated("the accepted form lacks the defaulted fields %s (defaults %s)", strings.Join(missing, ", "), mustString(defs))
+	}
+	return passed("the accepted form carries a value for each of the %d defaulted fields", len(defs))
+}
+
+func mustString(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
