@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"mime"
+	"slices"
 	"strings"
 
 	"github.com/mcpspec/mcpspec/harness"
@@ -129,8 +130,16 @@ func judgeSchema(v *View) Finding {
 	if len(v.Msgs) == 0 {
 		return untestable("the client sent no message")
 	}
-	rev := v.Revision
+	initialized := false
 	for _, m := range v.Msgs {
+		// A client that speaks 2026-07-28 may ask server/discover before it falls back to
+		// initialize (the probe refuses it at older revisions): such a message is judged at the
+		// revision it declares, not at the one negotiated after it.
+		rev := v.Revision
+		initialized = initialized || m.Method == "initialize"
+		if !initialized && m.Method == "server/discover" {
+			rev = declaredRevision(m.Raw)
+		}
 		defs := []string{"JSONRPCMessage"}
 		switch {
 		case m.Method == "initialize":
@@ -153,7 +162,22 @@ func judgeSchema(v *View) Finding {
 			}
 		}
 	}
-	return passed("%d messages validate against the %s schema", len(v.Msgs), rev)
+	return passed("%d messages validate against the %s schema", len(v.Msgs), v.Revision)
+}
+
+// declaredRevision is the revision a server/discover request names in its _meta when mcpspec
+// knows its schema, else 2026-07-28, the revision that defines server/discover.
+func declaredRevision(raw json.RawMessage) string {
+	var m struct {
+		Params struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		} `json:"params"`
+	}
+	var rev string
+	if json.Unmarshal(raw, &m) == nil && json.Unmarshal(m.Params.Meta["io.modelcontextprotocol/protocolVersion"], &rev) == nil && harness.IsModern(rev) && slices.Contains(harness.Revisions, rev) {
+		return rev
+	}
+	return harness.Rev20260728
 }
 
 func judgeStdin(v *View) Finding {
