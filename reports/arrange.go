@@ -50,6 +50,12 @@ func notServedKey(r Result) (version, answer string, ok bool) {
 	answer = strings.TrimSpace(r.Message[i+len(notServedMarker):])
 	answer = strings.TrimPrefix(answer, r.Version)
 	answer = strings.TrimSpace(strings.TrimPrefix(answer, ":"))
+	// Shown after "it answered": "initialize was answered without a result: …" reads
+	// "initialize without a result: …", and a message's own "it answered" is not repeated.
+	answer = strings.TrimPrefix(answer, "it answered ")
+	if method, rest, found := strings.Cut(answer, " was answered "); found && !strings.Contains(method, " ") {
+		answer = method + " " + rest
+	}
 	return r.Version, answer, true
 }
 

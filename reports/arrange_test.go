@@ -16,7 +16,7 @@ func TestArrangeLeadsWithFindingsAndFoldsNotServed(t *testing.T) {
 		if n.Version != v || n.Transport != "stdio" || n.Checks != 40 {
 			t.Errorf("not-served line %d = %s %s %d checks, want %s stdio 40", i, n.Version, n.Transport, n.Checks, v)
 		}
-		if !strings.HasPrefix(n.Answer, "initialize was answered without a result: ") {
+		if !strings.HasPrefix(n.Answer, "initialize without a result: ") {
 			t.Errorf("the answer should be what the server said, without the revision: %q", n.Answer)
 		}
 	}

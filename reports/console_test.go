@@ -55,8 +55,8 @@ func TestPrintSummaryLeadsWithFindings(t *testing.T) {
 	t.Log("\n" + out)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	want := []string{
-		"  not served 2025-06-18 stdio: 40 checks na; it answered initialize was answered without a result: ",
-		"  not served 2025-11-25 stdio: 40 checks na; it answered initialize was answered without a result: ",
+		"  not served 2025-06-18 stdio: 40 checks na; it answered initialize without a result: ",
+		"  not served 2025-11-25 stdio: 40 checks na; it answered initialize without a result: ",
 		"fail (2)",
 		"  zz ZZ-FAIL     2026-07-28 stdio the id came back as a string",
 		"  zz ZZ-OWN-CONN 2025-06-18 stdio a check on its own connection failed at a refused revision",

@@ -150,7 +150,7 @@ func TestHTMLOrderAndGridInChromium(t *testing.T) {
 			t.Fatalf("%d not-served lines, want 2\n%s", len(lines), excerpt(dom, `<ul class="not-served">`))
 		}
 		for i, v := range []string{"2025-06-18", "2025-11-25"} {
-			if want := "<strong>" + v + "</strong> over <strong>stdio</strong>: 40 checks na; it answered initialize was answered without a result"; !strings.HasPrefix(lines[i][1], want) {
+			if want := "<strong>" + v + "</strong> over <strong>stdio</strong>: 40 checks na; it answered initialize without a result"; !strings.HasPrefix(lines[i][1], want) {
 				t.Errorf("not-served line %d = %q, want it to begin %q", i, lines[i][1], want)
 			}
 		}

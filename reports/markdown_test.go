@@ -69,8 +69,8 @@ func TestSummaryMarkdownLeadsWithFindings(t *testing.T) {
 	md := string(encodeSummaryMarkdown(unservedRun()))
 	for _, want := range []string{
 		"### Not served (2)",
-		"| 2025-06-18 | stdio | 40 | initialize was answered without a result: ",
-		"| 2025-11-25 | stdio | 40 | initialize was answered without a result: ",
+		"| 2025-06-18 | stdio | 40 | initialize without a result: ",
+		"| 2025-11-25 | stdio | 40 | initialize without a result: ",
 		"### Checks that did not pass (7)",
 	} {
 		if !strings.Contains(md, want) {

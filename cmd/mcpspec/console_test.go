@@ -48,7 +48,7 @@ func TestCLIConsoleInCILogs(t *testing.T) {
 	want := []*regexp.Regexp{
 		regexp.MustCompile(`^mcpspec: FAIL — 1 warning \(strict\)$`),
 		regexp.MustCompile(`^  1 warn, 3 na, 1 pass \(total 5\)$`),
-		regexp.MustCompile(`^  not served 2025-11-25 stdio: 3 checks na; it answered initialize was answered without a result: `),
+		regexp.MustCompile(`^  not served 2025-11-25 stdio: 3 checks na; it answered initialize without a result: `),
 		regexp.MustCompile(`^warn \(1\)$`),
 		regexp.MustCompile(`^  jrpc JRPC-ERROR-MESSAGE 2026-07-28 stdio error message is not one short sentence`),
 		regexp.MustCompile(`^by area$`),
@@ -68,7 +68,7 @@ func TestCLIConsoleInCILogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(md), "| 2025-11-25 | stdio | 3 | initialize was answered without a result") {
+	if !strings.Contains(string(md), "| 2025-11-25 | stdio | 3 | initialize without a result") {
 		t.Errorf("summary.md lacks the not-served line:\n%s", md)
 	}
 	assertNoLeftovers(t, d)
