@@ -356,10 +356,10 @@ func checkAuthInsufficientScope(t *conform.T) conform.Finding {
 	return conform.Passed("")
 }
 
-func firstToolName(tools []map[string]any) (string, bool) {
+func firstToolName(tools []toolDef) (string, bool) {
 	for _, tool := range tools {
-		if name, ok := tool["name"].(string); ok && name != "" {
-			return name, true
+		if tool.name != "" {
+			return tool.name, true
 		}
 	}
 	return "", false

@@ -15,26 +15,6 @@ import (
 
 // Helpers, no checks: list methods and their pages (walks bounded by maxPages), and comparing lists.
 
-// listTools returns every tool the server lists, across all pages (nil when it offers none).
-func listTools(t *conform.T) ([]map[string]any, error) {
-	if !t.S.HasCapability("tools") {
-		return nil, nil
-	}
-	w, err := walkList(t, t.S, "tools/list", "tools")
-	if err != nil {
-		return nil, err
-	}
-	tools := make([]map[string]any, 0, len(w.items))
-	for _, raw := range w.items {
-		var tool map[string]any
-		if json.Unmarshal(raw, &tool) != nil {
-			return nil, fmt.Errorf("tools/list listed a tool that is not an object: %s", raw)
-		}
-		tools = append(tools, tool)
-	}
-	return tools, nil
-}
-
 var templateVar = regexp.MustCompile(`\{[^}]*\}`)
 
 // maxPages bounds a paginated walk: a server that never stops paging is not followed forever.
@@ -346,4 +326,23 @@ func listedURIs(items []json.RawMessage) []string {
 		}
 	}
 	return out
+}
+
+// pageItems is the canonical JSON of the items under key of method's page at cursor, asked on s,
+// or a finding when it got no answer or was refused; where says which cursor it is ("on the
+// connection that received it").
+func pageItems(t *conform.T, s *harness.Session, method, key, cursor, where string) (string, *conform.Finding) {
+	resp, err := s.Request(t.Ctx, method, map[string]any{"cursor": cursor})
+	if err != nil {
+		f := conform.Violated("%s with a cursor %s: %v", method, where, err)
+		return "", &f
+	}
+	obj, ok := resp.ResultObject()
+	if !ok {
+		f := conform.Violated("%s with the cursor %q %s was refused: %s", method, cursor, where, show(resp))
+		return "", &f
+	}
+	var items any
+	_ = json.Unmarshal(obj[key], &items)
+	return canonical(items), nil
 }

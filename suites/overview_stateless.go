@@ -1,7 +1,6 @@
 package suites
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -56,23 +55,6 @@ func firstCursor(t *conform.T, s *harness.Session) (method, key, cursor string, 
 	}
 	ct := conform.CannotTest("every list (%s) fits one page: there is no cursor to send again", strings.Join(declared, ", "))
 	return "", "", "", &ct
-}
-
-// pageItems is the canonical text of a page's items, or a finding when it was refused.
-func pageItems(t *conform.T, s *harness.Session, method, key, cursor, where string) (string, *conform.Finding) {
-	resp, err := s.Request(t.Ctx, method, map[string]any{"cursor": cursor})
-	if err != nil {
-		f := conform.Violated("%s with a cursor %s: %v", method, where, err)
-		return "", &f
-	}
-	obj, ok := resp.ResultObject()
-	if !ok {
-		f := conform.Violated("%s with the cursor %q %s was refused: %s", method, cursor, where, show(resp))
-		return "", &f
-	}
-	var items any
-	_ = json.Unmarshal(obj[key], &items)
-	return canonical(items), nil
 }
 
 // twoConnections opens two fresh connections at the check's revision.

@@ -2,7 +2,6 @@ package suites
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -223,37 +222,18 @@ func checkCancelOnClose(t *conform.T) conform.Finding {
 	hc2.SetModern(true)
 	id := s2.NextID()
 	frame := slowFrame(t, id, probeSlowTool, map[string]any{"steps": steps, "stepMs": probeStepMs, "key": key}, "mcpspec-progress-"+randomHex(4))
-	s2.Sent(id, "tools/call")
-	from := s2.Mark()
-	d, err := s2.Send(t.Ctx, frame)
-	if err != nil {
-		return conform.Failed(fmt.Errorf("sending the slow call: %w", err))
-	}
 	// The first progress notification shows the work running on an open stream.
-	if _, err := s2.WaitFor(t.Ctx, d, from, func(r wire.Received) bool {
-		return slices.ContainsFunc(flatten(r.Msg), func(m jsonrpc.Message) bool { return m.Method == "notifications/progress" })
-	}); err != nil {
-		return conform.CannotTest("the %s call (%d steps of %d ms) sent no progress on its stream, so it cannot be seen running before the close: %v", probeSlowTool, steps, probeStepMs, err)
-	}
-	if !isEventStream(d) {
-		return conform.CannotTest("the %s call was answered as %q, not an SSE stream", probeSlowTool, d.ContentType)
+	if f := runShowingProgress(t, s2, id, frame, fmt.Sprintf("the %s call (%d steps of %d ms)", probeSlowTool, steps, probeStepMs), "close"); f != nil {
+		return *f
 	}
 	closedAt := time.Now()
 	_ = hc2.Close()
 
-	resp, err := t.S.Request(t.Ctx, "tools/call", map[string]any{"name": probeOutcomeTool, "arguments": map[string]any{"key": key, "waitMs": int(wait / time.Millisecond)}})
-	if err != nil {
-		return conform.Violated("%s got no response: %v", probeOutcomeTool, err)
+	outcome, f := probeOutcome(t, key, wait)
+	if f != nil {
+		return *f
 	}
-	var r struct {
-		Content []struct {
-			Text string `json:"text"`
-		} `json:"content"`
-	}
-	if json.Unmarshal(resp.Result, &r) != nil || len(r.Content) == 0 {
-		return conform.CannotTest("%s did not answer with text content: %s", probeOutcomeTool, show(resp))
-	}
-	switch outcome := r.Content[0].Text; outcome {
+	switch outcome {
 	case "cancelled":
 		return conform.Passed("the run ended cancelled after its stream was closed (reported %s after the close)", time.Since(closedAt).Round(time.Millisecond))
 	case "finished":

@@ -1,7 +1,6 @@
 package suites
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -163,13 +162,13 @@ func checkPageStable(t *conform.T) conform.Finding {
 		if !present || !ok {
 			continue
 		}
-		a, err := cursorPageItems(t, l, cursor)
-		if err != nil {
-			return conform.Violated("%v", err)
+		a, f := pageItems(t, t.S, l.method, l.key, cursor, "it had issued")
+		if f != nil {
+			return *f
 		}
-		b, err := cursorPageItems(t, l, cursor)
-		if err != nil {
-			return conform.Violated("%v", err)
+		b, f := pageItems(t, t.S, l.method, l.key, cursor, "it had issued")
+		if f != nil {
+			return *f
 		}
 		if a != b {
 			return conform.Violated("%s with the cursor %q gave %s, then %s", l.method, cursor, clip(a, 300), clip(b, 300))
@@ -180,19 +179,4 @@ func checkPageStable(t *conform.T) conform.Finding {
 		return conform.CannotTest("no list the server offers has more than one page, so there is no cursor to send twice")
 	}
 	return conform.Passed("%d list(s): the same cursor gave the same page", compared)
-}
-
-// cursorPageItems is the canonical JSON of the items of l's page at cursor.
-func cursorPageItems(t *conform.T, l pagedList, cursor string) (string, error) {
-	resp, err := listPage(t, l, &cursor)
-	if err != nil {
-		return "", err
-	}
-	obj, ok := resp.ResultObject()
-	if !ok {
-		return "", fmt.Errorf("%s refused the cursor %q it had issued: %s", l.method, cursor, show(resp))
-	}
-	var items any
-	_ = json.Unmarshal(obj[l.key], &items)
-	return canonical(items), nil
 }

@@ -3,6 +3,7 @@ package suites
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/mcpspec/mcpspec/harness"
@@ -276,9 +277,9 @@ func hasCancelProbe(t *conform.T) (bool, error) {
 	}
 	slow, outcome := false, false
 	for _, tool := range tools {
-		schema, _ := tool["inputSchema"].(map[string]any)
+		schema, _ := tool.member("inputSchema").(map[string]any)
 		props, _ := schema["properties"].(map[string]any)
-		switch tool["name"] {
+		switch tool.name {
 		case probeSlowTool:
 			_, slow = props["key"]
 		case probeOutcomeTool:
@@ -286,6 +287,51 @@ func hasCancelProbe(t *conform.T) (bool, error) {
 		}
 	}
 	return slow && outcome, nil
+}
+
+// runShowingProgress sends frame, the slow probe tool's call id, on s and waits for its first
+// progress notification on an SSE stream: the run is then under way on an open stream, about to
+// lose it by the caller's end (a close, a disconnect). call names the call in the finding
+// returned when it is not.
+func runShowingProgress(t *conform.T, s *harness.Session, id jsonrpc.ID, frame []byte, call, end string) *conform.Finding {
+	s.Sent(id, "tools/call")
+	from := s.Mark()
+	d, err := s.Send(t.Ctx, frame)
+	if err != nil {
+		f := conform.Failed(fmt.Errorf("sending the slow call: %w", err))
+		return &f
+	}
+	if _, err := s.WaitFor(t.Ctx, d, from, func(r wire.Received) bool {
+		return slices.ContainsFunc(flatten(r.Msg), func(m jsonrpc.Message) bool { return m.Method == "notifications/progress" })
+	}); err != nil {
+		f := conform.CannotTest("%s sent no progress on its stream, so it cannot be seen running before the %s: %v", call, end, err)
+		return &f
+	}
+	if !isEventStream(d) {
+		f := conform.CannotTest("the %s call was answered as %q, not an SSE stream", probeSlowTool, d.ContentType)
+		return &f
+	}
+	return nil
+}
+
+// probeOutcome asks the outcome tool, on the check's own session, how the slow probe run with
+// key ended, letting it wait up to wait for the run to end.
+func probeOutcome(t *conform.T, key string, wait time.Duration) (string, *conform.Finding) {
+	resp, err := t.S.Request(t.Ctx, "tools/call", map[string]any{"name": probeOutcomeTool, "arguments": map[string]any{"key": key, "waitMs": int(wait / time.Millisecond)}})
+	if err != nil {
+		f := conform.Violated("%s got no response: %v", probeOutcomeTool, err)
+		return "", &f
+	}
+	var r struct {
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	if json.Unmarshal(resp.Result, &r) != nil || len(r.Content) == 0 {
+		f := conform.CannotTest("%s did not answer with text content: %s", probeOutcomeTool, show(resp))
+		return "", &f
+	}
+	return r.Content[0].Text, nil
 }
 
 // allArrived waits until nothing more can come for the calls: over HTTP their response streams

@@ -30,6 +30,13 @@ type toolDef struct {
 
 func (d toolDef) has(member string) bool { return d.obj[member] != nil }
 
+// member is the tool's member name decoded (nil when absent).
+func (d toolDef) member(name string) any {
+	var v any
+	_ = json.Unmarshal(d.obj[name], &v)
+	return v
+}
+
 // listToolsOn walks every page of tools/list on s.
 func listToolsOn(t *conform.T, s *harness.Session) ([]toolDef, listWalk, error) {
 	w, err := walkList(t, s, "tools/list", "tools")
@@ -46,6 +53,16 @@ func listToolsOn(t *conform.T, s *harness.Session) ([]toolDef, listWalk, error) 
 		defs = append(defs, d)
 	}
 	return defs, w, nil
+}
+
+// listTools is every tool the check's session lists, across all pages (nil when the server
+// declares no tools).
+func listTools(t *conform.T) ([]toolDef, error) {
+	if !t.S.HasCapability("tools") {
+		return nil, nil
+	}
+	defs, _, err := listToolsOn(t, t.S)
+	return defs, err
 }
 
 // listedTools is listToolsOn the check's session, as a finding when it fails.

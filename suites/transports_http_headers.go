@@ -292,8 +292,8 @@ func usableMarks(t *conform.T, types ...string) ([]markedParam, *conform.Finding
 	}
 	var out []markedParam
 	for _, tool := range tools {
-		name, _ := tool["name"].(string)
-		schema, _ := tool["inputSchema"].(map[string]any)
+		name := tool.name
+		schema, _ := tool.member("inputSchema").(map[string]any)
 		props, _ := schema["properties"].(map[string]any)
 		keys := make([]string, 0, len(props))
 		for k := range props {
@@ -512,9 +512,9 @@ func toolMarks(t *conform.T) (map[string][]headerMark, int, error) {
 	}
 	out := map[string][]headerMark{}
 	for _, tool := range tools {
-		name, _ := tool["name"].(string)
+		name := tool.name
 		var marks []headerMark
-		findMarks(tool["inputSchema"], "inputSchema", "", true, &marks)
+		findMarks(tool.member("inputSchema"), "inputSchema", "", true, &marks)
 		if len(marks) > 0 {
 			out[name] = marks
 		}

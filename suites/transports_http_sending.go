@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -355,35 +354,16 @@ func checkDisconnectNotCancel(t *conform.T) conform.Finding {
 	id := s2.NextID()
 	params := map[string]any{"name": probeSlowTool, "arguments": map[string]any{"steps": steps, "stepMs": probeStepMs, "key": key}}
 	frame := rawRequest(id, "tools/call", withProgressToken(s2, params, jsonrpc.ID(fmt.Sprintf("%q", "mcpspec-progress-"+randomHex(4)))))
-	s2.Sent(id, "tools/call")
-	from := s2.Mark()
-	d, err := s2.Send(t.Ctx, frame)
-	if err != nil {
-		return conform.Failed(fmt.Errorf("sending the slow call: %w", err))
-	}
-	if _, err := s2.WaitFor(t.Ctx, d, from, func(r wire.Received) bool {
-		return slices.ContainsFunc(flatten(r.Msg), func(m jsonrpc.Message) bool { return m.Method == "notifications/progress" })
-	}); err != nil {
-		return conform.CannotTest("the %s call sent no progress on its stream, so it cannot be seen running before the disconnect: %v", probeSlowTool, err)
-	}
-	if !isEventStream(d) {
-		return conform.CannotTest("the %s call was answered as %q, not an SSE stream", probeSlowTool, d.ContentType)
+	if f := runShowingProgress(t, s2, id, frame, fmt.Sprintf("the %s call", probeSlowTool), "disconnect"); f != nil {
+		return *f
 	}
 	_ = s2.Conn.Close() // drops the connection; the session is not deleted
 
-	resp, err := t.S.Request(t.Ctx, "tools/call", map[string]any{"name": probeOutcomeTool, "arguments": map[string]any{"key": key, "waitMs": int(wait / time.Millisecond)}})
-	if err != nil {
-		return conform.Violated("%s got no response: %v", probeOutcomeTool, err)
+	outcome, f := probeOutcome(t, key, wait)
+	if f != nil {
+		return *f
 	}
-	var r struct {
-		Content []struct {
-			Text string `json:"text"`
-		} `json:"content"`
-	}
-	if json.Unmarshal(resp.Result, &r) != nil || len(r.Content) == 0 {
-		return conform.CannotTest("%s did not answer with text content: %s", probeOutcomeTool, show(resp))
-	}
-	switch outcome := r.Content[0].Text; outcome {
+	switch outcome {
 	case "finished":
 		return conform.Passed("the run finished after its stream's connection was dropped")
 	case "cancelled":
