@@ -30,6 +30,9 @@ const (
 	// httpNeverAnswers bounds a launched HTTP server that fails initialize: waiting for its port
 	// (startup timeout), then for the initialize answer (startup timeout), then stopping it.
 	httpNeverAnswers = 2*startupTimeout + stopBound + slack
+	// floodRequestTimeout is the request timeout of the flood mode: long enough to read 64 MiB
+	// behind which the answer comes, on a loaded machine.
+	floodRequestTimeout = 8 * time.Second
 )
 
 // timeoutArgs are the timeout flags of every run here.
@@ -58,6 +61,8 @@ type misbehaviour struct {
 	check func(t *testing.T, run *reports.Run)
 	// blocked names the subtests a harness bug keeps from passing, with the bug.
 	blocked map[string]string
+	// request replaces requestTimeout for this mode (0: requestTimeout).
+	request time.Duration
 }
 
 var misbehaviours = []misbehaviour{
@@ -88,9 +93,11 @@ var misbehaviours = []misbehaviour{
 	},
 	{
 		// Two connections, each draining 64 MiB of garbage; a request may wait up to its timeout
-		// behind each flood.
+		// behind each flood. Reading 64 MiB takes more than 2 s on a loaded 2-core machine (the
+		// ping then ran out behind the flood), so this mode waits longer for each answer.
 		mode: "flood", focus: "PING-RESPOND|STDIO-STDOUT-ONLY-MCP", versions: "2025-11-25",
-		bound:    startupTimeout + 2*requestTimeout + stopBound + slack,
+		request:  floodRequestTimeout,
+		bound:    startupTimeout + 2*floodRequestTimeout + stopBound + slack,
 		wantExit: reports.ExitFailures, why: "the server answers everything, but floods stdout with lines that are not JSON",
 		check: func(t *testing.T, run *reports.Run) {
 			wantStatus(t, run, "STDIO-STDOUT-ONLY-MCP", reports.Fail, "garbage!")
@@ -211,7 +218,13 @@ func (m misbehaviour) run(t *testing.T) {
 	if m.versions != "" {
 		args = append(args, "--versions", m.versions)
 	}
-	args = append(append(args, m.extra...), timeoutArgs...)
+	args = append(args, m.extra...)
+	if m.request > 0 {
+		args = append(args, "--timeout-startup", startupTimeout.String(), "--timeout-request", m.request.String(),
+			"--timeout-shutdown", shutdownTimeout.String())
+	} else {
+		args = append(args, timeoutArgs...)
+	}
 
 	// Killed at twice the bound, so an overrun is measured rather than cut at the bound.
 	r := runBinary(t, 2*m.bound, d.mcpspec, args...)
