@@ -2,6 +2,7 @@ package suites
 
 import (
 	"encoding/hex"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -11,13 +12,14 @@ import (
 	"strings"
 
 	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/jsonrpc"
 	"github.com/mcpspec/mcpspec/harness/streamhttp"
 	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/suites/conform"
 )
 
-// Checks of basic/transports/streamable-http § Security Warning: Origin validation and where a
-// launched server listens.
+// Checks of basic/transports/streamable-http § Security Warning: Origin and Host validation and
+// where a launched server listens.
 
 func init() {
 	conform.Register(
@@ -33,7 +35,81 @@ func init() {
 			Summary:   "a server mcpspec launched listens on the endpoint's port on loopback addresses only, not on every interface or another one",
 			Ready:     launchedReady,
 			Run:       checkBindLocalhost},
+		conform.Check{ID: "HTTP-HOST-LOCAL", Level: "SHOULD", Transports: httpOnly, Revisions: conform.AllCatalogued,
+			Summary:     "a server on a loopback address refuses (4xx) a request whose Host header is not a local name",
+			LevelReason: "Derived, no keyword: the spec requires Origin validation (MUST) and binding to localhost (SHOULD) to prevent DNS rebinding, but names no rule for the Host header. A rebound name reaches a loopback server with that name as Host, so refusing non-local Hosts is the guard the official suite's dns-rebinding-protection scenario expects; it is at most a SHOULD here.",
+			Run:         checkHostLocal},
 	)
+}
+
+// foreignHost is a Host header a server listening on loopback should never see from a local
+// client: what a browser sends after the attacker's name was rebound to 127.0.0.1.
+const foreignHost = "evil.example"
+
+// checkHostLocal POSTs the session's opening request (initialize, or server/discover at
+// 2026-07-28) twice: with the real Host as a control, then with a foreign Host and no Origin.
+func checkHostLocal(t *conform.T) conform.Finding {
+	u, err := url.Parse(t.TargetURL())
+	if err != nil {
+		return conform.CannotTest("the target URL %q: %v", t.TargetURL(), err)
+	}
+	if !isLoopbackHost(u.Hostname()) {
+		return conform.NA("the server is reached at %s, not a loopback address: DNS rebinding guards local servers, and a remote server's Host names are its own", u.Host)
+	}
+	resp, d, err := openingRequest(t, "")
+	if err != nil || d.Status < 200 || d.Status > 299 || !resp.HasResult {
+		return conform.CannotTest("the control request with Host: %s was not served (%s), so a refusal of a foreign Host would prove nothing", u.Host, describeServed(d, resp, err))
+	}
+	resp, d, err = openingRequest(t, foreignHost)
+	if d.Status == 0 {
+		return conform.Violated("a request with Host: %s got no HTTP response: %v", foreignHost, err)
+	}
+	if d.Status < 400 || d.Status > 499 {
+		return conform.Violated("a request with Host: %s got HTTP %d, want a 4xx refusal (%s)", foreignHost, d.Status, describeServed(d, resp, err))
+	}
+	if resp.HasResult {
+		return conform.Violated("a request with Host: %s got HTTP %d but a JSON-RPC result: %s", foreignHost, d.Status, show(resp))
+	}
+	return conform.Passed("Host: %s refused with HTTP %d", foreignHost, d.Status)
+}
+
+// openingRequest sends the request that opens a session (initialize, or server/discover at
+// 2026-07-28) outside the check's session, with host as the Host header unless it is empty.
+func openingRequest(t *conform.T, host string) (jsonrpc.Message, *wire.Delivery, error) {
+	id := t.S.NextID()
+	frame := rawRequest(id, "initialize", harness.InitializeParams(t.Revision))
+	r := streamhttp.Request{NoSession: true, NoProtocol: true, Host: host}
+	if t.S.Modern() {
+		frame, r.NoProtocol = probeRequest(t.S, id), false
+	}
+	from := t.S.Mark()
+	d, err := post(t, frame, r)
+	if err != nil {
+		return jsonrpc.Message{}, d, err
+	}
+	// The wait ends when the response does: a refusal without a JSON-RPC body returns at once.
+	resp, err := t.S.AwaitReply(t.Ctx, d, from, id)
+	return resp, d, err
+}
+
+// describeServed says what came back for a request: its status and reply, or why none came.
+func describeServed(d *wire.Delivery, resp jsonrpc.Message, err error) string {
+	switch {
+	case d == nil || d.Status == 0:
+		return fmt.Sprintf("no HTTP response: %v", err)
+	case resp.Kind == jsonrpc.Invalid:
+		return fmt.Sprintf("HTTP %d, %s", d.Status, clip(string(d.Body), 240))
+	}
+	return fmt.Sprintf("HTTP %d, %s", d.Status, show(resp))
+}
+
+// isLoopbackHost reports whether host names this machine: localhost or a loopback address.
+func isLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func checkOriginValidate(t *conform.T) conform.Finding {

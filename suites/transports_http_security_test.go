@@ -27,3 +27,14 @@ func TestListeningSockets(t *testing.T) {
 		t.Errorf("tcp6 = %+v, want [::1]:8080 and [::]:8081", got)
 	}
 }
+
+func TestIsLoopbackHost(t *testing.T) {
+	for host, want := range map[string]bool{
+		"localhost": true, "LOCALHOST": true, "127.0.0.1": true, "127.1.2.3": true, "::1": true,
+		"evil.example": false, "localhost.evil.example": false, "10.0.0.1": false, "0.0.0.0": false, "": false,
+	} {
+		if got := isLoopbackHost(host); got != want {
+			t.Errorf("isLoopbackHost(%q) = %v, want %v", host, got, want)
+		}
+	}
+}

@@ -163,6 +163,9 @@ type Request struct {
 	// RawHeader is added last with its names exactly as written (not canonicalised), to show
 	// how a server treats the case of header names.
 	RawHeader http.Header
+	// Host replaces the Host header, which is otherwise the URL's host (a Host in Header is
+	// ignored by net/http).
+	Host string
 }
 
 // Send implements wire.Conn: POST frame with the default headers.
@@ -288,6 +291,9 @@ func (c *Conn) newRequest(body []byte, r Request) (*http.Request, error) {
 	for k, vs := range r.RawHeader {
 		req.Header[k] = vs
 	}
+	if r.Host != "" {
+		req.Host = r.Host
+	}
 	seq := c.tr.Add(transcript.Send, method, c.describeRequest(req, r), body)
 	req.Header.Set(seqHeader, fmt.Sprint(seq))
 	return req, nil
@@ -301,6 +307,9 @@ func (c *Conn) describeRequest(req *http.Request, r Request) string {
 		if v := req.Header.Get(h); v != "" {
 			parts = append(parts, h+": "+v)
 		}
+	}
+	if r.Host != "" {
+		parts = append(parts, "Host: "+r.Host)
 	}
 	return strings.Join(parts, "; ")
 }
