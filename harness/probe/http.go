@@ -10,6 +10,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -18,6 +20,35 @@ const SessionNote = "session id assigned: "
 
 // ExpiredNote begins the note that records the session id the probe expired.
 const ExpiredNote = "session expired: "
+
+// CutNote begins the note that records a stream the probe closed before its response
+// (ScenarioSSERetry): FormatCut and ParseCut write and read the rest.
+const CutNote = "stream closed before its response after event id "
+
+// RetryMs is the retry field the probe sends before it closes a stream, from 2025-11-25 on.
+const RetryMs = 500
+
+// HasRetry reports whether a revision defines the server's retry field before a close.
+func HasRetry(revision string) bool { return revision >= "2025-11-25" }
+
+// FormatCut is the note of a stream closed after event id, with retry ms (0: none sent).
+func FormatCut(id string, retryMs int) string {
+	return CutNote + id + "; retry " + strconv.Itoa(retryMs) + " ms"
+}
+
+// ParseCut reads a note written by FormatCut.
+func ParseCut(note string) (id string, retryMs int, ok bool) {
+	rest, ok := strings.CutPrefix(note, CutNote)
+	if !ok {
+		return "", 0, false
+	}
+	id, ms, ok := strings.Cut(rest, "; retry ")
+	if !ok {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimSuffix(ms, " ms"))
+	return id, n, err == nil
+}
 
 // Path is the probe's Streamable HTTP endpoint.
 const Path = "/mcp"
@@ -32,11 +63,17 @@ type HTTPServer struct {
 	mu      sync.Mutex
 	session string
 	expired bool // ScenarioSessionExpiry: the session was expired once
-	http    *http.Server
-	ln      net.Listener
-	ctx     context.Context
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
+	events  int  // the last SSE event id: ids are unique across all the session's streams
+	// ScenarioSSERetry: the first tools/call's stream was cut (once), and its response waits
+	// for the GET that resumes after cutID.
+	cut      bool
+	cutID    string
+	cutReply []byte
+	http     *http.Server
+	ln       net.Listener
+	ctx      context.Context
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
 }
 
 // ServeHTTP starts the probe on 127.0.0.1 at a free port.
@@ -93,6 +130,10 @@ func (h *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodPost:
 		h.post(w, body)
 	case http.MethodGet:
+		if last, ok := r.Header["Last-Event-Id"]; ok {
+			h.resume(w, r, strings.Join(last, ", "))
+			return
+		}
 		// The probe offers no stream of its own: a GET learns that it is not served.
 		w.Header().Set("Allow", "POST, DELETE")
 		h.answer(w, ChanGET, http.StatusMethodNotAllowed, "", nil)
@@ -178,7 +219,11 @@ func (h *HTTPServer) post(w http.ResponseWriter, body []byte) {
 		return
 	}
 	// The answer becomes an SSE stream when the probe has something to send before it.
-	st := &stream{w: w, rec: h.rec}
+	st := &stream{w: w, rec: h.rec, nextID: h.nextEventID}
+	if h.cutting(msgs) {
+		h.cutStream(st, msgs[0])
+		return
+	}
 	var responses [][]byte
 	for _, m := range msgs {
 		if resp := h.srv.handle(h.ctx, m, st.event); resp != nil {
@@ -196,25 +241,112 @@ func (h *HTTPServer) post(w http.ResponseWriter, body []byte) {
 	h.answer(w, ChanPOST, http.StatusOK, "application/json", out)
 }
 
-// stream is a POST's answer as an SSE stream, opened by its first event.
-type stream struct {
-	w    http.ResponseWriter
-	rec  *Recorder
-	open bool
-	n    int
+func (h *HTTPServer) nextEventID() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.events++
+	return strconv.Itoa(h.events)
 }
 
-func (s *stream) event(msg []byte) {
+// cutting reports whether this POST is ScenarioSSERetry's first tools/call, whose stream the
+// probe cuts.
+func (h *HTTPServer) cutting(msgs []message) bool {
+	if h.srv.script.Scenario != ScenarioSSERetry || len(msgs) != 1 || msgs[0].Method != "tools/call" || !msgs[0].isRequest() {
+		return false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.cut {
+		return false
+	}
+	h.cut = true
+	return true
+}
+
+// cutStream answers a tools/call with an SSE stream that carries an event with an id and no
+// data (the 2025-11-25 priming event; an SSE parser of any revision records its id and
+// dispatches nothing), a retry field where the revision has one, and closes before the
+// response: to the client, a broken connection it should resume.
+func (h *HTTPServer) cutStream(st *stream, m message) {
+	id := h.nextEventID()
+	retry := 0
+	if HasRetry(h.srv.script.Revision) {
+		retry = RetryMs
+	}
+	st.start()
+	raw := "id: " + id + "\n"
+	if retry > 0 {
+		raw += "retry: " + strconv.Itoa(retry) + "\n"
+	}
+	raw += "data: \n\n"
+	h.rec.Add(Record{Dir: Send, Channel: ChanSSE, Status: http.StatusOK, Body: raw})
+	_, _ = io.WriteString(st.w, raw)
+	st.flush()
+	// The response is made now, while the client waits, as any server's would be; only its
+	// delivery waits for the resumed stream.
+	reply := h.srv.handle(h.ctx, m, st.event)
+	h.mu.Lock()
+	h.cutID, h.cutReply = id, reply
+	h.mu.Unlock()
+	// Recorded just before the handler returns and the stream closes: the client's wait,
+	// measured from here, is overstated by that moment at most, never understated.
+	h.rec.Add(Record{Dir: Note, Body: FormatCut(id, retry)})
+}
+
+// resume serves a GET with Last-Event-ID: the cut stream's response follows on the resumed
+// stream, which stays open until the client leaves. Any other id is not the probe's to resume.
+func (h *HTTPServer) resume(w http.ResponseWriter, r *http.Request, last string) {
+	h.mu.Lock()
+	reply := h.cutReply
+	ok := reply != nil && last == h.cutID
+	if ok {
+		h.cutReply = nil
+	}
+	h.mu.Unlock()
+	if !ok {
+		h.rec.Add(Record{Dir: Note, Body: "no stream to resume after event id " + last})
+		h.answer(w, ChanGET, http.StatusBadRequest, "", nil)
+		return
+	}
+	st := &stream{w: w, rec: h.rec, nextID: h.nextEventID, channel: ChanGETSSE}
+	st.event(reply)
+	select {
+	case <-r.Context().Done():
+	case <-h.ctx.Done():
+	}
+}
+
+// stream is an SSE stream answering a POST (or a resuming GET), opened by its first event.
+type stream struct {
+	w       http.ResponseWriter
+	rec     *Recorder
+	nextID  func() string
+	channel string // ChanSSE unless set
+	open    bool
+}
+
+func (s *stream) start() {
 	if !s.open {
 		s.w.Header().Set("Content-Type", "text/event-stream")
 		s.w.Header().Set("Cache-Control", "no-cache")
 		s.w.WriteHeader(http.StatusOK)
 		s.open = true
 	}
-	s.n++
-	s.rec.Add(Record{Dir: Send, Channel: ChanSSE, Status: http.StatusOK, Body: string(msg)})
-	fmt.Fprintf(s.w, "id: %d\nevent: message\ndata: %s\n\n", s.n, msg)
+}
+
+func (s *stream) flush() {
 	if f, ok := s.w.(http.Flusher); ok {
 		f.Flush()
 	}
+}
+
+func (s *stream) event(msg []byte) {
+	s.start()
+	channel := s.channel
+	if channel == "" {
+		channel = ChanSSE
+	}
+	s.rec.Add(Record{Dir: Send, Channel: channel, Status: http.StatusOK, Body: string(msg)})
+	fmt.Fprintf(s.w, "id: %s\nevent: message\ndata: %s\n\n", s.nextID(), msg)
+	s.flush()
 }

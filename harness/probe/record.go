@@ -26,6 +26,7 @@ const (
 	ChanGET    = "GET"
 	ChanDELETE = "DELETE"
 	ChanSSE    = "POST-SSE" // an event on the SSE stream answering a POST
+	ChanGETSSE = "GET-SSE"  // an event on a GET's SSE stream (a resumed one)
 	ChanHTTP   = "HTTP"     // any other HTTP method
 )
 

@@ -20,10 +20,16 @@ const (
 	// ScenarioSessionExpiry (Streamable HTTP): as ScenarioTools, but the probe expires the
 	// session at the first tools/call and answers it 404; the client must initialize anew.
 	ScenarioSessionExpiry = "session-expiry"
+	// ScenarioSSERetry (Streamable HTTP; named after the official suite's client scenario): as
+	// ScenarioTools, but the probe answers the first tools/call with an SSE stream that carries
+	// one event with an id (and, from 2025-11-25, a retry field) and closes before the
+	// response; the client should resume with GET and Last-Event-ID, and gets the response on
+	// the resumed stream.
+	ScenarioSSERetry = "sse-retry"
 )
 
 // Scenarios lists every scenario the probe serves.
-var Scenarios = []string{ScenarioTools, ScenarioVersionUnsupported, ScenarioSessionExpiry}
+var Scenarios = []string{ScenarioTools, ScenarioVersionUnsupported, ScenarioSessionExpiry, ScenarioSSERetry}
 
 // UnsupportedRevision is the revision the probe offers in ScenarioVersionUnsupported: a date
 // older than any MCP revision, so no client can support it.
@@ -83,7 +89,7 @@ func (s Script) Offered() string {
 // Validate rejects a script the probe cannot serve.
 func (s Script) Validate() error {
 	switch s.Scenario {
-	case ScenarioTools, ScenarioVersionUnsupported, ScenarioSessionExpiry:
+	case ScenarioTools, ScenarioVersionUnsupported, ScenarioSessionExpiry, ScenarioSSERetry:
 	default:
 		return fmt.Errorf("unknown scenario %q (known: %v)", s.Scenario, Scenarios)
 	}
