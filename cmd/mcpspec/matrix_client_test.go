@@ -185,7 +185,7 @@ func TestInteropMatrixConfigLoads(t *testing.T) {
 			clients = append(clients, tg.Name)
 		}
 	}
-	if want := []string{"tsclient", "gosdk-client", "mcpgo-client", "python-client"}; !slices.Equal(clients, want) {
+	if want := []string{"tsclient", "gosdk-client", "mcpgo-client", "python-client", "rust-client", "java-client"}; !slices.Equal(clients, want) {
 		t.Errorf("client targets %v, want %v", clients, want)
 	}
 }
