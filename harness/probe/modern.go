@@ -1,0 +1,85 @@
+package probe
+
+import (
+	"encoding/json"
+
+	"github.com/mcpspec/mcpspec/harness"
+)
+
+// The stateless revision (2026-07-28) has no initialize: a client asks server/discover (or
+// goes straight to its requests), and every request names the revision and the client's
+// capabilities in its _meta. The probe serves it as a modern-only server: it answers
+// server/discover, refuses initialize naming the versions it supports, and answers
+// tools/list and tools/call without a session. Judging each request's _meta and headers is
+// the checks' job; the probe answers whatever it gets.
+
+// Modern reports whether the script's revision is the stateless one.
+func (s Script) Modern() bool { return harness.IsModern(s.Revision) }
+
+// modernTools are the tools the probe lists at the stateless revision: only probe_echo, since
+// a server there sends the client no requests of its own (ping is gone; roots, sampling and
+// elicitation travel as InputRequiredResult round trips, which the probe does not serve yet).
+func modernTools() []map[string]any {
+	return []map[string]any{{"name": ToolEcho, "description": "Answers with its text argument.", "inputSchema": map[string]any{
+		"type":       "object",
+		"properties": map[string]any{"text": map[string]any{"type": "string", "default": EchoDefault}},
+	}}}
+}
+
+// serverMeta is the _meta every modern result carries (META26-SERVERINFO).
+func serverMeta() map[string]any {
+	return map[string]any{"io.modelcontextprotocol/serverInfo": map[string]any{"name": "mcpspec-probe", "version": "0.1.0"}}
+}
+
+// handleModern answers one request at the stateless revision.
+func (s *server) handleModern(m message) []byte {
+	switch m.Method {
+	case "server/discover":
+		return result(m.ID, map[string]any{
+			"resultType": "complete", "supportedVersions": []string{s.script.Revision},
+			"capabilities": map[string]any{"tools": map[string]any{}}, "ttlMs": 0, "cacheScope": "public",
+			"_meta": serverMeta(),
+		})
+	case "initialize":
+		// VER26-LEGACY-INIT-ERROR: a modern-only server names the versions it supports.
+		return mustJSON(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{
+			"code": -32601, "message": "method not found: initialize (this server speaks " + s.script.Revision + " only: ask server/discover)",
+			"data": map[string]any{"supported": []string{s.script.Revision}},
+		}})
+	case "tools/list":
+		return result(m.ID, map[string]any{"resultType": "complete", "tools": modernTools(), "ttlMs": 0, "cacheScope": "public", "_meta": serverMeta()})
+	case "tools/call":
+		var p struct {
+			Name      string         `json:"name"`
+			Arguments map[string]any `json:"arguments"`
+		}
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			return errorResponse(m.ID, -32602, "params: "+err.Error())
+		}
+		if p.Name != ToolEcho {
+			return errorResponse(m.ID, -32602, "unknown tool: "+p.Name)
+		}
+		text, _ := p.Arguments["text"].(string)
+		res := textResult(text)
+		res["resultType"], res["_meta"] = "complete", serverMeta()
+		return result(m.ID, res)
+	}
+	return errorResponse(m.ID, -32601, "method not found: "+m.Method)
+}
+
+// modernStatus is the HTTP status of a modern answer: 404 for an unknown method
+// (HTTP26-METHOD-404), 400 for any other error, 200 for a result.
+func modernStatus(resp []byte) int {
+	var m struct {
+		Error *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(resp, &m) != nil || m.Error == nil {
+		return 200
+	}
+	if m.Error.Code == -32601 {
+		return 404
+	}
+	return 400
+}
