@@ -14,8 +14,11 @@ import (
 
 var httpOnly = []string{wire.HTTP}
 
-// Streamable HTTP exists from 2025-03-26 on; the HTTP checks run at its handshake revisions.
-var httpRevisions = []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125}
+// Streamable HTTP exists from 2025-03-26 on; the HTTP checks run at its revisions.
+var httpRevisions = []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125, harness.Rev20260728}
+
+// allRevisions: the checks whose rule holds in both eras.
+var allRevisions = harness.Revisions
 
 func init() {
 	Register(
@@ -28,10 +31,10 @@ func init() {
 		Check{ID: "PING-RESPOND", Level: "MUST", Scenario: probe.ScenarioTools,
 			Summary: "the client answers the server's ping promptly with an empty result",
 			Judge:   judgePing},
-		Check{ID: "MSG-JSONRPC", Level: "MUST", Scenario: probe.ScenarioTools,
+		Check{ID: "MSG-JSONRPC", Level: "MUST", Scenario: probe.ScenarioTools, Versions: allRevisions,
 			Summary: "every message the client sends validates against the negotiated revision's schema",
 			Judge:   judgeSchema},
-		Check{ID: "STDIO-CLIENT-STDIN", Level: "MUST", Scenario: probe.ScenarioTools, Transports: []string{wire.Stdio},
+		Check{ID: "STDIO-CLIENT-STDIN", Level: "MUST", Scenario: probe.ScenarioTools, Versions: allRevisions, Transports: []string{wire.Stdio},
 			Summary: "every line the client writes to the server's stdin is a JSON-RPC message",
 			Judge:   judgeStdin},
 		Check{ID: "HTTP-POST-ACCEPT", Level: "MUST", Scenario: probe.ScenarioTools, Transports: httpOnly, Versions: httpRevisions,
