@@ -456,20 +456,29 @@ func proceeded(recs []probe.Record) bool {
 	return v.Proceeded()
 }
 
-// clientInfo is the clientInfo of the client's initialize, for the report's target line.
+// clientInfo is the clientInfo of the client's initialize, or at the stateless revision of its
+// first request's _meta, for the report's target line.
 func clientInfo(recs []probe.Record) map[string]any {
 	v := clientsuite.NewView("", "", "", "", recs, nil)
 	for _, m := range v.Msgs {
-		if m.Method != "initialize" {
+		if !m.IsRequest() {
 			continue
 		}
 		var p struct {
 			Params struct {
-				ClientInfo map[string]any `json:"clientInfo"`
+				ClientInfo map[string]any             `json:"clientInfo"`
+				Meta       map[string]json.RawMessage `json:"_meta"`
 			} `json:"params"`
 		}
-		if json.Unmarshal(m.Raw, &p) == nil {
+		if json.Unmarshal(m.Raw, &p) != nil {
+			continue
+		}
+		if m.Method == "initialize" && p.Params.ClientInfo != nil {
 			return p.Params.ClientInfo
+		}
+		var info map[string]any
+		if json.Unmarshal(p.Params.Meta[harness.MetaClientInfo], &info) == nil && info != nil {
+			return info
 		}
 	}
 	return nil
