@@ -2,6 +2,8 @@ package probe
 
 import (
 	"encoding/json"
+	"fmt"
+	"strconv"
 
 	"github.com/mcpspec/mcpspec/harness"
 )
@@ -16,14 +18,23 @@ import (
 // Modern reports whether the script's revision is the stateless one.
 func (s Script) Modern() bool { return harness.IsModern(s.Revision) }
 
-// modernTools are the tools the probe lists at the stateless revision: only probe_echo, since
-// a server there sends the client no requests of its own (ping is gone; roots, sampling and
-// elicitation travel as InputRequiredResult round trips, which the probe does not serve yet).
+// ToolInput (2026-07-28): called without the state of an earlier round, it answers with an
+// InputRequiredResult carrying a requestState and, for each of elicitation and roots the
+// request declared, an inputRequest; the client's retry (a new request) completes it.
+const ToolInput = "probe_input"
+
+// InputRequiredNote begins the note recording the requestState of an InputRequiredResult.
+const InputRequiredNote = "input required, requestState: "
+
+// modernTools are the tools the probe lists at the stateless revision: a server there sends
+// the client no requests of its own (ping is gone), so the probe's other tools give way to
+// probe_input, whose input travels in InputRequiredResult round trips.
 func modernTools() []map[string]any {
 	return []map[string]any{{"name": ToolEcho, "description": "Answers with its text argument.", "inputSchema": map[string]any{
 		"type":       "object",
 		"properties": map[string]any{"text": map[string]any{"type": "string", "default": EchoDefault}},
-	}}}
+	}}, {"name": ToolInput, "description": "Asks the client for input, then answers with what it got.",
+		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{}}}}
 }
 
 // serverMeta is the _meta every modern result carries (META26-SERVERINFO).
@@ -56,6 +67,9 @@ func (s *server) handleModern(m message) []byte {
 		if err := json.Unmarshal(m.Params, &p); err != nil {
 			return errorResponse(m.ID, -32602, "params: "+err.Error())
 		}
+		if p.Name == ToolInput {
+			return s.inputRound(m)
+		}
 		if p.Name != ToolEcho {
 			return errorResponse(m.ID, -32602, "unknown tool: "+p.Name)
 		}
@@ -82,4 +96,42 @@ func modernStatus(resp []byte) int {
 		return 404
 	}
 	return 400
+}
+
+// inputRound answers a call of probe_input: the first round asks, a retry with a requestState
+// completes (the probe is lenient: a wrong state is named in the answer, judged by the checks).
+func (s *server) inputRound(m message) []byte {
+	var p struct {
+		RequestState   *string                    `json:"requestState"`
+		InputResponses map[string]json.RawMessage `json:"inputResponses"`
+		Meta           struct {
+			Caps map[string]json.RawMessage `json:"io.modelcontextprotocol/clientCapabilities"`
+		} `json:"_meta"`
+	}
+	_ = json.Unmarshal(m.Params, &p)
+	if p.RequestState != nil || p.InputResponses != nil {
+		got := "no requestState"
+		if p.RequestState != nil {
+			got = "requestState " + strconv.Quote(*p.RequestState)
+		}
+		res := textResult(fmt.Sprintf("input received: %d responses, %s", len(p.InputResponses), got))
+		res["resultType"], res["_meta"] = "complete", serverMeta()
+		return result(m.ID, res)
+	}
+	state := newSessionID() // opaque to the client: it must echo it exactly
+	s.rec.Add(Record{Dir: Note, Body: InputRequiredNote + state})
+	requests := map[string]any{}
+	// MRTR-CAP-GATED: ask only what the request declared.
+	if p.Meta.Caps["elicitation"] != nil {
+		requests["form"] = map[string]any{"method": "elicitation/create", "params": map[string]any{
+			"mode": "form", "message": "Please fill in the form.", "requestedSchema": elicitSchema(s.script.Revision)}}
+	}
+	if p.Meta.Caps["roots"] != nil {
+		requests["roots"] = map[string]any{"method": "roots/list"}
+	}
+	res := map[string]any{"resultType": "input_required", "requestState": state, "_meta": serverMeta()}
+	if len(requests) > 0 {
+		res["inputRequests"] = requests
+	}
+	return result(m.ID, res)
 }
