@@ -127,7 +127,10 @@ func (s *server) inputRound(m message) []byte {
 			"mode": "form", "message": "Please fill in the form.", "requestedSchema": elicitSchema(s.script.Revision)}}
 	}
 	if p.Meta.Caps["roots"] != nil {
-		requests["roots"] = map[string]any{"method": "roots/list"}
+		// params may be absent from a ListRootsRequest, but the Go SDK's client (v1.8.0, pinned in fixtures/targets/gosdk)
+		// fails to decode an inputRequest without them ("unexpected end of JSON input") and
+		// gives up the call, which would hide its retry from the checks: send them empty.
+		requests["roots"] = map[string]any{"method": "roots/list", "params": map[string]any{}}
 	}
 	res := map[string]any{"resultType": "input_required", "requestState": state, "_meta": serverMeta()}
 	if len(requests) > 0 {
