@@ -58,7 +58,7 @@ func (s *server) handleModern(m message) []byte {
 			"data": map[string]any{"supported": []string{s.script.Revision}},
 		}})
 	case "tools/list":
-		return result(m.ID, map[string]any{"resultType": "complete", "tools": modernTools(), "ttlMs": 0, "cacheScope": "public", "_meta": serverMeta()})
+		return s.listModern(m)
 	case "tools/call":
 		var p struct {
 			Name      string         `json:"name"`
@@ -135,6 +135,30 @@ func (s *server) inputRound(m message) []byte {
 	res := map[string]any{"resultType": "input_required", "requestState": state, "_meta": serverMeta()}
 	if len(requests) > 0 {
 		res["inputRequests"] = requests
+	}
+	return result(m.ID, res)
+}
+
+// EmptyCursorNote records that the probe answered a tools/list with nextCursor "".
+const EmptyCursorNote = "nextCursor \"\" sent"
+
+// listModern pages the tools at the stateless revision: the first page holds them all with
+// nextCursor "", a valid cursor a client must not take for the end (PAGE-EMPTY-STRING-CURSOR);
+// the page it names is empty and the last.
+func (s *server) listModern(m message) []byte {
+	var p struct {
+		Cursor *string `json:"cursor"`
+	}
+	_ = json.Unmarshal(m.Params, &p)
+	res := map[string]any{"resultType": "complete", "tools": modernTools(), "ttlMs": 0, "cacheScope": "public", "_meta": serverMeta()}
+	switch {
+	case p.Cursor == nil:
+		res["nextCursor"] = ""
+		s.rec.Add(Record{Dir: Note, Body: EmptyCursorNote})
+	case *p.Cursor == "":
+		res["tools"] = []map[string]any{}
+	default:
+		return errorResponse(m.ID, -32602, "invalid cursor: "+strconv.Quote(*p.Cursor))
 	}
 	return result(m.ID, res)
 }

@@ -25,6 +25,9 @@ func init() {
 		Check{ID: "STDIO26-NO-CLIENT-RESPONSES", Level: "MUST", Scenario: probe.ScenarioTools, Transports: []string{wire.Stdio}, Versions: modernOnly,
 			Summary: "the client writes no JSON-RPC responses to the server's stdin",
 			Judge:   judgeNoClientResponses},
+		Check{ID: "PAGE-EMPTY-STRING-CURSOR", Level: "MUST", Scenario: probe.ScenarioTools, Transports: []string{wire.Stdio, wire.HTTP}, Versions: modernOnly,
+			Summary: "a nextCursor of \"\" is not taken for the end of the list: the client asks for the page it names",
+			Judge:   judgeEmptyCursor},
 	)
 }
 
@@ -139,4 +142,25 @@ func judgeNoClientResponses(v *View) Finding {
 		return untestable("the client sent no message")
 	}
 	return passed("none of the client's %d messages is a response", len(v.Msgs))
+}
+
+func judgeEmptyCursor(v *View) Finding {
+	at := slices.IndexFunc(v.Records, func(r probe.Record) bool { return r.Dir == probe.Note && r.Body == probe.EmptyCursorNote })
+	if at < 0 {
+		return untestable("the client never listed the tools, so the probe sent no nextCursor \"\"")
+	}
+	for _, m := range v.Msgs {
+		if m.Rec <= at || m.Method != "tools/list" {
+			continue
+		}
+		var p struct {
+			Params struct {
+				Cursor *string `json:"cursor"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(m.Raw, &p) == nil && p.Params.Cursor != nil && *p.Params.Cursor == "" {
+			return passed("the client asked for the page after nextCursor \"\" (record %d)", v.Records[m.Rec].Seq)
+		}
+	}
+	return violated("answered tools/list with nextCursor \"\", the client never asked for that page: it took a valid cursor for the end of the list")
 }
