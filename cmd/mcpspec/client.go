@@ -180,17 +180,17 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 	return cfg, nil
 }
 
-// transportRevisions are the handshake revisions a transport's probe serves: Streamable HTTP
-// begins at 2025-03-26, and the legacy HTTP+SSE transport is 2024-11-05's. The stateless
-// 2026-07-28 has no client checks yet.
+// transportRevisions are the revisions a transport's probe serves: Streamable HTTP begins at
+// 2025-03-26, the legacy HTTP+SSE transport is 2024-11-05's, and the stateless 2026-07-28 is
+// served over Streamable HTTP and stdio.
 func transportRevisions(transport string) []string {
 	switch transport {
 	case wire.HTTP:
-		return []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125}
+		return []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125, harness.Rev20260728}
 	case wire.SSE:
 		return []string{harness.Rev20241105}
 	}
-	return harness.HandshakeRevisions
+	return append(slices.Clone(harness.HandshakeRevisions), harness.Rev20260728)
 }
 
 // scenarioRun is one launch of the client: a scenario at a revision, and the checks judging it.
@@ -456,20 +456,29 @@ func proceeded(recs []probe.Record) bool {
 	return v.Proceeded()
 }
 
-// clientInfo is the clientInfo of the client's initialize, for the report's target line.
+// clientInfo is the clientInfo of the client's initialize, or at the stateless revision of its
+// first request's _meta, for the report's target line.
 func clientInfo(recs []probe.Record) map[string]any {
 	v := clientsuite.NewView("", "", "", "", recs, nil)
 	for _, m := range v.Msgs {
-		if m.Method != "initialize" {
+		if !m.IsRequest() {
 			continue
 		}
 		var p struct {
 			Params struct {
-				ClientInfo map[string]any `json:"clientInfo"`
+				ClientInfo map[string]any             `json:"clientInfo"`
+				Meta       map[string]json.RawMessage `json:"_meta"`
 			} `json:"params"`
 		}
-		if json.Unmarshal(m.Raw, &p) == nil {
+		if json.Unmarshal(m.Raw, &p) != nil {
+			continue
+		}
+		if m.Method == "initialize" && p.Params.ClientInfo != nil {
 			return p.Params.ClientInfo
+		}
+		var info map[string]any
+		if json.Unmarshal(p.Params.Meta[harness.MetaClientInfo], &info) == nil && info != nil {
+			return info
 		}
 	}
 	return nil

@@ -138,6 +138,11 @@ func (h *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", "POST, DELETE")
 		h.answer(w, ChanGET, http.StatusMethodNotAllowed, "", nil)
 	case http.MethodDelete:
+		if h.srv.script.Modern() { // no session to end (HTTP26-GET-DELETE-405)
+			w.Header().Set("Allow", "POST")
+			h.answer(w, ChanDELETE, http.StatusMethodNotAllowed, "", nil)
+			return
+		}
 		h.answer(w, ChanDELETE, http.StatusOK, "", nil)
 	default:
 		w.Header().Set("Allow", "POST, GET, DELETE")
@@ -203,7 +208,8 @@ func (h *HTTPServer) post(w http.ResponseWriter, body []byte) {
 		if m.isRequest() {
 			requests++
 		}
-		if m.Method == "initialize" {
+		// The stateless revision has no sessions (HTTP26-IGNORE-SESSION).
+		if m.Method == "initialize" && !h.srv.script.Modern() {
 			h.mu.Lock()
 			session := h.session
 			h.mu.Unlock()
@@ -238,7 +244,11 @@ func (h *HTTPServer) post(w http.ResponseWriter, body []byte) {
 		st.event(out)
 		return
 	}
-	h.answer(w, ChanPOST, http.StatusOK, "application/json", out)
+	status := http.StatusOK
+	if h.srv.script.Modern() {
+		status = modernStatus(out)
+	}
+	h.answer(w, ChanPOST, status, "application/json", out)
 }
 
 func (h *HTTPServer) nextEventID() string {

@@ -65,7 +65,7 @@ func (r Record) Meta() string {
 	return strings.Join(parts, "; ")
 }
 
-var metaHeaders = []string{"Accept", "Content-Type", "Mcp-Session-Id", "Mcp-Protocol-Version", "Last-Event-Id"}
+var metaHeaders = []string{"Accept", "Content-Type", "Mcp-Session-Id", "Mcp-Protocol-Version", "Mcp-Method", "Mcp-Name", "Last-Event-Id"}
 
 // HasHeader returns the header's value and whether the client sent it.
 func (r Record) HasHeader(name string) (string, bool) {

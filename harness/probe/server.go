@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/mcpspec/mcpspec/harness"
 )
 
 // Scenario names. A client under test is launched once per scenario and revision, with the
@@ -137,6 +139,8 @@ func (s *server) handle(ctx context.Context, m message, emit func([]byte)) []byt
 		return nil
 	case !m.isRequest():
 		return nil
+	case s.script.Modern():
+		return s.handleModern(m)
 	}
 	switch m.Method {
 	case "initialize":
@@ -174,8 +178,12 @@ func (s *server) tools() []map[string]any {
 
 // ToolNames are the names of the tools the probe lists at a revision, in order.
 func ToolNames(revision string) []string {
+	ts := (&server{script: Script{Revision: revision}}).tools()
+	if harness.IsModern(revision) {
+		ts = modernTools()
+	}
 	var out []string
-	for _, t := range (&server{script: Script{Revision: revision}}).tools() {
+	for _, t := range ts {
 		out = append(out, t["name"].(string))
 	}
 	return out

@@ -15,8 +15,15 @@ import (
 
 var httpOnly = []string{wire.HTTP}
 
-// Streamable HTTP exists from 2025-03-26 on; the HTTP checks run at its handshake revisions.
-var httpRevisions = []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125}
+// Streamable HTTP exists from 2025-03-26 on; the HTTP checks run at its handshake revisions,
+// those whose rule holds in both eras at 2026-07-28 too.
+var (
+	httpRevisions   = []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125}
+	httpRevisions26 = append(slices.Clone(httpRevisions), harness.Rev20260728)
+)
+
+// allRevisions: the checks whose rule holds in both eras.
+var allRevisions = harness.Revisions
 
 func init() {
 	Register(
@@ -29,19 +36,19 @@ func init() {
 		Check{ID: "PING-RESPOND", Level: "MUST", Scenario: probe.ScenarioTools,
 			Summary: "the client answers the server's ping promptly with an empty result",
 			Judge:   judgePing},
-		Check{ID: "MSG-JSONRPC", Level: "MUST", Scenario: probe.ScenarioTools,
+		Check{ID: "MSG-JSONRPC", Level: "MUST", Scenario: probe.ScenarioTools, Versions: allRevisions,
 			Summary: "every message the client sends validates against the negotiated revision's schema",
 			Judge:   judgeSchema},
-		Check{ID: "STDIO-CLIENT-STDIN", Level: "MUST", Scenario: probe.ScenarioTools, Transports: []string{wire.Stdio},
+		Check{ID: "STDIO-CLIENT-STDIN", Level: "MUST", Scenario: probe.ScenarioTools, Versions: allRevisions, Transports: []string{wire.Stdio},
 			Summary: "every line the client writes to the server's stdin is a JSON-RPC message",
 			Judge:   judgeStdin},
-		Check{ID: "HTTP-POST-ACCEPT", Level: "MUST", Scenario: probe.ScenarioTools, Transports: httpOnly, Versions: httpRevisions,
+		Check{ID: "HTTP-POST-ACCEPT", Level: "MUST", Scenario: probe.ScenarioTools, Transports: httpOnly, Versions: httpRevisions26,
 			Summary: "every POST lists both application/json and text/event-stream in Accept",
 			Judge:   judgePostAccept},
 		Check{ID: "HTTP-GET-ACCEPT", Level: "MUST", Scenario: probe.ScenarioTools, Transports: httpOnly,
 			Summary: "every GET lists text/event-stream in Accept",
 			Judge:   judgeGetAccept},
-		Check{ID: "HTTP-POST-PER-MESSAGE", Level: "MUST", Scenario: probe.ScenarioTools, Transports: httpOnly, Versions: httpRevisions,
+		Check{ID: "HTTP-POST-PER-MESSAGE", Level: "MUST", Scenario: probe.ScenarioTools, Transports: httpOnly, Versions: httpRevisions26,
 			Summary: "every message the client sends is a POST of its own to the MCP endpoint (a batch array only at 2025-03-26)",
 			Judge:   judgePostPerMessage},
 		Check{ID: "HTTP-SESSION-CLIENT", Level: "MUST", Scenario: probe.ScenarioTools, Transports: httpOnly,

@@ -70,6 +70,9 @@ func Register(cs ...Check) {
 			regErrs = append(regErrs, fmt.Errorf("client check %s registered twice", c.ID))
 			continue
 		}
+		if slices.ContainsFunc(c.Versions, harness.IsModern) {
+			c.Judge = gateModern(c.Judge)
+		}
 		byID[c.ID] = &c
 		checks = append(checks, &c)
 	}

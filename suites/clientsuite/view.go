@@ -114,7 +114,10 @@ func (v *View) After() []Msg {
 
 // Proceeded reports whether the client went on after the probe answered initialize: it sent
 // another message (a DELETE ending the session is leaving, not going on).
-func (v *View) Proceeded() bool { return len(v.After()) > 0 }
+// At the stateless revision, where there is no initialize, a request past discovery is going on.
+func (v *View) Proceeded() bool {
+	return len(v.After()) > 0 || (v.InitAnswered < 0 && v.modernRequests() > 0)
+}
 
 // RequestsAfter are the client's HTTP requests after the probe answered initialize.
 func (v *View) RequestsAfter() []int {
