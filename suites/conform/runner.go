@@ -279,9 +279,10 @@ func (r *Runner) execute(c *Check, revision, transport string, slot int, worker 
 		ID: c.ID, Title: c.Title(), Area: e.Area, Level: c.Level, Version: revision, Transport: transport,
 		SpecURL: e.SpecURL(revision),
 	}
-	ctx, cancel := context.WithTimeout(r.base, r.checkDeadline())
-	defer cancel()
-	finding, evidence := r.runUnlessInterrupted(ctx, c, revision, transport, slot, worker)
+	// The check's deadline starts once it holds what it waited for (run): time spent queued
+	// behind a shared session another check was using is no time of its own, and a deadline
+	// that counted it cut a slow server's answer short only in a busy full run.
+	finding, evidence := r.runUnlessInterrupted(r.base, c, revision, transport, slot, worker)
 	res.Status = statusOf(finding.Outcome, levelOf(finding, c.Level))
 	res.Message = finding.Message
 	// Every verdict keeps the exchange that decided it, a pass as much as a failure, so that a
@@ -354,6 +355,13 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 			return f, evidence
 		}
 	}
+	// From here on the check works: its deadline runs (see execute).
+	var cancel context.CancelFunc
+	if c.Connection != Shared {
+		ctx, cancel = context.WithTimeout(ctx, r.checkDeadline())
+		defer cancel()
+		t.Ctx = ctx
+	}
 	var own *harness.Session
 	switch c.Connection {
 	case Shared:
@@ -363,6 +371,9 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 			return Failed(err), nil
 		}
 		defer release()
+		ctx, cancel = context.WithTimeout(ctx, r.checkDeadline())
+		defer cancel()
+		t.Ctx = ctx
 		neg := r.negotiationIn(ctx, transport, revision, slot)
 		if f, done := notUsable(neg); done {
 			return f, tail(neg.Session)
