@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -202,6 +203,13 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		// elsewhere, such as in the command that launches the server.
 		if _, cred, ok := strings.Cut(value, " "); ok && strings.EqualFold(strings.TrimSpace(name), "Authorization") && len(strings.TrimSpace(cred)) >= minSecretLen {
 			cfg.secrets = append(cfg.secrets, strings.TrimSpace(cred))
+		}
+	}
+	// A credential moved into a query string (AUTH-QUERY-TOKEN) travels percent-encoded, and a
+	// server that echoes the URL shows it so: that form is a secret too.
+	for _, secret := range cfg.secrets {
+		if e := neturl.QueryEscape(secret); e != secret {
+			cfg.secrets = append(cfg.secrets, e)
 		}
 	}
 	cfg.conform.Secrets = cfg.secrets
