@@ -34,8 +34,8 @@ func TestCLIAuthReferencePasses(t *testing.T) {
 			t.Errorf("%s %s %s: %s, want pass: %s", res.ID, res.Version, res.Transport, res.Status, res.Message)
 		}
 	}
-	if len(ids) != 7 {
-		t.Errorf("%d AUTH checks ran, want 7: %v", len(ids), ids)
+	if len(ids) != 12 {
+		t.Errorf("%d AUTH checks ran, want 12: %v", len(ids), ids)
 	}
 	for _, secret := range []string{token, narrow, foreign} {
 		if leaks := secretLeaks(t, secret, r, out); len(leaks) > 0 {
