@@ -60,8 +60,8 @@ func init() {
 			LevelReason: "A token whose signature is absent cannot be validated (OAuth 2.1 §5.2), so it is invalid, and invalid tokens must get 401.",
 			Run:         checkAuthJWTAlgNone},
 		conform.Check{ID: "AUTH-JWT-EXPIRED", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued,
-			Summary:     "a JWT whose claims name this server but expired an hour ago (signed with a key of mcpspec's own) is refused with 401 and no result",
-			LevelReason: "Expired tokens must get 401. mcpspec cannot sign for the server's authorization server, so a server that checks signatures refuses this token before it looks at the expiry: the check catches servers that trust a JWT's claims unverified, not one that checks the signature but not the expiry.",
+			Summary:     "an expired token is refused with 401 and no result: the one given with --auth-token-expired, and a JWT naming this server that expired an hour ago (signed with a key of mcpspec's own)",
+			LevelReason: "Expired tokens must get 401. mcpspec cannot sign for the server's authorization server, so a server that checks signatures refuses its own JWT before it looks at the expiry: without --auth-token-expired the check catches servers that trust a JWT's claims unverified, not one that checks the signature but not the expiry.",
 			Run:         checkAuthJWTExpired},
 		conform.Check{ID: "AUTH-QUERY-TOKEN", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary:     "the run's own valid token in the query string (?access_token=), with no Authorization header, is refused with 401 and no result",
@@ -645,8 +645,15 @@ func checkAuthJWTExpired(t *conform.T) conform.Finding {
 	sig := make([]byte, 32)
 	_, _ = rand.Read(sig)
 	tok := forgedJWT(t, map[string]any{"alg": "HS256", "typ": "JWT"}, now.Add(-time.Hour), now.Add(-2*time.Hour), sig)
-	if f := p.refusedAll([][2]string{{"a JWT naming this server as its audience that expired an hour ago", "Bearer " + tok}}, http.StatusUnauthorized); f != nil {
+	probes := [][2]string{{"a JWT naming this server as its audience that expired an hour ago", "Bearer " + tok}}
+	if stale := t.Options().AuthTokenExpired; stale != "" {
+		probes = append([][2]string{{"the expired token (--auth-token-expired)", "Bearer " + stale}}, probes...)
+	}
+	if f := p.refusedAll(probes, http.StatusUnauthorized); f != nil {
 		return *f
+	}
+	if t.Options().AuthTokenExpired == "" {
+		return conform.Passed("a JWT of mcpspec's making only; --auth-token-expired (an expired token the authorization server issued) would judge the expiry itself")
 	}
 	return conform.Passed("")
 }
