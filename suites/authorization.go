@@ -1,12 +1,15 @@
 package suites
 
 import (
+	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/streamhttp"
@@ -45,6 +48,25 @@ func init() {
 			Summary:     "a token issued for another resource (audience) is refused with 401",
 			LevelReason: "The spec demands that tokens be validated as issued for this server; one issued for another is thereby invalid, and invalid tokens must get 401.",
 			Run:         checkAuthAudience},
+		conform.Check{ID: "AUTH-MALFORMED-HEADER", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued,
+			Summary:     "a malformed Authorization header (Bearer without a token, the run's token under another scheme, two tokens) is refused with 401 (or 400) and no result",
+			LevelReason: "Tokens must travel as a Bearer credential in the Authorization header; one that does not is no valid token (401), or a malformed request (400, RFC 6750 invalid_request), so either is accepted, but serving the request is not.",
+			Run:         checkAuthMalformedHeader},
+		conform.Check{ID: "AUTH-GARBAGE-TOKEN", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued,
+			Summary: "a bearer token that is not even token syntax (random printable garbage) is refused with 401 and no result",
+			Run:     checkAuthGarbageToken},
+		conform.Check{ID: "AUTH-JWT-ALG-NONE", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued,
+			Summary:     "an unsigned JWT (alg none) whose claims name this server is refused with 401 and no result",
+			LevelReason: "A token whose signature is absent cannot be validated (OAuth 2.1 §5.2), so it is invalid, and invalid tokens must get 401.",
+			Run:         checkAuthJWTAlgNone},
+		conform.Check{ID: "AUTH-JWT-EXPIRED", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued,
+			Summary:     "an expired token is refused with 401 and no result: the one given with --auth-token-expired, and a JWT naming this server that expired an hour ago (signed with a key of mcpspec's own)",
+			LevelReason: "Expired tokens must get 401. mcpspec cannot sign for the server's authorization server, so a server that checks signatures refuses its own JWT before it looks at the expiry: without --auth-token-expired the check catches servers that trust a JWT's claims unverified, not one that checks the signature but not the expiry.",
+			Run:         checkAuthJWTExpired},
+		conform.Check{ID: "AUTH-QUERY-TOKEN", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued,
+			Summary:     "the run's own valid token in the query string (?access_token=), with no Authorization header, is refused with 401 and no result",
+			LevelReason: "Access tokens must be sent in the Authorization header and must not be put in the query string; a request whose only token is there carries no token the server may use, so it gets 401.",
+			Run:         checkAuthQueryToken},
 	)
 }
 
@@ -91,7 +113,12 @@ func (p *prober) probe(authorization string) (*wire.Delivery, error) {
 // post sends frame with authorization ("" none, "-" the run's own) and waits for the status;
 // an error response is read to its end.
 func (p *prober) post(frame []byte, authorization string) (*wire.Delivery, error) {
-	var r streamhttp.Request
+	return p.postTo("", frame, authorization)
+}
+
+// postTo is post to another URL ("" the endpoint).
+func (p *prober) postTo(u string, frame []byte, authorization string) (*wire.Delivery, error) {
+	r := streamhttp.Request{URL: u}
 	if authorization != "-" {
 		r.Header = http.Header{"Authorization": nil}
 		if authorization != "" {
@@ -505,4 +532,191 @@ func (p *challengeLexer) value() string {
 		}
 	}
 	return b.String()
+}
+
+// refusal says what is wrong with the answer to a request that must be refused with one of
+// want: "" when it was, without a JSON-RPC result in its body or stream.
+func refusal(d *wire.Delivery, want ...int) string {
+	switch {
+	case d.Status < 300:
+		return fmt.Sprintf("was served (HTTP %d)", d.Status)
+	case !slices.Contains(want, d.Status):
+		codes := make([]string, len(want))
+		for i, c := range want {
+			codes[i] = fmt.Sprint(c)
+		}
+		return fmt.Sprintf("got %s, want %s", described(d), strings.Join(codes, " or "))
+	case carriesResult(d.Body):
+		return fmt.Sprintf("was refused with HTTP %d but its body carries a JSON-RPC result: %s", d.Status, clip(string(d.Body), 160))
+	}
+	for _, ev := range d.EventsSoFar() {
+		if carriesResult([]byte(ev.Data)) {
+			return fmt.Sprintf("was refused with HTTP %d but its stream carries a JSON-RPC result: %s", d.Status, clip(ev.Data, 160))
+		}
+	}
+	return ""
+}
+
+// carriesResult reports whether raw is a JSON-RPC response with a result, or a batch holding one.
+func carriesResult(raw []byte) bool {
+	var batch []json.RawMessage
+	if json.Unmarshal(raw, &batch) == nil {
+		return slices.ContainsFunc(batch, func(m json.RawMessage) bool { return carriesResult(m) })
+	}
+	var msg map[string]json.RawMessage
+	if json.Unmarshal(raw, &msg) != nil {
+		return false
+	}
+	_, rpc := msg["jsonrpc"]
+	_, result := msg["result"]
+	return rpc && result
+}
+
+// refusedAll sends each probe (what → Authorization value) and returns the first problem.
+func (p *prober) refusedAll(probes [][2]string, want ...int) *conform.Finding {
+	for _, pr := range probes {
+		d, err := p.probe(pr[1])
+		if err != nil {
+			f := conform.Violated("a request with %s: %v", pr[0], err)
+			return &f
+		}
+		if problem := refusal(d, want...); problem != "" {
+			f := conform.Violated("a request with %s %s", pr[0], problem)
+			return &f
+		}
+	}
+	return nil
+}
+
+func checkAuthMalformedHeader(t *conform.T) conform.Finding {
+	p, _, f := needAuth(t)
+	if f != nil {
+		return *f
+	}
+	own := t.TargetCredential()
+	if own == "" {
+		own = "mcpspec-" + randomHex(16) // the header probes still say something without it
+	}
+	probes := [][2]string{
+		{`"Authorization: Bearer" (the scheme without a token)`, "Bearer"},
+		{"the run's own token under the Basic scheme", "Basic " + own},
+		{"the run's own token followed by a second token", "Bearer " + own + " mcpspec-" + randomHex(8)},
+	}
+	if f := p.refusedAll(probes, http.StatusUnauthorized, http.StatusBadRequest); f != nil {
+		return *f
+	}
+	return conform.Passed("")
+}
+
+func checkAuthGarbageToken(t *conform.T) conform.Finding {
+	p, _, f := needAuth(t)
+	if f != nil {
+		return *f
+	}
+	probes := [][2]string{
+		{"a bearer token of characters no token has", `Bearer {"<mcpspec>"}@[` + randomHex(8) + `]%;\`},
+		{"a bearer token of random bytes in base64 with padding inside", "Bearer =" + base64.StdEncoding.EncodeToString([]byte(randomHex(12))) + "==" + randomHex(4)},
+	}
+	if f := p.refusedAll(probes, http.StatusUnauthorized); f != nil {
+		return *f
+	}
+	return conform.Passed("")
+}
+
+func checkAuthJWTAlgNone(t *conform.T) conform.Finding {
+	p, _, f := needAuth(t)
+	if f != nil {
+		return *f
+	}
+	now := time.Now()
+	tok := forgedJWT(t, map[string]any{"alg": "none", "typ": "JWT"}, now.Add(time.Hour), now, nil)
+	if f := p.refusedAll([][2]string{{"an unsigned JWT (alg none) naming this server as its audience", "Bearer " + tok}}, http.StatusUnauthorized); f != nil {
+		return *f
+	}
+	return conform.Passed("")
+}
+
+func checkAuthJWTExpired(t *conform.T) conform.Finding {
+	p, _, f := needAuth(t)
+	if f != nil {
+		return *f
+	}
+	now := time.Now()
+	sig := make([]byte, 32)
+	_, _ = rand.Read(sig)
+	tok := forgedJWT(t, map[string]any{"alg": "HS256", "typ": "JWT"}, now.Add(-time.Hour), now.Add(-2*time.Hour), sig)
+	probes := [][2]string{{"a JWT naming this server as its audience that expired an hour ago", "Bearer " + tok}}
+	if stale := t.Options().AuthTokenExpired; stale != "" {
+		probes = append([][2]string{{"the expired token (--auth-token-expired)", "Bearer " + stale}}, probes...)
+	}
+	if f := p.refusedAll(probes, http.StatusUnauthorized); f != nil {
+		return *f
+	}
+	if t.Options().AuthTokenExpired == "" {
+		return conform.Passed("a JWT of mcpspec's making only; --auth-token-expired (an expired token the authorization server issued) would judge the expiry itself")
+	}
+	return conform.Passed("")
+}
+
+func checkAuthQueryToken(t *conform.T) conform.Finding {
+	p, _, f := needAuth(t)
+	if f != nil {
+		return *f
+	}
+	own := t.TargetCredential()
+	if own == "" {
+		return conform.CannotTest(`needs the run's token in an Authorization header (--header "Authorization: Bearer …") to move into the query string`)
+	}
+	u, err := url.Parse(httpConn(t).URL())
+	if err != nil {
+		return conform.Failed(fmt.Errorf("the endpoint URL: %w", err))
+	}
+	q := u.Query()
+	q.Set("access_token", own)
+	u.RawQuery = q.Encode()
+	frame, _ := pingFrame(t)
+	// The URL holds the secret: errors are told without it.
+	d, err := p.postTo(u.String(), frame, "")
+	if err != nil {
+		return conform.Violated("a request with the run's token in the query string and no Authorization header got no answer in time")
+	}
+	if problem := refusal(d, http.StatusUnauthorized); problem != "" {
+		return conform.Violated("a request with the run's own token in the query string (?access_token=) and no Authorization header %s", problem)
+	}
+	return conform.Passed("")
+}
+
+// forgedJWT is a JWT of mcpspec's making with header and signature as given (nil: none, as alg
+// none has): its claims are those of the run's own token when that is a JWT, so that only the
+// signature or the expiry is wrong, else claims naming this server as audience and issuer-less.
+// Tokens made here are never shown: they may carry the claims of the run's own.
+func forgedJWT(t *conform.T, header map[string]any, exp, iat time.Time, sig []byte) string {
+	claims := map[string]any{}
+	if parts := strings.Split(t.TargetCredential(), "."); len(parts) == 3 {
+		if raw, err := base64.RawURLEncoding.DecodeString(parts[1]); err == nil {
+			_ = json.Unmarshal(raw, &claims) // not JSON: the claims below stand alone
+		}
+		if raw, err := base64.RawURLEncoding.DecodeString(parts[0]); err == nil {
+			var own map[string]any
+			if json.Unmarshal(raw, &own) == nil && header["alg"] != "none" {
+				if kid, ok := own["kid"]; ok {
+					header["kid"] = kid // a key the server knows, so the signature is what fails
+				}
+				if alg, ok := own["alg"]; ok {
+					header["alg"] = alg
+				}
+			}
+		}
+	}
+	if _, ok := claims["aud"]; !ok {
+		claims["aud"] = t.TargetURL()
+	}
+	if _, ok := claims["sub"]; !ok {
+		claims["sub"] = "mcpspec"
+	}
+	claims["exp"], claims["iat"], claims["nbf"] = exp.Unix(), iat.Unix(), iat.Unix()
+	h, _ := json.Marshal(header)
+	c, _ := json.Marshal(claims)
+	enc := base64.RawURLEncoding.EncodeToString
+	return enc(h) + "." + enc(c) + "." + enc(sig)
 }

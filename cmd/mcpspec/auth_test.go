@@ -13,15 +13,15 @@ import (
 // reaches a report, though the server's command line names them all.
 func TestCLIAuthReferencePasses(t *testing.T) {
 	t.Parallel()
-	const token, narrow, foreign = "cli-auth-token", "cli-narrow-token", "cli-foreign-token"
+	const token, narrow, foreign, expired = "cli-auth-token", "cli-narrow-token", "cli-foreign-token", "cli-expired-token"
 	d := newRunDir(t)
 	out := t.TempDir()
 	addr := fmt.Sprintf("127.0.0.1:%d", loopbackPort(t))
-	server := fmt.Sprintf("%s reference --http %s --auth-token %s --auth-token-narrow %s --auth-token-foreign %s", d.mcpspec, addr, token, narrow, foreign)
+	server := fmt.Sprintf("%s reference --http %s --auth-token %s --auth-token-narrow %s --auth-token-foreign %s --auth-token-expired %s", d.mcpspec, addr, token, narrow, foreign, expired)
 	r := runBinary(t, referenceRunTimeout, d.mcpspec, "run",
 		"--http-cmd", server, "--url", "http://"+addr+"/mcp",
 		"--header", "Authorization: Bearer "+token,
-		"--auth-token-narrow", narrow, "--auth-token-foreign", foreign,
+		"--auth-token-narrow", narrow, "--auth-token-foreign", foreign, "--auth-token-expired", expired,
 		"--versions", "all", "--focus", "AUTH-", "--out", out)
 	if r.code != reports.ExitOK {
 		t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, reports.ExitOK, r.stdout, r.stderr)
@@ -34,10 +34,10 @@ func TestCLIAuthReferencePasses(t *testing.T) {
 			t.Errorf("%s %s %s: %s, want pass: %s", res.ID, res.Version, res.Transport, res.Status, res.Message)
 		}
 	}
-	if len(ids) != 7 {
-		t.Errorf("%d AUTH checks ran, want 7: %v", len(ids), ids)
+	if len(ids) != 12 {
+		t.Errorf("%d AUTH checks ran, want 12: %v", len(ids), ids)
 	}
-	for _, secret := range []string{token, narrow, foreign} {
+	for _, secret := range []string{token, narrow, foreign, expired} {
 		if leaks := secretLeaks(t, secret, r, out); len(leaks) > 0 {
 			t.Errorf("the token %q appears in %v", secret, leaks)
 		}

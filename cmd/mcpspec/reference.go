@@ -25,6 +25,7 @@ func cmdReference(args []string, stdout, stderr io.Writer) error {
 	authToken := fs.String("auth-token", "", "HTTP only: require authorization; `TOKEN` is a valid bearer token with every scope (the metadata is served at /.well-known/oauth-protected-resource/mcp)")
 	authNarrow := fs.String("auth-token-narrow", "", "with --auth-token: a valid `TOKEN` that lacks the scope tools/call needs (403 insufficient_scope)")
 	authForeign := fs.String("auth-token-foreign", "", "with --auth-token: a `TOKEN` issued for another resource, refused with 401")
+	authExpired := fs.String("auth-token-expired", "", "with --auth-token: a `TOKEN` of this server's that has expired, refused with 401")
 	ssePoll := fs.Bool("sse-poll", false, "in 2025-11-25 sessions, close the connection of a POST's SSE stream after its first message, with a retry field, without ending the stream (resumed with GET and Last-Event-ID)")
 	var faults, without listFlag
 	fs.Var(&without, "without", "leave out the capability `NAME` (repeatable, or comma-separated): neither declared nor served; one of "+strings.Join(reference.Omittable, ", "))
@@ -47,7 +48,7 @@ func cmdReference(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	opts := reference.Options{Faults: faults, Stderr: stderr, HTTPResponseMode: *mode, Era: *era,
-		Auth:    reference.AuthOptions{Token: *authToken, Narrow: *authNarrow, Foreign: *authForeign},
+		Auth:    reference.AuthOptions{Token: *authToken, Narrow: *authNarrow, Foreign: *authForeign, Expired: *authExpired},
 		Without: without, SSEPoll: *ssePoll}
 	if err := opts.Validate(); err != nil {
 		return usageErrorf("%v", err)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -97,6 +98,7 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		logArgs    = fs.String("log-tool-args", "{}", "arguments of the log tool, as a JSON object")
 		authNarrow = fs.String("auth-token-narrow", "", "a valid access `TOKEN` of the server's that lacks a scope tools/call needs (AUTH-403-INSUFFICIENT-SCOPE calls the first listed tool with it); the run's own token goes in --header \"Authorization: Bearer …\"")
 		authAlien  = fs.String("auth-token-foreign", "", "an access `TOKEN` issued for another resource (audience), which the server must refuse (AUTH-AUDIENCE)")
+		authStale  = fs.String("auth-token-expired", "", "an access `TOKEN` the server's authorization server issued that has expired, which the server must refuse (AUTH-JWT-EXPIRED)")
 		jsonrpc    = fs.Bool("jsonrpc", false, "the JSON-RPC profile: test the JSON-RPC 2.0 layer alone, with no MCP handshake (version "+harness.RevJSONRPC+"; not with --sse or --versions; no target: the bundled plain JSON-RPC server)")
 		name       = fs.String("name", "", "record `NAME` as the target's name in results.json (letters, digits, '.', '_', '-'), the column heading `mcpspec matrix --merge` gives it")
 		transcript = fs.String("transcript", "", "write every session's whole wire transcript to `DIR`/transcript.jsonl (one JSON object a line; secrets redacted)")
@@ -169,8 +171,8 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		ListTool: *listTool, ListToolArgs: json.RawMessage(*listArgs),
 		InputTool: *inputTool, InputToolArgs: json.RawMessage(*inputArgs),
 		LogTool: *logTool, LogToolArgs: json.RawMessage(*logArgs),
-		AuthTokenNarrow: *authNarrow, AuthTokenForeign: *authAlien}
-	for _, tok := range []string{*authNarrow, *authAlien} {
+		AuthTokenNarrow: *authNarrow, AuthTokenForeign: *authAlien, AuthTokenExpired: *authStale}
+	for _, tok := range []string{*authNarrow, *authAlien, *authStale} {
 		if tok != "" {
 			cfg.secrets = append(cfg.secrets, tok)
 		}
@@ -202,6 +204,13 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		// elsewhere, such as in the command that launches the server.
 		if _, cred, ok := strings.Cut(value, " "); ok && strings.EqualFold(strings.TrimSpace(name), "Authorization") && len(strings.TrimSpace(cred)) >= minSecretLen {
 			cfg.secrets = append(cfg.secrets, strings.TrimSpace(cred))
+		}
+	}
+	// A credential moved into a query string (AUTH-QUERY-TOKEN) travels percent-encoded, and a
+	// server that echoes the URL shows it so: that form is a secret too.
+	for _, secret := range cfg.secrets {
+		if e := neturl.QueryEscape(secret); e != secret {
+			cfg.secrets = append(cfg.secrets, e)
 		}
 	}
 	cfg.conform.Secrets = cfg.secrets

@@ -112,6 +112,7 @@ func TestCLIEveryFlagRefusesBadValues(t *testing.T) {
 		run("--log-tool-args must be a JSON object", "--log-tool-args", "null"),
 		run("--auth-token-narrow "+emptyMsg, "--auth-token-narrow", ""),
 		run("--auth-token-foreign "+emptyMsg, "--auth-token-foreign", ""),
+		run("--auth-token-expired "+emptyMsg, "--auth-token-expired", ""),
 		// Bounds.
 		run(`invalid value "soon" for flag -timeout-startup`, "--timeout-startup", "soon"),
 		run("timeout startup must be positive", "--timeout-startup", "0s"),
@@ -178,6 +179,7 @@ func TestCLIEveryFlagRefusesBadValues(t *testing.T) {
 		{[]string{"reference", "--auth-token", "T1"}, "--auth-token needs --http or --sse"},
 		{[]string{"reference", "--auth-token-narrow", ""}, "reference: --auth-token-narrow " + emptyMsg},
 		{[]string{"reference", "--auth-token-foreign", ""}, "reference: --auth-token-foreign " + emptyMsg},
+		{[]string{"reference", "--auth-token-expired", ""}, "reference: --auth-token-expired " + emptyMsg},
 		{[]string{"reference", "--fault", ""}, `invalid value "" for flag -fault: empty`},
 		{[]string{"reference", "--fault", "NO-SUCH-FAULT"}, "unknown fault ID(s) NO-SUCH-FAULT"},
 		{[]string{"reference", "--without", " , "}, `invalid value " , " for flag -without: empty`},

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/transcript"
@@ -312,3 +313,11 @@ func (t *T) LaunchedPID() int { return t.run.launcher(t.Transport).ServerPID() }
 
 // TargetURL is the URL of this transport's target ("" over stdio).
 func (t *T) TargetURL() string { return t.run.launcher(t.Transport).Target().URL }
+
+// TargetCredential is the credential of the run's own Authorization header for this
+// transport's target ("" when there is none): the AUTH checks move it where it does not belong
+// to see that the server refuses it there. It is a secret, redacted from every result.
+func (t *T) TargetCredential() string {
+	_, cred, _ := strings.Cut(strings.TrimSpace(t.run.launcher(t.Transport).Target().Header.Get("Authorization")), " ")
+	return strings.TrimSpace(cred)
+}

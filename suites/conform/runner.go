@@ -37,6 +37,9 @@ type Options struct {
 	// them beside the run's own Authorization header.
 	AuthTokenNarrow  string
 	AuthTokenForeign string
+	// AuthTokenExpired is a token the target's authorization server issued that has expired:
+	// AUTH-JWT-EXPIRED sends it beside a JWT of its own making.
+	AuthTokenExpired string
 }
 
 // Config is one run: the targets (one per transport), the revisions, the timeouts.

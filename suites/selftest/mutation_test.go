@@ -105,13 +105,14 @@ const (
 	selftestToken   = "selftest-token"
 	selftestNarrow  = "selftest-narrow"
 	selftestForeign = "selftest-foreign"
+	selftestExpired = "selftest-expired"
 )
 
 // authTargets are the reference server over HTTP in auth mode with the given faults: where the
 // AUTH checks are proven (against the plain reference they are na).
 func authTargets(t *testing.T, faults ...string) []harness.Target {
 	httpAddr := freeAddr(t)
-	argv := []string{binary, "reference", "--http", httpAddr, "--auth-token", selftestToken, "--auth-token-narrow", selftestNarrow, "--auth-token-foreign", selftestForeign}
+	argv := []string{binary, "reference", "--http", httpAddr, "--auth-token", selftestToken, "--auth-token-narrow", selftestNarrow, "--auth-token-foreign", selftestForeign, "--auth-token-expired", selftestExpired}
 	for _, f := range faults {
 		argv = append(argv, "--fault", f)
 	}
@@ -182,7 +183,7 @@ func runOn(t *testing.T, targets []harness.Target, include func(*conform.Check) 
 	r := conform.NewRunner(conform.Config{Validator: validator, Targets: targets, Revisions: harness.Revisions, Timeouts: selftestTimeouts,
 		Options: conform.Options{SlowTool: "slow", SlowToolArgs: json.RawMessage(`{"steps":6,"stepMs":30}`), ListTool: "toggle",
 			InputTool: "confirm", InputToolArgs: json.RawMessage(`{"action":"mcpspec"}`), LogTool: "log", LogToolArgs: json.RawMessage(`{}`),
-			AuthTokenNarrow: selftestNarrow, AuthTokenForeign: selftestForeign}})
+			AuthTokenNarrow: selftestNarrow, AuthTokenForeign: selftestForeign, AuthTokenExpired: selftestExpired}})
 	defer r.Close()
 	var specs []conform.Spec
 	for _, target := range targets {

@@ -1,0 +1,68 @@
+package main
+
+// The AUTH checks move the run's own token into other headers and into the query string: it
+// must stay out of every report and transcript there too, percent-encoded or not.
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mcpspec/mcpspec/reports"
+)
+
+func TestParseRunSecretsIncludeTheQueryForm(t *testing.T) {
+	t.Parallel()
+	const token = "tok+with/slash="
+	cfg, err := parseRun([]string{"--url", "http://127.0.0.1:9/mcp", "--header", "Authorization: Bearer " + token}, os.Stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(cfg.secrets, token) || !slices.Contains(cfg.secrets, url.QueryEscape(token)) {
+		t.Errorf("secrets %q lack %q or its query form", cfg.secrets, token)
+	}
+}
+
+func TestAuthChecksKeepTheRunTokenOut(t *testing.T) {
+	t.Parallel()
+	const token = "run+tok/s3cr3t="
+	d := newRunDir(t)
+	out, wireDir := t.TempDir(), filepath.Join(t.TempDir(), "wire")
+	addr := fmt.Sprintf("127.0.0.1:%d", loopbackPort(t))
+	// The faults make the checks that carry the token elsewhere fail, so their exchanges are
+	// in the reports as evidence.
+	server := d.mcpspec + " reference --http " + addr + " --auth-token " + token +
+		" --fault AUTH-MALFORMED-HEADER --fault AUTH-QUERY-TOKEN"
+	r := runBinary(t, referenceRunTimeout, d.mcpspec, "run", "--http-cmd", server, "--url", "http://"+addr+"/mcp",
+		"--header", "Authorization: Bearer "+token, "--focus", "AUTH-(MALFORMED-HEADER|QUERY-TOKEN)",
+		"--transcript", wireDir, "--out", out)
+	if r.code != reports.ExitFailures {
+		t.Fatalf("exit code %d, want %d (the faults fail both checks)\nstdout:\n%s\nstderr:\n%s", r.code, reports.ExitFailures, r.stdout, r.stderr)
+	}
+	run := assertReports(t, out)
+	failed := 0
+	for _, res := range run.Results {
+		if res.Status == reports.Fail {
+			failed++
+		}
+	}
+	if failed == 0 {
+		t.Fatal("no check failed: the token was never moved, so the test proves nothing")
+	}
+	transcript, err := os.ReadFile(filepath.Join(wireDir, "transcript.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{token, url.QueryEscape(token), strings.TrimSuffix(token, "=")} {
+		if leaks := secretLeaks(t, secret, r, out); len(leaks) > 0 {
+			t.Errorf("%q appears in %v", secret, leaks)
+		}
+		if strings.Contains(string(transcript), secret) {
+			t.Errorf("%q appears in the transcript", secret)
+		}
+	}
+}
