@@ -54,6 +54,7 @@ type clientConfig struct {
 	transport string
 	revisions []string
 	focus     *regexp.Regexp
+	scenarios []string // the scenarios to serve (--scenario; default probe.Scenarios)
 	timeouts  clientTimeouts
 	self      string // this binary, which serves the stdio probe
 	name      string // the target's name in results.json (--name), for `mcpspec matrix --merge`
@@ -81,6 +82,7 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 		cwd       = fs.String("cwd", "", "working `DIR` of the client")
 		versions  = fs.String("versions", "all", "revisions to test: `LIST` (comma-separated) or all")
 		focus     = fs.String("focus", "", "run only checks whose title matches `REGEX` (titles begin with the requirement ID)")
+		scenarios = fs.String("scenario", "", "serve only the scenarios in `LIST` (comma-separated), among them those served only on request, such as the official suite's initialize (default: "+strings.Join(probe.Scenarios, ",")+")")
 		out       = fs.String("out", "mcpspec-report", "write junit.xml, results.json, summary.md and report.html into `DIR`")
 		baseline  = fs.String("baseline", "", "YAML `FILE` of expected failures")
 		writeBase = fs.String("write-baseline", "", "write the current failures and warnings as a baseline to `FILE`")
@@ -94,7 +96,7 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 		envs      repeatFlag
 	)
 	fs.Var(&envs, "env", "`K=V` added to the client's environment (repeatable)")
-	onlyOnce(fs, "cmd", "name")
+	onlyOnce(fs, "cmd", "name", "scenario")
 	if err := parseFlags(fs, args, "mcpspec client --cmd CMD [--stdio | --sse] [flags]", stdout); err != nil {
 		return nil, err
 	}
@@ -152,6 +154,9 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 	if cfg.focus, err = regexp.Compile(*focus); err != nil {
 		return nil, usageErrorf("client: --focus: %v", err)
 	}
+	if cfg.scenarios, err = parseScenarios(*scenarios); err != nil {
+		return nil, err
+	}
 	for _, kv := range envs {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || strings.TrimSpace(k) == "" {
@@ -178,6 +183,25 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 		return nil, fmt.Errorf("find the mcpspec binary to serve the stdio probe: %w", err)
 	}
 	return cfg, nil
+}
+
+// parseScenarios reads --scenario: known names, each once; empty means the default ones.
+func parseScenarios(list string) ([]string, error) {
+	if list == "" {
+		return probe.Scenarios, nil
+	}
+	var out []string
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		switch {
+		case !slices.Contains(probe.Known(), name):
+			return nil, usageErrorf("client: --scenario: unknown scenario %q (known: %s)", name, strings.Join(probe.Known(), ", "))
+		case slices.Contains(out, name):
+			return nil, usageErrorf("client: --scenario: %s given twice", name)
+		}
+		out = append(out, name)
+	}
+	return out, nil
 }
 
 // transportRevisions are the revisions a transport's probe serves: Streamable HTTP begins at
@@ -213,11 +237,14 @@ func (cfg *clientConfig) plan() ([]scenarioRun, error) {
 		}
 	}
 	var runs []scenarioRun
-	for _, scenario := range probe.Scenarios {
+	for _, scenario := range cfg.scenarios {
 		for _, rev := range revs {
+			if !probe.ServesAt(scenario, rev) {
+				continue
+			}
 			sr := scenarioRun{script: probe.Script{Scenario: scenario, Revision: rev, AnswerWait: cfg.timeouts.Request}, label: rev}
 			for _, c := range all {
-				if c.Scenario != scenario || !c.AppliesTo(rev, cfg.transport) {
+				if !c.Judges(scenario) || !c.AppliesTo(rev, cfg.transport) {
 					continue
 				}
 				if c.Once && rev != newestApplicable(c, revs, cfg.transport) {
@@ -406,7 +433,7 @@ func launchClient(cfg *clientConfig, script probe.Script) launchOutcome {
 		out.err = problem
 	case !out.connected:
 		out.err = fmt.Sprintf("it exited (%v) without sending the probe anything", proc.ExitErr())
-	case script.Scenario == probe.ScenarioTools && proceeded(out.records) && !exitedZero(proc):
+	case (script.Scenario == probe.ScenarioTools || script.Scenario == probe.ScenarioInitialize) && proceeded(out.records) && !exitedZero(proc):
 		// A client that leaves a revision it does not speak may exit with an error; one that
 		// went on through the scenario should finish cleanly.
 		out.err = fmt.Sprintf("the client crashed or failed (%v)", proc.ExitErr())
@@ -503,7 +530,11 @@ func withTarget(argv []string, placeholder, target string) []string {
 
 // scenarioContext is MCP_CONFORMANCE_CONTEXT: the scenario's data.
 func scenarioContext(s probe.Script) string {
-	b, _ := json.Marshal(map[string]any{"scenario": s.Scenario, "protocolVersion": s.Offered(), "tools": probe.ToolNames(s.Revision)})
+	tools := probe.ToolNames(s.Revision)
+	if s.Scenario == probe.ScenarioInitialize {
+		tools = []string{} // it lists none
+	}
+	b, _ := json.Marshal(map[string]any{"scenario": s.Scenario, "protocolVersion": s.Offered(), "tools": tools})
 	return string(b)
 }
 

@@ -82,6 +82,65 @@ func TestClientReferencePasses(t *testing.T) {
 	}
 }
 
+// TestClientInitializeScenario: served by the name of the official suite's client scenario, the
+// handshake alone is judged by the handshake and transport checks; a client that skips
+// notifications/initialized fails there too.
+func TestClientInitializeScenario(t *testing.T) {
+	t.Parallel()
+	for _, transport := range []string{"http", "stdio"} {
+		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
+			want := map[string]bool{"LIFE-INITIALIZED-NOTIF": true, "MSG-JSONRPC": true}
+			if transport == "http" {
+				for _, id := range []string{"HTTP-POST-ACCEPT", "HTTP-SESSION-CLIENT", "LIFE-HTTP-VERSION-HEADER", "HTTP-PROTO-HEADER-NEGOTIATED"} {
+					want[id] = true
+				}
+			}
+			for _, fault := range []string{"", "LIFE-INITIALIZED-NOTIF"} {
+				d := newRunDir(t)
+				cmd := d.mcpspec + " reference-client"
+				if fault != "" {
+					cmd += " --fault " + fault
+				}
+				out := t.TempDir()
+				args := append([]string{"client", "--cmd", cmd, "--out", out, "--scenario", "initialize"}, clientTestTimeouts...)
+				if transport != "http" {
+					args = append(args, "--"+transport)
+				}
+				r := runBinary(t, clientRunTimeout, d.mcpspec, args...)
+				run := assertReports(t, out)
+				seen := map[string]bool{}
+				for _, res := range run.Results {
+					seen[res.ID] = true
+					if res.Version >= "2026-07-28" {
+						t.Errorf("%s %s: the handshake scenario has no place at the stateless revision", res.ID, res.Version)
+					}
+					wantStatus := reports.Pass
+					if res.ID == fault {
+						wantStatus = reports.Fail
+					}
+					if res.Status != wantStatus && !(fault != "" && res.Status == reports.NA) {
+						t.Errorf("fault %q: %s %s: %s, want %s: %s", fault, res.ID, res.Version, res.Status, wantStatus, res.Message)
+					}
+					if strings.Contains(res.ID, "PING") || strings.Contains(res.ID, "ROOTS") {
+						t.Errorf("%s judged, but the initialize scenario calls no tool", res.ID)
+					}
+				}
+				for id := range want {
+					if !seen[id] {
+						t.Errorf("fault %q: %s has no result", fault, id)
+					}
+				}
+				wantCode := map[bool]int{true: reports.ExitOK, false: reports.ExitFailures}[fault == ""]
+				if r.code != wantCode {
+					t.Errorf("fault %q: exit %d, want %d\nstderr:\n%s", fault, r.code, wantCode, r.stderr)
+				}
+				assertNoLeftovers(t, d)
+			}
+		})
+	}
+}
+
 // TestClientFaultsFail: each fault breaks its own check, at its level, over every transport the
 // check runs on, and no other check.
 func TestClientFaultsFail(t *testing.T) {
@@ -218,6 +277,8 @@ func TestClientBadFlagsExit2(t *testing.T) {
 		{[]string{"--cmd", "c", "extra"}, `unexpected argument "extra"`},
 		{[]string{"--cmd", "c", "--sse", "--stdio"}, "--stdio and --sse exclude each other"},
 		{[]string{"--cmd", "c {server}", "--sse"}, "--cmd holds {server}"},
+		{[]string{"--cmd", "c", "--scenario", "nope"}, `--scenario: unknown scenario "nope" (known: tools_call, version-unsupported, session-expiry, sse-retry, initialize)`},
+		{[]string{"--cmd", "c", "--scenario", "initialize,initialize"}, "--scenario: initialize given twice"},
 	}
 	for _, tc := range cases {
 		var stdout, stderr strings.Builder

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -28,10 +29,27 @@ const (
 	// response; the client should resume with GET and Last-Event-ID, and gets the response on
 	// the resumed stream.
 	ScenarioSSERetry = "sse-retry"
+	// ScenarioInitialize (the official suite's client scenario of that name): the handshake
+	// alone. The probe declares no capabilities and lists no tools, so a client initializes,
+	// may list the tools, and leaves. It exists at the handshake revisions only.
+	ScenarioInitialize = "initialize"
 )
 
-// Scenarios lists every scenario the probe serves.
+// Scenarios lists the scenarios a client run serves unless told otherwise.
 var Scenarios = []string{ScenarioTools, ScenarioVersionUnsupported, ScenarioSessionExpiry, ScenarioSSERetry}
+
+// OnRequest lists the scenarios served only when asked for by name: their exchange is a part
+// of ScenarioTools', judged by the same checks, so running them too would only repeat results.
+var OnRequest = []string{ScenarioInitialize}
+
+// Known lists every scenario the probe serves.
+func Known() []string { return append(slices.Clone(Scenarios), OnRequest...) }
+
+// ServesAt reports whether the probe serves scenario at revision: the handshake alone has no
+// place at the stateless 2026-07-28, which has none.
+func ServesAt(scenario, revision string) bool {
+	return scenario != ScenarioInitialize || !harness.IsModern(revision)
+}
 
 // UnsupportedRevision is the revision the probe offers in ScenarioVersionUnsupported: a date
 // older than any MCP revision, so no client can support it.
@@ -90,13 +108,14 @@ func (s Script) Offered() string {
 
 // Validate rejects a script the probe cannot serve.
 func (s Script) Validate() error {
-	switch s.Scenario {
-	case ScenarioTools, ScenarioVersionUnsupported, ScenarioSessionExpiry, ScenarioSSERetry:
-	default:
-		return fmt.Errorf("unknown scenario %q (known: %v)", s.Scenario, Scenarios)
+	if !slices.Contains(Known(), s.Scenario) {
+		return fmt.Errorf("unknown scenario %q (known: %v)", s.Scenario, Known())
 	}
 	if s.Revision == "" {
 		return fmt.Errorf("scenario %s: no revision", s.Scenario)
+	}
+	if !ServesAt(s.Scenario, s.Revision) {
+		return fmt.Errorf("scenario %s: not served at %s", s.Scenario, s.Revision)
 	}
 	if s.AnswerWait <= 0 {
 		return fmt.Errorf("scenario %s: the answer wait must be positive", s.Scenario)
@@ -144,14 +163,20 @@ func (s *server) handle(ctx context.Context, m message, emit func([]byte)) []byt
 	}
 	switch m.Method {
 	case "initialize":
+		caps := map[string]any{"tools": map[string]any{}}
+		if s.script.Scenario == ScenarioInitialize {
+			caps = map[string]any{}
+		}
 		return result(m.ID, map[string]any{
 			"protocolVersion": s.script.Offered(),
-			"capabilities":    map[string]any{"tools": map[string]any{}},
+			"capabilities":    caps,
 			"serverInfo":      map[string]any{"name": "mcpspec-probe", "version": "0.1.0"},
 		})
 	case "ping":
 		return result(m.ID, map[string]any{})
 	case "tools/list":
+		// Leniently answered in ScenarioInitialize too, where no tools were declared: a client
+		// that lists them anyway gets none, as from the official suite's server.
 		return result(m.ID, map[string]any{"tools": s.tools()})
 	case "tools/call":
 		return s.callTool(ctx, m, emit)
@@ -160,6 +185,9 @@ func (s *server) handle(ctx context.Context, m message, emit func([]byte)) []byt
 }
 
 func (s *server) tools() []map[string]any {
+	if s.script.Scenario == ScenarioInitialize {
+		return []map[string]any{}
+	}
 	noArgs := map[string]any{"type": "object", "properties": map[string]any{}}
 	ts := []map[string]any{
 		{"name": ToolEcho, "description": "Answers with its text argument.", "inputSchema": map[string]any{

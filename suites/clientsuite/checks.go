@@ -22,12 +22,17 @@ var (
 	httpRevisions26 = append(slices.Clone(httpRevisions), harness.Rev20260728)
 )
 
+// handshakeOnly: the official suite's initialize scenario, whose exchange (initialize,
+// notifications/initialized, perhaps tools/list) is enough for the checks that read the
+// handshake and the transport.
+var handshakeOnly = []string{probe.ScenarioInitialize}
+
 // allRevisions: the checks whose rule holds in both eras.
 var allRevisions = harness.Revisions
 
 func init() {
 	Register(
-		Check{ID: "LIFE-INITIALIZED-NOTIF", Level: "MUST", Scenario: probe.ScenarioTools,
+		Check{ID: "LIFE-INITIALIZED-NOTIF", Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly,
 			Summary: "after the InitializeResult the client sends notifications/initialized before any request but ping",
 			Judge:   judgeInitialized},
 		Check{ID: "LIFE-CLIENT-VERSION-DISCONNECT", Level: "SHOULD", Scenario: probe.ScenarioVersionUnsupported, Once: true,
@@ -36,25 +41,25 @@ func init() {
 		Check{ID: "PING-RESPOND", Level: "MUST", Scenario: probe.ScenarioTools,
 			Summary: "the client answers the server's ping promptly with an empty result",
 			Judge:   judgePing},
-		Check{ID: "MSG-JSONRPC", Level: "MUST", Scenario: probe.ScenarioTools, Versions: allRevisions,
+		Check{ID: "MSG-JSONRPC", Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly, Versions: allRevisions,
 			Summary: "every message the client sends validates against the negotiated revision's schema",
 			Judge:   judgeSchema},
-		Check{ID: "STDIO-CLIENT-STDIN", Level: "MUST", Scenario: probe.ScenarioTools, Versions: allRevisions, Transports: []string{wire.Stdio},
+		Check{ID: "STDIO-CLIENT-STDIN", Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly, Versions: allRevisions, Transports: []string{wire.Stdio},
 			Summary: "every line the client writes to the server's stdin is a JSON-RPC message",
 			Judge:   judgeStdin},
-		Check{ID: "HTTP-POST-ACCEPT", Level: "MUST", Scenario: probe.ScenarioTools, Transports: httpOnly, Versions: httpRevisions26,
+		Check{ID: "HTTP-POST-ACCEPT", Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly, Transports: httpOnly, Versions: httpRevisions26,
 			Summary: "every POST lists both application/json and text/event-stream in Accept",
 			Judge:   judgePostAccept},
-		Check{ID: "HTTP-GET-ACCEPT", Level: "MUST", Scenario: probe.ScenarioTools, Transports: httpOnly,
+		Check{ID: "HTTP-GET-ACCEPT", Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly, Transports: httpOnly,
 			Summary: "every GET lists text/event-stream in Accept",
 			Judge:   judgeGetAccept},
-		Check{ID: "HTTP-POST-PER-MESSAGE", Level: "MUST", Scenario: probe.ScenarioTools, Transports: httpOnly, Versions: httpRevisions26,
+		Check{ID: "HTTP-POST-PER-MESSAGE", Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly, Transports: httpOnly, Versions: httpRevisions26,
 			Summary: "every message the client sends is a POST of its own to the MCP endpoint (a batch array only at 2025-03-26)",
 			Judge:   judgePostPerMessage},
-		Check{ID: "HTTP-SESSION-CLIENT", Level: "MUST", Scenario: probe.ScenarioTools, Transports: httpOnly,
+		Check{ID: "HTTP-SESSION-CLIENT", Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly, Transports: httpOnly,
 			Summary: "every request after the InitializeResult carries the Mcp-Session-Id it assigned",
 			Judge:   judgeSession},
-		Check{ID: "LIFE-HTTP-VERSION-HEADER", Level: "MUST", Scenario: probe.ScenarioTools, Transports: httpOnly,
+		Check{ID: "LIFE-HTTP-VERSION-HEADER", Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly, Transports: httpOnly,
 			Summary: "every HTTP request after initialization carries MCP-Protocol-Version",
 			Judge:   judgeVersionHeader},
 		Check{ID: "HTTP-RESUME-CLIENT-LAST-EVENT-ID", Level: "SHOULD", Scenario: probe.ScenarioSSERetry, Transports: httpOnly, Versions: httpRevisions,
@@ -66,10 +71,10 @@ func init() {
 		Check{ID: "HTTP-SESSION-EXPIRED-CLIENT", Level: "MUST", Scenario: probe.ScenarioSessionExpiry, Transports: httpOnly,
 			Summary: "answered 404 for its session, the client starts a new session with an InitializeRequest that carries no session id",
 			Judge:   judgeSessionExpired},
-		Check{ID: "SSE-CLIENT-POST", Level: "MUST", Scenario: probe.ScenarioTools, Transports: []string{wire.SSE},
+		Check{ID: "SSE-CLIENT-POST", Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly, Transports: []string{wire.SSE},
 			Summary: "after the endpoint event every message the client sends is a POST to the endpoint it names",
 			Judge:   judgeSSEPost},
-		Check{ID: "HTTP-PROTO-HEADER-NEGOTIATED", Level: "SHOULD", Scenario: probe.ScenarioTools, Transports: httpOnly,
+		Check{ID: "HTTP-PROTO-HEADER-NEGOTIATED", Level: "SHOULD", Scenario: probe.ScenarioTools, Also: handshakeOnly, Transports: httpOnly,
 			Summary: "the MCP-Protocol-Version the client sends is the negotiated revision",
 			Judge:   judgeVersionNegotiated},
 	)

@@ -25,6 +25,9 @@ type Check struct {
 	Versions    []string // the revisions it runs at (default: the catalogue's handshake revisions)
 	Transports  []string // wire.Stdio, wire.HTTP, wire.SSE (default: all three)
 	Scenario    string   // the probe scenario whose recording it judges
+	// Also: other scenarios whose recordings it judges too, those whose exchange holds what it
+	// reads (the handshake, the HTTP headers).
+	Also []string
 	// Capability is the client capability the check is about ("roots", …): a client that
 	// declares none makes the checks needing it untestable.
 	Capability string
@@ -41,6 +44,11 @@ func (c *Check) Title() string { return fmt.Sprintf("%s [%s] %s", c.ID, c.Level,
 func (c *Check) Area() string {
 	e, _ := catalog.Lookup(c.ID)
 	return e.Area
+}
+
+// Judges reports whether the check judges a scenario's recording.
+func (c *Check) Judges(scenario string) bool {
+	return c.Scenario == scenario || slices.Contains(c.Also, scenario)
 }
 
 // AppliesTo reports whether the check runs at revision over transport.
