@@ -227,17 +227,23 @@ func clipLine(s string, n int) string {
 // Such a check speaks before any handshake (so the gate lets it run), but what it asks of
 // initialize is asked of a revision the server never claimed; a server serving only
 // 2026-07-28 answers -32601 to initialize at every older revision, and that is no finding.
-// A finding that names another rule broken (an unanswered request, say) stands.
+// Only for a server with no initialize handshake at any revision of the run: one that serves an
+// older revision and refuses a newer one with an error breaks version negotiation
+// (LIFE-VERSION-FALLBACK), and that stands. So does a finding that names another rule broken
+// (an unanswered request, say).
 func (r *Runner) unservedRefusal(ctx context.Context, t *T, f Finding) (Finding, bool) {
 	if f.Outcome != Violation && f.Outcome != Untestable || f.Rule != "" || f.Severe || t.S == nil {
 		return Finding{}, false
 	}
 	neg := r.recorded(ctx, t.Transport, t.Revision)
+	if !noResult(neg) || rpcError(neg) == nil || r.anyHandshake(ctx, t.Transport) {
+		return Finding{}, false
+	}
 	entries := t.S.Conn.Transcript().Since(0)
 	for _, extra := range t.extra {
 		entries = append(entries, extra.Transcript().Since(0)...)
 	}
-	if !noResult(neg) || rpcError(neg) == nil || !refusedInitialize(entries) {
+	if !refusedInitialize(entries) {
 		return Finding{}, false
 	}
 	return NA("the server does not serve revision %s: %v", neg.Requested, neg.Err), true
@@ -268,4 +274,21 @@ func messagesOf(body string) []jsonrpc.Message {
 		return []jsonrpc.Message{m}
 	}
 	return m.Elems
+}
+
+// anyHandshake reports whether initialize got a result at some handshake revision of the run
+// over transport (read from the shared sessions' records, opened where none is yet).
+func (r *Runner) anyHandshake(ctx context.Context, transport string) bool {
+	var target harness.Target
+	for _, tg := range r.cfg.Targets {
+		if tg.Transport == transport {
+			target = tg
+		}
+	}
+	for _, rev := range targetRevisions(target, r.cfg.Revisions) {
+		if harness.IsHandshake(rev) && r.recorded(ctx, transport, rev).Err == nil {
+			return true
+		}
+	}
+	return false
 }
