@@ -16,7 +16,7 @@ import (
 // version is mcpspec's own version, reported in every result file.
 const version = "0.1.0"
 
-const usage = `mcpspec — conformance suite for Model Context Protocol servers
+const usage = `mcpspec — conformance suite for Model Context Protocol servers and clients
 
 Usage:
   mcpspec run [flags]          run the suite (no target: the bundled reference server, stdio and HTTP)

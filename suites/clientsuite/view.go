@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/mcpspec/mcpspec/harness/jsonrpc"
 	"github.com/mcpspec/mcpspec/harness/probe"
 )
 
@@ -67,33 +68,25 @@ func NewView(scenario, revision, transport, offered string, recs []probe.Record,
 	return v
 }
 
+// parseMsgs reads one record's body with the harness's JSON-RPC classifier: one message, or the
+// members of a batch. Valid JSON that is no JSON-RPC message is kept (the schema check judges
+// it); a body that is not JSON at all yields nothing (STDIO-CLIENT-STDIN judges the line).
 func parseMsgs(body []byte) []Msg {
-	t := bytes.TrimSpace(body)
-	if len(t) == 0 {
-		return nil
+	m := jsonrpc.Parse(bytes.TrimSpace(body))
+	var ms []jsonrpc.Message
+	switch {
+	case m.Kind == jsonrpc.Batch:
+		ms = m.Elems
+	case json.Valid(m.Raw):
+		ms = []jsonrpc.Message{m}
 	}
-	var raws []json.RawMessage
-	batch := t[0] == '['
-	if batch {
-		if json.Unmarshal(t, &raws) != nil {
-			return nil
+	out := make([]Msg, 0, len(ms))
+	for _, e := range ms {
+		msg := Msg{Raw: e.Raw, Method: e.Method, Result: e.Result, Error: e.Error, Batch: len(ms) > 1}
+		if e.HasID {
+			msg.ID = e.ID.JSON()
 		}
-	} else {
-		if !json.Valid(t) {
-			return nil
-		}
-		raws = []json.RawMessage{t}
-	}
-	var out []Msg
-	for _, raw := range raws {
-		var m struct {
-			Method string          `json:"method"`
-			ID     json.RawMessage `json:"id"`
-			Result json.RawMessage `json:"result"`
-			Error  json.RawMessage `json:"error"`
-		}
-		_ = json.Unmarshal(raw, &m)
-		out = append(out, Msg{Raw: raw, Method: m.Method, ID: m.ID, Result: m.Result, Error: m.Error, Batch: batch && len(raws) > 1})
+		out = append(out, msg)
 	}
 	return out
 }
