@@ -24,7 +24,10 @@ func interruptOnSignal(runner *conform.Runner) (stop func()) {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, interruptSignals...)
 	ginkgo.BeforeSuite(func() {
-		signal.Reset(interruptSignals...)
+		// Ignore, not Reset: between dropping Ginkgo's handler and taking the signals back, a
+		// reset signal would have its default action and kill the run without its reports (seen
+		// once under load); an ignored one is at worst lost.
+		signal.Ignore(interruptSignals...)
 		signal.Notify(sigs, interruptSignals...)
 	})
 	done := make(chan struct{})
