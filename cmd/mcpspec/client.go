@@ -530,10 +530,7 @@ func withTarget(argv []string, placeholder, target string) []string {
 
 // scenarioContext is MCP_CONFORMANCE_CONTEXT: the scenario's data.
 func scenarioContext(s probe.Script) string {
-	tools := probe.ToolNames(s.Revision)
-	if s.Scenario == probe.ScenarioInitialize {
-		tools = []string{} // it lists none
-	}
+	tools := probe.ScenarioToolNames(s.Scenario, s.Revision)
 	b, _ := json.Marshal(map[string]any{"scenario": s.Scenario, "protocolVersion": s.Offered(), "tools": tools})
 	return string(b)
 }
