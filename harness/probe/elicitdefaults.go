@@ -20,7 +20,10 @@ const elicitDefaultsRevision = harness.Rev20251125
 // ElicitationDefaultsFor are the defaults of the form the probe elicits in a scenario.
 func ElicitationDefaultsFor(scenario, revision string) map[string]any {
 	if scenario == ScenarioElicitDefaults {
-		return map[string]any{"name": "Ada Lovelace", "age": 36, "score": 87.25, "status": "active", "verified": false}
+		// The number field's default is whole: 2025-11-25's ElicitResult admits string,
+		// integer and boolean values only, so a fraction a client faithfully sends back would
+		// fail ELICIT-CLIENT-RESULT by the schema's own tension, not the client's fault.
+		return map[string]any{"name": "Ada Lovelace", "age": 36, "score": 87, "status": "active", "verified": false}
 	}
 	return ElicitationDefaults(revision)
 }
