@@ -52,7 +52,7 @@ func judgePreInit(v *View) Finding {
 	if v.InitAnswered < 0 {
 		return untestable("the client sent no initialize the probe could answer")
 	}
-	return passed("before the InitializeResult the client sent %d requests, none but initialize, ping or server/discover", n)
+	return passed("before the InitializeResult the client sent no request but initialize, ping or server/discover (%d in all)", n)
 }
 
 func judgeInitNotInBatch(v *View) Finding {
