@@ -23,6 +23,7 @@ var ParamHeaders = []ParamHeader{
 	{"greeting", "Greeting", "string", "Grüße, 世界"}, // non-ASCII: Base64
 	{"padded", "Padded", "string", " padded "},      // surrounding whitespace: Base64
 	{"spaced", "Spaced", "string", "a b c"},         // inner spaces only: plain
+	{"kind", "Method", "string", "probe-kind"},      // Mcp-Param-Method, which is not Mcp-Method
 }
 
 // paramHeadersTool is ToolParamHeaders' definition: the marked properties, and one unmarked.

@@ -72,9 +72,9 @@ func TestPreInitAndBatchedInit(t *testing.T) {
 }
 
 func TestParamHeaders(t *testing.T) {
-	call := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"probe_headers","arguments":{"region":"eu-west-2","priority":7,"verbose":true,"greeting":"Grüße, 世界","padded":" padded ","spaced":"a b c"}}}`
+	call := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"probe_headers","arguments":{"region":"eu-west-2","priority":7,"verbose":true,"greeting":"Grüße, 世界","padded":" padded ","spaced":"a b c","kind":"probe-kind"}}}`
 	good := map[string]string{"Mcp-Param-Region": "eu-west-2", "Mcp-Param-Priority": "7", "Mcp-Param-Verbose": "true",
-		"Mcp-Param-Greeting": "=?base64?R3LDvMOfZSwg5LiW55WM?=", "Mcp-Param-Padded": "=?base64?IHBhZGRlZCA=?=", "Mcp-Param-Spaced": "a b c"}
+		"Mcp-Param-Greeting": "=?base64?R3LDvMOfZSwg5LiW55WM?=", "Mcp-Param-Padded": "=?base64?IHBhZGRlZCA=?=", "Mcp-Param-Spaced": "a b c", "Mcp-Param-Method": "probe-kind"}
 	for _, tc := range []struct {
 		name   string
 		change map[string]string
@@ -87,6 +87,7 @@ func TestParamHeaders(t *testing.T) {
 		{"header missing", nil, "Mcp-Param-Region", Violation},
 		{"value differs", map[string]string{"Mcp-Param-Verbose": "false"}, "", Violation},
 		{"non-ASCII sent raw", map[string]string{"Mcp-Param-Greeting": "Grüße, 世界"}, "", Violation},
+		{"Mcp-Param-Method missing", nil, "Mcp-Param-Method", Violation},
 	} {
 		h := map[string]string{}
 		for k, v := range good {
