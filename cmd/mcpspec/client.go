@@ -530,11 +530,11 @@ func withTarget(argv []string, placeholder, target string) []string {
 
 // scenarioContext is MCP_CONFORMANCE_CONTEXT: the scenario's data.
 func scenarioContext(s probe.Script) string {
-	tools := probe.ToolNames(s.Revision)
-	if s.Scenario == probe.ScenarioInitialize {
-		tools = []string{} // it lists none
+	ctx := map[string]any{"scenario": s.Scenario, "protocolVersion": s.Offered(), "tools": s.ContextTools()}
+	if s.Scenario == probe.ScenarioRequestTimeout || s.Scenario == probe.ScenarioTaskCancel {
+		ctx["requestTimeoutMs"] = s.RequestTimeout().Milliseconds()
 	}
-	b, _ := json.Marshal(map[string]any{"scenario": s.Scenario, "protocolVersion": s.Offered(), "tools": tools})
+	b, _ := json.Marshal(ctx)
 	return string(b)
 }
 

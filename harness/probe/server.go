@@ -36,11 +36,11 @@ const (
 )
 
 // Scenarios lists the scenarios a client run serves unless told otherwise.
-var Scenarios = []string{ScenarioTools, ScenarioVersionUnsupported, ScenarioSessionExpiry, ScenarioSSERetry}
+var Scenarios = []string{ScenarioTools, ScenarioVersionUnsupported, ScenarioSessionExpiry, ScenarioSSERetry, ScenarioRequestTimeout}
 
 // OnRequest lists the scenarios served only when asked for by name: their exchange is a part
 // of ScenarioTools', judged by the same checks, so running them too would only repeat results.
-var OnRequest = []string{ScenarioInitialize}
+var OnRequest = []string{ScenarioInitialize, ScenarioTaskCancel}
 
 // Known lists every scenario the probe serves.
 func Known() []string { return append(slices.Clone(Scenarios), OnRequest...) }
@@ -48,7 +48,13 @@ func Known() []string { return append(slices.Clone(Scenarios), OnRequest...) }
 // ServesAt reports whether the probe serves scenario at revision: the handshake alone has no
 // place at the stateless 2026-07-28, which has none.
 func ServesAt(scenario, revision string) bool {
-	return scenario != ScenarioInitialize || !harness.IsModern(revision)
+	switch scenario {
+	case ScenarioInitialize:
+		return !harness.IsModern(revision)
+	case ScenarioTaskCancel: // tasks exist at 2025-11-25 only
+		return revision == harness.Rev20251125
+	}
+	return true
 }
 
 // UnsupportedRevision is the revision the probe offers in ScenarioVersionUnsupported: a date
@@ -130,6 +136,8 @@ type server struct {
 	rec     *Recorder
 	mu      sync.Mutex
 	pending map[string]chan json.RawMessage
+	held    map[string]chan struct{} // requests held past the client's timeout (cancel.go)
+	theTask *probeTask               // ScenarioTaskCancel's task, once created
 }
 
 func newServer(script Script, rec *Recorder) *server {
@@ -152,6 +160,9 @@ func (m message) isRequest() bool { return m.Method != "" && len(m.ID) > 0 }
 // answer (the probe's ping, on the stream of the request being answered). It returns the
 // response to a request, or nil for a notification or a response.
 func (s *server) handle(ctx context.Context, m message, emit func([]byte)) []byte {
+	if resp, ok := s.intercept(ctx, m); ok {
+		return resp
+	}
 	switch {
 	case m.Method == "" && len(m.ID) > 0:
 		s.deliver(m)
@@ -164,8 +175,11 @@ func (s *server) handle(ctx context.Context, m message, emit func([]byte)) []byt
 	switch m.Method {
 	case "initialize":
 		caps := map[string]any{"tools": map[string]any{}}
-		if s.script.Scenario == ScenarioInitialize {
+		switch s.script.Scenario {
+		case ScenarioInitialize:
 			caps = map[string]any{}
+		case ScenarioTaskCancel:
+			caps["tasks"] = taskCapabilities()
 		}
 		return result(m.ID, map[string]any{
 			"protocolVersion": s.script.Offered(),
