@@ -99,7 +99,8 @@ func (s *server) intercept(ctx context.Context, m message) (resp []byte, ok bool
 	case "tools/list":
 		res := map[string]any{"tools": cancelTools(s.script.Scenario)}
 		if s.script.Modern() {
-			res["resultType"], res["_meta"] = "complete", serverMeta()
+			// As listModern's one page (the empty-cursor rule is tools_call's matter).
+			res["resultType"], res["_meta"], res["ttlMs"], res["cacheScope"] = "complete", serverMeta(), 0, "public"
 		}
 		return result(m.ID, res), true
 	case "tools/call":
