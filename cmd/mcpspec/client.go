@@ -392,8 +392,8 @@ func launchClient(cfg *clientConfig, script probe.Script) launchOutcome {
 		}
 		defer os.RemoveAll(dir)
 		target = filepath.Join(dir, "mcpspec-probe")
-		script := fmt.Sprintf("#!/bin/sh\nexec %s probe-stdio --report %s --token %s --scenario %s --revision %s --answer-wait %s\n",
-			shellQuote(cfg.self), col.Addr(), token, script.Scenario, script.Revision, script.AnswerWait)
+		script := fmt.Sprintf("#!/bin/sh\nexec %s probe-stdio --report %s --token %s --scenario %s --revision %s --answer-wait %s --state %s\n",
+			shellQuote(cfg.self), col.Addr(), token, script.Scenario, script.Revision, script.AnswerWait, shellQuote(dir))
 		if err := os.WriteFile(target, []byte(script), 0o755); err != nil {
 			col.Close(0)
 			return launchOutcome{err: fmt.Sprintf("probe script: %v", err)}

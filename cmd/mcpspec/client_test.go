@@ -27,8 +27,8 @@ const clientRunTimeout = 60 * time.Second
 var clientTestTimeouts = []string{"--timeout-request", "500ms", "--timeout-idle", "5s", "--timeout-startup", "10s"}
 
 // selfTestScenarios: the default scenarios and those served on request whose checks no default
-// scenario judges (task-cancel), so that every check has a result.
-var selfTestScenarios = strings.Join(append(slices.Clone(probe.Scenarios), probe.ScenarioTaskCancel), ",")
+// scenario judges (task-cancel, subscriptions), so that every check has a result.
+var selfTestScenarios = strings.Join(append(slices.Clone(probe.Scenarios), probe.ScenarioTaskCancel, probe.ScenarioSubscriptions), ",")
 
 // runClient runs `mcpspec client` on the reference client (with faults) over a transport.
 func runClient(t *testing.T, d runDir, transport string, faults ...string) (procRun, *reports.Run) {
@@ -282,7 +282,7 @@ func TestClientBadFlagsExit2(t *testing.T) {
 		{[]string{"--cmd", "c", "extra"}, `unexpected argument "extra"`},
 		{[]string{"--cmd", "c", "--sse", "--stdio"}, "--stdio and --sse exclude each other"},
 		{[]string{"--cmd", "c {server}", "--sse"}, "--cmd holds {server}"},
-		{[]string{"--cmd", "c", "--scenario", "nope"}, `--scenario: unknown scenario "nope" (known: tools_call, version-unsupported, session-expiry, sse-retry, request-timeout, initialize, task-cancel)`},
+		{[]string{"--cmd", "c", "--scenario", "nope"}, `--scenario: unknown scenario "nope" (known: tools_call, version-unsupported, session-expiry, sse-retry, request-timeout, initialize, task-cancel, subscriptions)`},
 		{[]string{"--cmd", "c", "--scenario", "initialize,initialize"}, "--scenario: initialize given twice"},
 	}
 	for _, tc := range cases {

@@ -78,13 +78,18 @@ func (s Script) ContextTools() []string {
 		return out
 	case s.Scenario == ScenarioInitialize:
 		return []string{} // it lists none
+	case s.Scenario == ScenarioSubscriptions:
+		return []string{ToolEcho}
 	}
 	return ToolNames(s.Revision)
 }
 
 // intercept answers what the cancellation scenarios serve differently from tools_call; ok is
 // false for anything else. It sees every message, notifications included.
-func (s *server) intercept(ctx context.Context, m message) (resp []byte, ok bool) {
+func (s *server) intercept(ctx context.Context, m message, emit func([]byte)) (resp []byte, ok bool) {
+	if s.script.Scenario == ScenarioSubscriptions {
+		return s.interceptSubscriptions(ctx, m, emit)
+	}
 	if !s.script.cancelScenario() {
 		return nil, false
 	}

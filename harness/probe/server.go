@@ -40,7 +40,7 @@ var Scenarios = []string{ScenarioTools, ScenarioVersionUnsupported, ScenarioSess
 
 // OnRequest lists the scenarios served only when asked for by name: their exchange is a part
 // of ScenarioTools', judged by the same checks, so running them too would only repeat results.
-var OnRequest = []string{ScenarioInitialize, ScenarioTaskCancel}
+var OnRequest = []string{ScenarioInitialize, ScenarioTaskCancel, ScenarioSubscriptions}
 
 // Known lists every scenario the probe serves.
 func Known() []string { return append(slices.Clone(Scenarios), OnRequest...) }
@@ -53,6 +53,8 @@ func ServesAt(scenario, revision string) bool {
 		return !harness.IsModern(revision)
 	case ScenarioTaskCancel: // tasks exist at 2025-11-25 only
 		return revision == harness.Rev20251125
+	case ScenarioSubscriptions: // subscriptions/listen is 2026-07-28's
+		return harness.IsModern(revision)
 	}
 	return true
 }
@@ -102,6 +104,9 @@ type Script struct {
 	Revision string // the revision the probe answers initialize with (ScenarioTools)
 	// AnswerWait bounds the probe's wait for the client's answer to a request the probe sent.
 	AnswerWait time.Duration
+	// StateDir (stdio) is a directory every probe launched in the run shares: the relaunched
+	// probe of ScenarioSubscriptions learns there that the connection was ended once.
+	StateDir string
 }
 
 // Offered is the protocol version the probe answers initialize with.
@@ -138,6 +143,8 @@ type server struct {
 	pending map[string]chan json.RawMessage
 	held    map[string]chan struct{} // requests held past the client's timeout (cancel.go)
 	theTask *probeTask               // ScenarioTaskCancel's task, once created
+	sub     subState                 // ScenarioSubscriptions (subscribe.go)
+	hangup  func()                   // ends the connection (stdio: closes stdout); nil over HTTP
 }
 
 func newServer(script Script, rec *Recorder) *server {
@@ -160,7 +167,7 @@ func (m message) isRequest() bool { return m.Method != "" && len(m.ID) > 0 }
 // answer (the probe's ping, on the stream of the request being answered). It returns the
 // response to a request, or nil for a notification or a response.
 func (s *server) handle(ctx context.Context, m message, emit func([]byte)) []byte {
-	if resp, ok := s.intercept(ctx, m); ok {
+	if resp, ok := s.intercept(ctx, m, emit); ok {
 		return resp
 	}
 	switch {
