@@ -185,7 +185,8 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 	return cfg, nil
 }
 
-// parseScenarios reads --scenario: known names, each once; empty means the default ones.
+// parseScenarios reads --scenario: known names, each once, or a group (`auth/*`: every
+// scenario whose name begins with `auth/`); empty means the default ones.
 func parseScenarios(list string) ([]string, error) {
 	if list == "" {
 		return probe.Scenarios, nil
@@ -193,13 +194,27 @@ func parseScenarios(list string) ([]string, error) {
 	var out []string
 	for _, name := range strings.Split(list, ",") {
 		name = strings.TrimSpace(name)
-		switch {
-		case !slices.Contains(probe.Known(), name):
-			return nil, usageErrorf("client: --scenario: unknown scenario %q (known: %s)", name, strings.Join(probe.Known(), ", "))
-		case slices.Contains(out, name):
-			return nil, usageErrorf("client: --scenario: %s given twice", name)
+		names := []string{name}
+		if group, ok := strings.CutSuffix(name, "/*"); ok {
+			names = nil
+			for _, k := range probe.Known() {
+				if strings.HasPrefix(k, group+"/") {
+					names = append(names, k)
+				}
+			}
+			if len(names) == 0 {
+				return nil, usageErrorf("client: --scenario: no scenario in the group %q (known: %s)", name, strings.Join(probe.Known(), ", "))
+			}
 		}
-		out = append(out, name)
+		for _, n := range names {
+			switch {
+			case !slices.Contains(probe.Known(), n):
+				return nil, usageErrorf("client: --scenario: unknown scenario %q (known: %s)", n, strings.Join(probe.Known(), ", "))
+			case slices.Contains(out, n):
+				return nil, usageErrorf("client: --scenario: %s given twice", n)
+			}
+			out = append(out, n)
+		}
 	}
 	return out, nil
 }
@@ -238,6 +253,9 @@ func (cfg *clientConfig) plan() ([]scenarioRun, error) {
 	}
 	var runs []scenarioRun
 	for _, scenario := range cfg.scenarios {
+		if probe.IsAuth(scenario) && cfg.transport != wire.HTTP {
+			continue // authorization is Streamable HTTP's alone (AUTH-STDIO)
+		}
 		for _, rev := range revs {
 			if !probe.ServesAt(scenario, rev) {
 				continue
@@ -291,6 +309,8 @@ func executeClient(cfg *clientConfig, stdout, stderr io.Writer) (int, error) {
 	val := schema.New()
 	for _, sr := range runs {
 		out := launchClient(cfg, sr.script)
+		// Whatever the authorization scenario minted or saw is redacted from every report.
+		cfg.run.secrets = append(cfg.run.secrets, out.secrets...)
 		if out.clientInfo != nil && run.Target.ServerInfo == nil {
 			run.Target.ServerInfo = out.clientInfo
 		}
@@ -369,6 +389,7 @@ type launchOutcome struct {
 	stderr     string
 	clientInfo map[string]any
 	durationMs int64
+	secrets    []string // an authorization scenario's tokens, codes, client secrets, verifiers
 }
 
 // launchClient serves one scenario and runs the client against it until it exits, or until a
@@ -378,6 +399,8 @@ func launchClient(cfg *clientConfig, script probe.Script) launchOutcome {
 	rec := probe.NewRecorder(nil)
 	var target, placeholder string
 	var stopProbe func()
+	var authContext map[string]any
+	secrets := func() []string { return nil }
 	switch cfg.transport {
 	case wire.Stdio:
 		token := randomToken()
@@ -414,18 +437,19 @@ func launchClient(cfg *clientConfig, script probe.Script) launchOutcome {
 		}
 		target, placeholder = srv.URL(), "{url}"
 		stopProbe = srv.Close
+		authContext, secrets = srv.AuthContext(), srv.Secrets
 	}
 	argv := withTarget(cfg.argv, placeholder, target)
-	env := append([]string{envScenario + "=" + script.Scenario, envContext + "=" + scenarioContext(script)}, cfg.env...)
+	env := append([]string{envScenario + "=" + script.Scenario, envContext + "=" + scenarioContext(script, authContext)}, cfg.env...)
 	proc, err := stdio.Start(stdio.Command{Argv: argv, Env: env, Dir: cfg.dir}, false)
 	if err != nil {
 		stopProbe()
-		return launchOutcome{err: fmt.Sprintf("launch the client: %v", err)}
+		return launchOutcome{err: fmt.Sprintf("launch the client: %v", err), secrets: secrets()}
 	}
 	problem := awaitClient(proc, rec, cfg.timeouts)
 	proc.Stop(cfg.timeouts.Shutdown) // the group: a probe the client launched goes too
 	stopProbe()
-	out := launchOutcome{records: rec.Records(), stderr: proc.StderrTail(), durationMs: time.Since(start).Milliseconds()}
+	out := launchOutcome{records: rec.Records(), stderr: proc.StderrTail(), durationMs: time.Since(start).Milliseconds(), secrets: secrets()}
 	out.connected = len(out.records) > 0
 	out.clientInfo = clientInfo(out.records)
 	switch {
@@ -528,13 +552,21 @@ func withTarget(argv []string, placeholder, target string) []string {
 	return out
 }
 
-// scenarioContext is MCP_CONFORMANCE_CONTEXT: the scenario's data.
-func scenarioContext(s probe.Script) string {
+// scenarioContext is MCP_CONFORMANCE_CONTEXT: the scenario's data, and in an authorization
+// scenario that pre-registers the client its client_id and client_secret (auth).
+func scenarioContext(s probe.Script, auth map[string]any) string {
 	tools := probe.ToolNames(s.Revision)
-	if s.Scenario == probe.ScenarioInitialize {
+	switch {
+	case s.Scenario == probe.ScenarioInitialize:
 		tools = []string{} // it lists none
+	case probe.IsAuth(s.Scenario):
+		tools = []string{probe.ToolEcho}
 	}
-	b, _ := json.Marshal(map[string]any{"scenario": s.Scenario, "protocolVersion": s.Offered(), "tools": tools})
+	ctx := map[string]any{"scenario": s.Scenario, "protocolVersion": s.Offered(), "tools": tools}
+	for k, v := range auth {
+		ctx[k] = v
+	}
+	b, _ := json.Marshal(ctx)
 	return string(b)
 }
 

@@ -71,9 +71,12 @@ type HTTPServer struct {
 	cutReply []byte
 	http     *http.Server
 	ln       net.Listener
-	ctx      context.Context
-	cancel   context.CancelFunc
-	wg       sync.WaitGroup
+	// auth is the authorization server of an authorization scenario (nil otherwise): it serves
+	// every path but the MCP endpoint, and gates the endpoint.
+	auth   *authServer
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
 }
 
 // ServeHTTP starts the probe on 127.0.0.1 at a free port.
@@ -87,6 +90,10 @@ func StartHTTP(script Script, rec *Recorder) (*HTTPServer, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &HTTPServer{srv: newServer(script, rec), rec: rec, session: newSessionID(), ln: ln, ctx: ctx, cancel: cancel}
+	if plan, ok := PlanFor(script.Scenario); ok {
+		h.auth = newAuthServer(plan, rec)
+		h.auth.origin = "http://" + ln.Addr().String()
+	}
 	h.http = &http.Server{Handler: h}
 	h.wg.Add(1)
 	go func() {
@@ -98,6 +105,24 @@ func StartHTTP(script Script, rec *Recorder) (*HTTPServer, error) {
 
 // URL is the endpoint the client is given.
 func (h *HTTPServer) URL() string { return "http://" + h.ln.Addr().String() + Path }
+
+// AuthContext is what MCP_CONFORMANCE_CONTEXT carries for the authorization scenario (nil for
+// any other): a pre-registered client's client_id and client_secret.
+func (h *HTTPServer) AuthContext() map[string]any {
+	if h.auth == nil {
+		return nil
+	}
+	return h.auth.ContextFields()
+}
+
+// Secrets lists every secret of the authorization scenario (tokens, refresh tokens, codes,
+// client secrets, code verifiers), minted or seen: none may reach a report.
+func (h *HTTPServer) Secrets() []string {
+	if h.auth == nil {
+		return nil
+	}
+	return h.auth.Secrets()
+}
 
 // Close stops serving: requests still waiting for the client are given up.
 func (h *HTTPServer) Close() {
@@ -116,12 +141,24 @@ func newSessionID() string {
 // whatever headers it lacks, so that a client's one slip does not hide the rest of its
 // behaviour from the checks.
 func (h *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.auth != nil && r.URL.Path != Path {
+		h.auth.serve(w, r, h.URL())
+		return
+	}
 	body, _ := io.ReadAll(io.LimitReader(r.Body, maxBody))
 	channel := map[string]string{http.MethodPost: ChanPOST, http.MethodGet: ChanGET, http.MethodDelete: ChanDELETE}[r.Method]
 	if channel == "" {
 		channel = ChanHTTP
 	}
-	h.rec.Add(Record{Dir: Recv, Channel: channel, Path: r.URL.Path, Header: headerMap(r.Header), Body: string(body)})
+	if h.auth != nil {
+		h.auth.learnSecrets(r, nil)
+		h.auth.recordRequest(r, channel, body)
+		if h.refuse(w, r, channel, body) {
+			return
+		}
+	} else {
+		h.rec.Add(Record{Dir: Recv, Channel: channel, Path: r.URL.Path, Header: headerMap(r.Header), Body: string(body)})
+	}
 	if r.URL.Path != Path {
 		h.answer(w, channel, http.StatusNotFound, "", nil)
 		return
@@ -148,6 +185,29 @@ func (h *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", "POST, GET, DELETE")
 		h.answer(w, ChanHTTP, http.StatusMethodNotAllowed, "", nil)
 	}
+}
+
+// refuse answers a request to the MCP endpoint of an authorization scenario that lacks a token
+// good for it with 401 (or 403 insufficient_scope) and the challenge, and reports whether it did.
+func (h *HTTPServer) refuse(w http.ResponseWriter, r *http.Request, channel string, body []byte) bool {
+	var msgs []message
+	if m := bytes.TrimSpace(body); len(m) > 0 && m[0] == '[' {
+		_ = json.Unmarshal(m, &msgs)
+	} else {
+		var one message
+		if json.Unmarshal(m, &one) == nil {
+			msgs = []message{one}
+		}
+	}
+	status, challenge := h.auth.gate(r, msgs, h.URL())
+	if status == 0 {
+		return false
+	}
+	h.rec.Add(Record{Dir: Note, Body: ChallengeNote + strconv.Itoa(status) + " " + challenge})
+	h.rec.Add(Record{Dir: Send, Channel: channel, Status: status, Header: map[string]string{"Www-Authenticate": challenge}})
+	w.Header().Set("WWW-Authenticate", challenge)
+	w.WriteHeader(status)
+	return true
 }
 
 // expire ends the session at the first tools/call of ScenarioSessionExpiry: the call is

@@ -36,10 +36,16 @@ type Record struct {
 	AtMs    int64  `json:"atMs"`
 	Dir     string `json:"dir"`
 	Channel string `json:"channel"`
+	// Method is the HTTP method of a request to the authorization server's side (ChanOAuth).
+	Method string `json:"method,omitempty"`
 	// Path is the request path of an HTTP request the client made.
 	Path string `json:"path,omitempty"`
+	// Query is its query string, secrets replaced by labels.
+	Query string `json:"query,omitempty"`
 	// Header holds the HTTP request's headers as the client sent them (several values joined by
-	// ", "); a header absent from the map was not sent. Credentials are never kept.
+	// ", "); a header absent from the map was not sent. Credentials are never kept: in an
+	// authorization scenario each is replaced by a label naming what it was. On an answer of
+	// an authorization scenario it holds the headers that matter (WWW-Authenticate, Location).
 	Header map[string]string `json:"header,omitempty"`
 	// Status is the HTTP status of the probe's answer.
 	Status int    `json:"status,omitempty"`
@@ -49,8 +55,15 @@ type Record struct {
 // Meta is the record's HTTP detail in one line, for evidence.
 func (r Record) Meta() string {
 	var parts []string
+	if r.Method != "" {
+		parts = append(parts, r.Method)
+	}
 	if r.Path != "" {
-		parts = append(parts, r.Path)
+		p := r.Path
+		if r.Query != "" {
+			p += "?" + r.Query
+		}
+		parts = append(parts, p)
 	}
 	if r.Status != 0 {
 		parts = append(parts, "HTTP "+http.StatusText(r.Status))
@@ -65,7 +78,7 @@ func (r Record) Meta() string {
 	return strings.Join(parts, "; ")
 }
 
-var metaHeaders = []string{"Accept", "Content-Type", "Mcp-Session-Id", "Mcp-Protocol-Version", "Mcp-Method", "Mcp-Name", "Last-Event-Id"}
+var metaHeaders = []string{"Accept", "Content-Type", "Mcp-Session-Id", "Mcp-Protocol-Version", "Mcp-Method", "Mcp-Name", "Last-Event-Id", "Authorization", "Www-Authenticate", "Location"}
 
 // HasHeader returns the header's value and whether the client sent it.
 func (r Record) HasHeader(name string) (string, bool) {

@@ -42,12 +42,18 @@ var Scenarios = []string{ScenarioTools, ScenarioVersionUnsupported, ScenarioSess
 // of ScenarioTools', judged by the same checks, so running them too would only repeat results.
 var OnRequest = []string{ScenarioInitialize}
 
-// Known lists every scenario the probe serves.
-func Known() []string { return append(slices.Clone(Scenarios), OnRequest...) }
+// Known lists every scenario the probe serves, the authorization scenarios last.
+func Known() []string {
+	return append(append(slices.Clone(Scenarios), OnRequest...), AuthScenarios()...)
+}
 
 // ServesAt reports whether the probe serves scenario at revision: the handshake alone has no
-// place at the stateless 2026-07-28, which has none.
+// place at the stateless 2026-07-28, which has none; an authorization scenario is served at
+// the revisions its plan names.
 func ServesAt(scenario, revision string) bool {
+	if a, ok := PlanFor(scenario); ok {
+		return a.ServesAt(revision)
+	}
 	return scenario != ScenarioInitialize || !harness.IsModern(revision)
 }
 
@@ -189,11 +195,16 @@ func (s *server) tools() []map[string]any {
 		return []map[string]any{}
 	}
 	noArgs := map[string]any{"type": "object", "properties": map[string]any{}}
+	echo := map[string]any{"name": ToolEcho, "description": "Answers with its text argument.", "inputSchema": map[string]any{
+		"type":       "object",
+		"properties": map[string]any{"text": map[string]any{"type": "string", "default": EchoDefault}},
+	}}
+	if IsAuth(s.script.Scenario) {
+		// Authorization is the point: one tool call is enough to need a token.
+		return []map[string]any{echo}
+	}
 	ts := []map[string]any{
-		{"name": ToolEcho, "description": "Answers with its text argument.", "inputSchema": map[string]any{
-			"type":       "object",
-			"properties": map[string]any{"text": map[string]any{"type": "string", "default": EchoDefault}},
-		}},
+		echo,
 		{"name": ToolPing, "description": "Pings the client, then answers whether the ping was answered.", "inputSchema": noArgs},
 		{"name": ToolRoots, "description": "Asks the client for its roots.", "inputSchema": noArgs},
 		{"name": ToolSampling, "description": "Asks the client to sample a message.", "inputSchema": noArgs},

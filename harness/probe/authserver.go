@@ -1,0 +1,683 @@
+package probe
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The probe authorization server: protected resource metadata (RFC 9728), authorization server
+// metadata (RFC 8414, or OpenID Provider metadata), dynamic registration (RFC 7591), Client ID
+// Metadata Documents, an authorization endpoint that redirects at once (no person in the loop:
+// the client GETs it itself and reads the Location), and a token endpoint for
+// authorization_code with PKCE, refresh_token and client_credentials. It is served on the
+// probe's own loopback origin, and records every request and answer in the probe's Recorder,
+// its secrets (tokens, codes, client secrets, code verifiers) replaced by labels, so the client
+// checks judge one recording and no report ever holds a secret.
+
+// ChanOAuth is the channel of a request to the authorization server's side of the probe (any
+// path but the MCP endpoint) and of its answer.
+const ChanOAuth = "OAUTH"
+
+// Notes of the authorization server, each a prefix the checks read.
+const (
+	// IssuedNote: a token response; the rest says which grant, resource and scope.
+	IssuedNote = "auth: issued "
+	// ChallengeNote: the MCP endpoint refused a request; the rest is its WWW-Authenticate.
+	ChallengeNote = "auth: challenge "
+	// AcceptedNote: the MCP endpoint accepted a request's token; the rest is its label.
+	AcceptedNote = "auth: accepted "
+	// CIMDNote: what the AS did with a URL client_id.
+	CIMDNote = "auth: client id metadata document "
+)
+
+// CIMDFetchTimeout bounds the authorization server's fetch of a loopback Client ID Metadata
+// Document.
+const CIMDFetchTimeout = 5 * time.Second
+
+// grant is what an authorization code or token was issued for.
+type grant struct {
+	clientID, redirectURI, challenge, method, resource, scope string
+	used                                                      bool
+}
+
+type token struct {
+	label, resource, scope, clientID string
+	expired                          bool
+}
+
+type client struct {
+	id, secret, method string
+	redirectURIs       []string
+}
+
+// authServer is the authorization server of one scenario run.
+type authServer struct {
+	plan   AuthPlan
+	rec    *Recorder
+	origin string // http://127.0.0.1:PORT
+	mu     sync.Mutex
+	// secrets maps each secret seen or minted to the label it is recorded as.
+	secrets  map[string]string
+	counts   map[string]int
+	clients  map[string]*client
+	codes    map[string]*grant
+	access   map[string]*token
+	refresh  map[string]*token
+	authReqs int // authorization requests served
+	pre      client
+	// expiredOnce: AuthPlan.ExpireFirst's token has been answered as expired.
+	expiredOnce bool
+}
+
+func newAuthServer(plan AuthPlan, rec *Recorder) *authServer {
+	a := &authServer{plan: plan, rec: rec, secrets: map[string]string{}, counts: map[string]int{},
+		clients: map[string]*client{}, codes: map[string]*grant{}, access: map[string]*token{}, refresh: map[string]*token{}}
+	if plan.Registration == RegPre {
+		a.pre = client{id: PreRegisteredClientID, secret: "mcpspec-cs-" + randHex(16), method: plan.AuthMethods[0]}
+		a.clients[a.pre.id] = &a.pre
+		a.secret(a.pre.secret, "client_secret")
+	}
+	return a
+}
+
+func randHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// secret registers s as a secret of kind and returns its label; a secret seen before keeps its
+// label.
+func (a *authServer) secret(s, kind string) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.secretLocked(s, kind)
+}
+
+func (a *authServer) secretLocked(s, kind string) string {
+	if s == "" {
+		return ""
+	}
+	if l, ok := a.secrets[s]; ok {
+		return l
+	}
+	a.counts[kind]++
+	label := fmt.Sprintf("<redacted:%s-%d>", kind, a.counts[kind])
+	if kind == "code_verifier" {
+		// The challenge a verifier yields is public (it travelled in the authorization URL): the
+		// label carries it, so a check can match the two without the verifier.
+		label = fmt.Sprintf("<redacted:code_verifier S256=%s>", s256(s))
+	}
+	a.secrets[s] = label
+	return label
+}
+
+// Secrets lists every secret the run minted or saw, and the forms a report could hold them in.
+func (a *authServer) Secrets() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []string
+	for s := range a.secrets {
+		out = append(out, s, url.QueryEscape(s))
+	}
+	return out
+}
+
+// redact replaces every known secret in s by its label, longest first.
+func (a *authServer) redact(s string) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	keys := make([]string, 0, len(a.secrets))
+	for k := range a.secrets {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return len(keys[i]) > len(keys[j]) })
+	var pairs []string
+	for _, k := range keys {
+		pairs = append(pairs, k, a.secrets[k])
+		if q := url.QueryEscape(k); q != k {
+			pairs = append(pairs, q, a.secrets[k])
+		}
+	}
+	if len(pairs) == 0 {
+		return s
+	}
+	return strings.NewReplacer(pairs...).Replace(s)
+}
+
+func s256(verifier string) string {
+	sum := sha256.Sum256([]byte(verifier))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
+}
+
+// learnSecrets registers the secrets an incoming request carries before it is recorded.
+func (a *authServer) learnSecrets(r *http.Request, form url.Values) {
+	if v := r.Header.Get("Authorization"); v != "" {
+		scheme, cred, _ := strings.Cut(v, " ")
+		switch strings.ToLower(scheme) {
+		case "bearer":
+			a.secret(strings.TrimSpace(cred), "unknown-token")
+		case "basic":
+			if raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(cred)); err == nil {
+				_, pw, _ := strings.Cut(string(raw), ":")
+				if pw, err := url.QueryUnescape(pw); err == nil {
+					a.secret(pw, "client_secret")
+				}
+			}
+			a.secret(strings.TrimSpace(cred), "basic-credentials")
+		default:
+			a.secret(strings.TrimSpace(v), "credentials")
+		}
+	}
+	for _, k := range []string{"access_token", "code_verifier", "client_secret", "refresh_token", "code", "client_assertion"} {
+		for _, v := range append(r.URL.Query()[k], form[k]...) {
+			kind := k
+			if k == "access_token" {
+				kind = "unknown-token"
+			}
+			a.secret(v, kind)
+		}
+	}
+}
+
+// recordRequest records a request the probe got, its secrets labelled.
+func (a *authServer) recordRequest(r *http.Request, channel string, body []byte) {
+	// Host is kept too: the canonical URI of the MCP server is the checks' measure of the
+	// resource parameter.
+	h := map[string]string{"Host": r.Host}
+	for k, vs := range r.Header {
+		h[k] = a.redact(strings.Join(vs, ", "))
+	}
+	a.rec.Add(Record{Dir: Recv, Channel: channel, Method: r.Method, Path: r.URL.Path, Query: a.redact(r.URL.RawQuery), Header: h, Body: a.redact(string(body))})
+}
+
+// reply writes and records an answer of the authorization server.
+func (a *authServer) reply(w http.ResponseWriter, status int, header map[string]string, body []byte) {
+	rh := map[string]string{}
+	for k, v := range header {
+		w.Header().Set(k, v)
+		rh[k] = a.redact(v)
+	}
+	a.rec.Add(Record{Dir: Send, Channel: ChanOAuth, Status: status, Header: rh, Body: a.redact(string(body))})
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+func (a *authServer) replyJSON(w http.ResponseWriter, status int, v any) {
+	a.reply(w, status, map[string]string{"Content-Type": "application/json", "Cache-Control": "no-store"}, mustJSON(v))
+}
+
+func (a *authServer) oauthError(w http.ResponseWriter, status int, code, desc string) {
+	a.replyJSON(w, status, map[string]string{"error": code, "error_description": desc})
+}
+
+func (a *authServer) note(format string, args ...any) {
+	a.rec.Add(Record{Dir: Note, Body: a.redact(fmt.Sprintf(format, args...))})
+}
+
+// serve answers a request to any path but the MCP endpoint.
+func (a *authServer) serve(w http.ResponseWriter, r *http.Request, canonical string) {
+	body, _ := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	form := url.Values{}
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		form, _ = url.ParseQuery(string(body))
+	}
+	a.learnSecrets(r, form)
+	a.recordRequest(r, ChanOAuth, body)
+	p := a.plan
+	iss := p.Issuer(a.origin)
+	switch path := r.URL.Path; {
+	case r.Method == http.MethodGet && p.PRMPath != "" && path == p.PRMPath:
+		resource := canonical
+		if p.PRMResource != "" {
+			resource = p.PRMResource
+		}
+		doc := map[string]any{"resource": resource, "authorization_servers": []string{iss}, "bearer_methods_supported": []string{"header"}}
+		if p.ScopesSupported != nil {
+			doc["scopes_supported"] = p.ScopesSupported
+		}
+		a.replyJSON(w, http.StatusOK, doc)
+	case r.Method == http.MethodGet && p.ASMetaPath != "" && path == p.ASMetaPath:
+		a.replyJSON(w, http.StatusOK, a.metadata())
+	case path == p.IssuerPath+"/authorize" && r.Method == http.MethodGet:
+		a.authorize(w, r)
+	case path == p.IssuerPath+"/token" && r.Method == http.MethodPost:
+		a.token(w, r, form, canonical)
+	case path == p.IssuerPath+"/register" && r.Method == http.MethodPost && (p.Registration == RegDynamic || p.Registration == RegFixed):
+		a.register(w, body)
+	default:
+		a.reply(w, http.StatusNotFound, nil, nil)
+	}
+}
+
+// metadata is the authorization server's metadata document.
+func (a *authServer) metadata() map[string]any {
+	p := a.plan
+	base := a.origin + p.IssuerPath
+	grants := []string{"authorization_code", "refresh_token"}
+	if p.ClientCredentials {
+		grants = append(grants, "client_credentials")
+	}
+	m := map[string]any{
+		"issuer":                                a.plan.Issuer(a.origin),
+		"authorization_endpoint":                base + "/authorize",
+		"token_endpoint":                        base + "/token",
+		"response_types_supported":              []string{"code"},
+		"grant_types_supported":                 grants,
+		"token_endpoint_auth_methods_supported": p.AuthMethods,
+	}
+	if p.Registration == RegDynamic {
+		m["registration_endpoint"] = base + "/register"
+	}
+	if !p.NoPKCE {
+		m["code_challenge_methods_supported"] = []string{"S256"}
+	}
+	if p.Registration == RegCIMD {
+		m["client_id_metadata_document_supported"] = true
+	}
+	if p.ISS {
+		m["authorization_response_iss_parameter_supported"] = true
+	}
+	if p.OpenID {
+		m["jwks_uri"] = base + "/jwks.json"
+		m["subject_types_supported"] = []string{"public"}
+		m["id_token_signing_alg_values_supported"] = []string{"RS256"}
+	}
+	return m
+}
+
+// register is RFC 7591 dynamic registration: any loopback redirect URI, the method asked for
+// among those supported.
+func (a *authServer) register(w http.ResponseWriter, body []byte) {
+	var req struct {
+		RedirectURIs []string `json:"redirect_uris"`
+		Method       string   `json:"token_endpoint_auth_method"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		a.oauthError(w, http.StatusBadRequest, "invalid_client_metadata", "the registration request is not a JSON object: "+err.Error())
+		return
+	}
+	if len(req.RedirectURIs) == 0 {
+		a.oauthError(w, http.StatusBadRequest, "invalid_redirect_uri", "redirect_uris is required")
+		return
+	}
+	method := req.Method
+	if method == "" {
+		method = "client_secret_basic" // RFC 7591 §2's default
+	}
+	if !contains(a.plan.AuthMethods, method) {
+		method = a.plan.AuthMethods[0]
+	}
+	a.mu.Lock()
+	a.counts["client"]++
+	c := &client{id: fmt.Sprintf("mcpspec-dcr-client-%d", a.counts["client"]), method: method, redirectURIs: req.RedirectURIs}
+	if method != "none" {
+		c.secret = "mcpspec-cs-" + randHex(16)
+		a.secretLocked(c.secret, "client_secret")
+	}
+	a.clients[c.id] = c
+	a.mu.Unlock()
+	resp := map[string]any{"client_id": c.id, "redirect_uris": c.redirectURIs, "token_endpoint_auth_method": method,
+		"grant_types": []string{"authorization_code", "refresh_token"}, "response_types": []string{"code"}}
+	if c.secret != "" {
+		resp["client_secret"] = c.secret
+		resp["client_secret_expires_at"] = 0
+	}
+	a.replyJSON(w, http.StatusCreated, resp)
+}
+
+func contains(xs []string, x string) bool {
+	for _, s := range xs {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}
+
+// loopbackRedirect reports whether a redirect URI is http on a loopback host.
+func loopbackRedirect(u *url.URL) bool {
+	h := u.Hostname()
+	return u.Scheme == "http" && (h == "127.0.0.1" || h == "localhost" || h == "::1")
+}
+
+// lookupClient finds a registered client, or a URL client_id where the AS takes Client ID
+// Metadata Documents.
+func (a *authServer) lookupClient(id, redirectURI string) (*client, string) {
+	a.mu.Lock()
+	c := a.clients[id]
+	a.mu.Unlock()
+	if c != nil {
+		return c, ""
+	}
+	if a.plan.Registration != RegCIMD || !strings.HasPrefix(id, "http") {
+		return nil, "unknown client_id " + id
+	}
+	u, err := url.Parse(id)
+	if err != nil {
+		return nil, "client_id is not a URL: " + err.Error()
+	}
+	c = &client{id: id, method: "none", redirectURIs: []string{redirectURI}}
+	if loopbackRedirect(u) {
+		// A document on loopback is fetched and must name itself and the redirect URI.
+		doc, err := fetchCIMD(id)
+		if err != nil {
+			a.note(CIMDNote+"%s could not be fetched: %v", id, err)
+			return nil, "client id metadata document: " + err.Error()
+		}
+		if doc.ClientID != id || !contains(doc.RedirectURIs, redirectURI) {
+			a.note(CIMDNote+"%s names client_id %q and redirect_uris %v", id, doc.ClientID, doc.RedirectURIs)
+			return nil, "the client id metadata document does not name its own URL and the redirect URI"
+		}
+		a.note(CIMDNote+"%s fetched: it names itself and redirect_uris %v", id, doc.RedirectURIs)
+	} else {
+		// Off loopback the probe fetches nothing; it takes the URL as the official suite does.
+		a.note(CIMDNote+"%s taken without fetching (not on loopback)", id)
+	}
+	a.mu.Lock()
+	a.clients[id] = c
+	a.mu.Unlock()
+	return c, ""
+}
+
+type cimdDoc struct {
+	ClientID     string   `json:"client_id"`
+	RedirectURIs []string `json:"redirect_uris"`
+}
+
+func fetchCIMD(u string) (cimdDoc, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), CIMDFetchTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return cimdDoc{}, err
+	}
+	hc := &http.Client{Transport: &http.Transport{DialContext: (&net.Dialer{}).DialContext}, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return cimdDoc{}, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return cimdDoc{}, fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	var d cimdDoc
+	err = json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&d)
+	return d, err
+}
+
+// authorize answers at once with a redirect carrying a code (or error=…), as an authorization
+// server whose user consented would.
+func (a *authServer) authorize(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	a.mu.Lock()
+	a.authReqs++
+	a.mu.Unlock()
+	redirect, err := url.Parse(q.Get("redirect_uri"))
+	if q.Get("redirect_uri") == "" || err != nil || !redirect.IsAbs() {
+		a.oauthError(w, http.StatusBadRequest, "invalid_request", "redirect_uri is missing or not an absolute URL")
+		return
+	}
+	c, why := a.lookupClient(q.Get("client_id"), redirect.String())
+	if c == nil {
+		// An unknown client gets no redirect (OAuth 2.1 §4.1.2.1).
+		a.oauthError(w, http.StatusBadRequest, "invalid_client", why)
+		return
+	}
+	if !contains(c.redirectURIs, redirect.String()) || !loopbackRedirect(redirect) {
+		a.oauthError(w, http.StatusBadRequest, "invalid_request", "redirect_uri is not one the client registered, or not on loopback")
+		return
+	}
+	back := redirect.Query()
+	state := q.Get("state")
+	refuse := func(code, desc string) {
+		back.Set("error", code)
+		back.Set("error_description", desc)
+		if state != "" {
+			back.Set("state", state)
+		}
+		redirect.RawQuery = back.Encode()
+		a.reply(w, http.StatusFound, map[string]string{"Location": redirect.String()}, nil)
+	}
+	switch {
+	case q.Get("response_type") != "code":
+		refuse("unsupported_response_type", "response_type must be code")
+		return
+	case q.Get("code_challenge") == "":
+		refuse("invalid_request", "PKCE is required: no code_challenge")
+		return
+	case q.Get("code_challenge_method") != "S256":
+		refuse("invalid_request", "PKCE: code_challenge_method must be S256")
+		return
+	}
+	code := "mcpspec-code-" + randHex(16)
+	a.secret(code, "code")
+	a.mu.Lock()
+	a.codes[code] = &grant{clientID: c.id, redirectURI: redirect.String(), challenge: q.Get("code_challenge"),
+		method: q.Get("code_challenge_method"), resource: q.Get("resource"), scope: q.Get("scope")}
+	a.mu.Unlock()
+	back.Set("code", code)
+	if a.plan.TamperState {
+		state += "-not-yours"
+	}
+	if state != "" {
+		back.Set("state", state)
+	}
+	if a.plan.ISS {
+		back.Set("iss", a.plan.Issuer(a.origin))
+	}
+	redirect.RawQuery = back.Encode()
+	a.reply(w, http.StatusFound, map[string]string{"Location": redirect.String()}, nil)
+}
+
+// authenticate checks the client's authentication at the token endpoint by the method it
+// registered, and returns the client.
+func (a *authServer) authenticate(r *http.Request, form url.Values) (*client, string) {
+	id, secret, method := form.Get("client_id"), form.Get("client_secret"), "none"
+	if secret != "" {
+		method = "client_secret_post"
+	}
+	if u, pw, ok := r.BasicAuth(); ok {
+		uu, err1 := url.QueryUnescape(u)
+		pp, err2 := url.QueryUnescape(pw)
+		if err1 != nil || err2 != nil {
+			return nil, "the Basic credentials are not form-encoded"
+		}
+		id, secret, method = uu, pp, "client_secret_basic"
+	}
+	a.mu.Lock()
+	c := a.clients[id]
+	a.mu.Unlock()
+	switch {
+	case c == nil:
+		return nil, "unknown client_id " + id
+	case c.method != method:
+		return nil, fmt.Sprintf("the client registered token_endpoint_auth_method %s but authenticated by %s", c.method, method)
+	case c.secret != secret:
+		return nil, "wrong client_secret"
+	}
+	return c, ""
+}
+
+// token serves the token endpoint.
+func (a *authServer) token(w http.ResponseWriter, r *http.Request, form url.Values, canonical string) {
+	c, why := a.authenticate(r, form)
+	if c == nil {
+		a.oauthError(w, http.StatusUnauthorized, "invalid_client", why)
+		return
+	}
+	resource, scope := form.Get("resource"), form.Get("scope")
+	switch form.Get("grant_type") {
+	case "authorization_code":
+		a.mu.Lock()
+		g := a.codes[form.Get("code")]
+		ok := g != nil && !g.used
+		if ok {
+			g.used = true
+		}
+		a.mu.Unlock()
+		switch {
+		case !ok:
+			a.oauthError(w, http.StatusBadRequest, "invalid_grant", "unknown or used authorization code")
+			return
+		case g.clientID != c.id || g.redirectURI != form.Get("redirect_uri"):
+			a.oauthError(w, http.StatusBadRequest, "invalid_grant", "the code was issued to another client or redirect_uri")
+			return
+		case s256(form.Get("code_verifier")) != g.challenge:
+			a.oauthError(w, http.StatusBadRequest, "invalid_grant", "PKCE: code_verifier does not match the code_challenge (S256)")
+			return
+		case resource != "" && g.resource != "" && resource != g.resource:
+			a.oauthError(w, http.StatusBadRequest, "invalid_target", "resource differs from the authorization request's")
+			return
+		}
+		if resource == "" {
+			resource = g.resource
+		}
+		if scope == "" {
+			scope = g.scope
+		}
+		a.issue(w, "authorization_code", c, resource, scope, canonical, true)
+	case "refresh_token":
+		a.mu.Lock()
+		t := a.refresh[form.Get("refresh_token")]
+		if t != nil {
+			delete(a.refresh, form.Get("refresh_token")) // rotated, as OAuth 2.1 asks for public clients
+		}
+		a.mu.Unlock()
+		if t == nil || t.clientID != c.id {
+			a.oauthError(w, http.StatusBadRequest, "invalid_grant", "unknown refresh token")
+			return
+		}
+		if resource != "" && t.resource != "" && resource != t.resource {
+			a.oauthError(w, http.StatusBadRequest, "invalid_target", "resource differs from the original grant's")
+			return
+		}
+		if resource == "" {
+			resource = t.resource
+		}
+		if scope == "" {
+			scope = t.scope
+		}
+		a.issue(w, "refresh_token", c, resource, scope, canonical, true)
+	case "client_credentials":
+		if !a.plan.ClientCredentials || c.secret == "" {
+			a.oauthError(w, http.StatusBadRequest, "unauthorized_client", "client_credentials is not offered to this client")
+			return
+		}
+		a.issue(w, "client_credentials", c, resource, scope, canonical, false)
+	default:
+		a.oauthError(w, http.StatusBadRequest, "unsupported_grant_type", "grant_type "+form.Get("grant_type"))
+	}
+}
+
+// issue mints an access token bound to resource (the canonical URI when the request named
+// none: the probe is lenient, so that a missing resource is AUTH-CLIENT-RESOURCE's finding
+// alone), and a refresh token where the grant gives one.
+func (a *authServer) issue(w http.ResponseWriter, grantType string, c *client, resource, scope, canonical string, withRefresh bool) {
+	if resource == "" {
+		resource = canonical
+	}
+	at := "mcpspec-at-" + randHex(20)
+	t := &token{label: a.secret(at, "access_token"), resource: resource, scope: scope, clientID: c.id}
+	resp := map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": 3600}
+	if scope != "" {
+		resp["scope"] = scope
+	}
+	a.mu.Lock()
+	a.access[at] = t
+	a.mu.Unlock()
+	if withRefresh {
+		rt := "mcpspec-rt-" + randHex(20)
+		a.secret(rt, "refresh_token")
+		a.mu.Lock()
+		a.refresh[rt] = &token{resource: resource, scope: scope, clientID: c.id}
+		a.mu.Unlock()
+		resp["refresh_token"] = rt
+	}
+	a.note(IssuedNote+"%s by %s for resource %s scope %q", t.label, grantType, resource, scope)
+	a.replyJSON(w, http.StatusOK, resp)
+}
+
+// AuthorizationRequests counts the authorization requests served.
+func (a *authServer) AuthorizationRequests() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.authReqs
+}
+
+// gate decides whether the MCP endpoint serves a request: it returns the status and
+// WWW-Authenticate of a refusal, or 0 when the request's token is good for it.
+func (a *authServer) gate(r *http.Request, msgs []message, canonical string) (int, string) {
+	p := a.plan
+	challenge := func(parts ...string) string {
+		if p.PRMInChallenge {
+			parts = append(parts, fmt.Sprintf("resource_metadata=%q", p.PRMURL(a.origin)))
+		}
+		return "Bearer " + strings.Join(parts, ", ")
+	}
+	scheme, cred, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(cred) == "" {
+		var parts []string
+		if p.ChallengeScope != "" {
+			parts = append(parts, fmt.Sprintf("scope=%q", p.ChallengeScope))
+		}
+		return http.StatusUnauthorized, challenge(parts...)
+	}
+	a.mu.Lock()
+	t := a.access[strings.TrimSpace(cred)]
+	a.mu.Unlock()
+	invalid := func(desc string) (int, string) {
+		return http.StatusUnauthorized, challenge(`error="invalid_token"`, fmt.Sprintf("error_description=%q", desc))
+	}
+	switch {
+	case t == nil:
+		return invalid("the token was not issued by this server's authorization server")
+	case t.resource != canonical:
+		return invalid("the token was issued for " + t.resource + ", not this server")
+	case t.expired:
+		return invalid("the token expired")
+	}
+	calls := false
+	for _, m := range msgs {
+		calls = calls || m.Method == "tools/call"
+	}
+	if calls && p.ExpireFirst {
+		a.mu.Lock()
+		first := !a.expiredOnce
+		if first {
+			t.expired, a.expiredOnce = true, true
+		}
+		a.mu.Unlock()
+		if first {
+			return invalid("the token expired")
+		}
+	}
+	if calls && p.StepUp && (p.StepUpAlways || !contains(strings.Fields(t.scope), ScopeWrite)) {
+		return http.StatusForbidden, challenge(`error="insufficient_scope"`, fmt.Sprintf("scope=%q", StepUpScope),
+			`error_description="tools/call needs the scope `+ScopeWrite+`"`)
+	}
+	a.rec.Add(Record{Dir: Note, Body: AcceptedNote + t.label})
+	return 0, ""
+}
+
+// ContextFields are the scenario's authorization fields of MCP_CONFORMANCE_CONTEXT: the
+// pre-registered client's credentials, under the official suite's names, and nothing otherwise.
+func (a *authServer) ContextFields() map[string]any {
+	if a.plan.Registration != RegPre {
+		return nil
+	}
+	return map[string]any{"client_id": a.pre.id, "client_secret": a.pre.secret}
+}

@@ -1,0 +1,480 @@
+package clientsuite
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/probe"
+)
+
+// The client checks of authorization: each judges what a client did in the auth/* scenarios,
+// where the probe MCP server answers 401 with a Bearer challenge until the probe authorization
+// server (on the same loopback origin) has issued the client a token for it. The records hold
+// no secret: tokens, codes, verifiers and client secrets appear as the labels the probe gave
+// them (a verifier's label carries its S256 challenge).
+
+var (
+	revsAuthAll  = []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125}
+	revsAuthPRM  = []string{harness.Rev20250618, harness.Rev20251125}
+	revsAuth1125 = []string{harness.Rev20251125}
+)
+
+func init() {
+	Register(
+		Check{ID: "AUTH-CLIENT-PRM-DISCOVERY", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
+			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthMetadataVar1, probe.AuthMetadataVar2, probe.AuthMetadataVar3},
+			Summary: "the client fetches the protected resource metadata the 401 challenge names, else (2025-11-25) the well-known URIs, path-based first",
+			Judge:   judgePRMDiscovery},
+		Check{ID: "AUTH-CLIENT-AS-DISCOVERY", Level: "MUST", Transports: httpOnly, Versions: revsAuthAll,
+			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthMetadataVar1, probe.AuthMetadataVar2, probe.AuthMetadataVar3, probe.AuthBackcompat0326, probe.AuthEndpointFallback},
+			Summary: "the client asks the authorization server's metadata at the well-known URIs in its revision's order (2025-03-26: at the MCP server's origin, then the default endpoints)",
+			Judge:   judgeASDiscovery},
+		Check{ID: "AUTH-CLIENT-PKCE", Level: "MUST", Transports: httpOnly, Versions: revsAuthAll,
+			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthBackcompat0326},
+			Summary: "the authorization request carries an S256 code_challenge and the token request the code_verifier that yields it",
+			Judge:   judgePKCE},
+		Check{ID: "AUTH-CLIENT-RESOURCE", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
+			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthTokenRefresh},
+			Summary: "the authorization and token requests carry resource, the MCP server's canonical URI",
+			Judge:   judgeResource},
+		Check{ID: "AUTH-CLIENT-BEARER-HEADER", Level: "MUST", Transports: httpOnly, Versions: revsAuthAll,
+			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthBackcompat0326},
+			Summary: "once it holds a token the client sends it in the Authorization header of every request, never in the query string",
+			Judge:   judgeBearerHeader},
+		Check{ID: "AUTH-CLIENT-SCOPE", Level: "SHOULD", Transports: httpOnly, Versions: revsAuth1125,
+			Scenario: probe.AuthScopeFromChallenge, Also: []string{probe.AuthScopeFromSupported, probe.AuthScopeOmitted},
+			Summary: "the client asks for the challenge's scope, else all of scopes_supported, else no scope",
+			Judge:   judgeScope},
+		Check{ID: "AUTH-CLIENT-STEP-UP", Level: "SHOULD", Transports: httpOnly, Versions: revsAuth1125,
+			Scenario: probe.AuthScopeStepUp, Also: []string{probe.AuthScopeRetryLimit},
+			Summary: "answered 403 insufficient_scope, the client re-authorizes with the challenged scope, and gives up after a few attempts",
+			Judge:   judgeStepUp},
+		Check{ID: "AUTH-CLIENT-STATE", Level: "SHOULD", Transports: httpOnly, Versions: revsAuthPRM,
+			Scenario: probe.AuthStateMismatch,
+			Summary:  "the client sends a state and does not redeem a code whose response carries another",
+			Judge:    judgeState},
+		Check{ID: "AUTH-CLIENT-PKCE-REFUSE", Level: "MUST", Transports: httpOnly, Versions: revsAuth1125,
+			Scenario: probe.AuthPKCENotAdvertised,
+			Summary:  "an authorization server whose metadata lacks code_challenge_methods_supported gets no authorization request",
+			Judge:    judgePKCERefuse},
+		Check{ID: "AUTH-CLIENT-PRM-RESOURCE-MATCH", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
+			Scenario: probe.AuthResourceMismatch,
+			Summary:  "protected resource metadata naming another resource than the MCP server is not used to authorize",
+			Judge:    judgePRMResourceMatch},
+	)
+}
+
+// oauthReq is a request the client made to the authorization server's side of the probe.
+type oauthReq struct {
+	at     int // index in View.Records
+	method string
+	path   string
+	query  url.Values
+	form   url.Values
+}
+
+func (v *View) plan() probe.AuthPlan {
+	p, _ := probe.PlanFor(v.Scenario)
+	return p
+}
+
+func (v *View) oauthReqs() []oauthReq {
+	var out []oauthReq
+	for i, r := range v.Records {
+		if r.Dir != probe.Recv || r.Channel != probe.ChanOAuth {
+			continue
+		}
+		q, _ := url.ParseQuery(r.Query)
+		f := url.Values{}
+		if ct, _ := r.HasHeader("Content-Type"); strings.HasPrefix(ct, "application/x-www-form-urlencoded") {
+			f, _ = url.ParseQuery(r.Body)
+		}
+		out = append(out, oauthReq{at: i, method: r.Method, path: r.Path, query: q, form: f})
+	}
+	return out
+}
+
+func (v *View) seq(i int) int { return v.Records[i].Seq }
+
+// challenged is the index of the probe's first refusal for want of authorization, -1 if none.
+func (v *View) challenged() int {
+	for i, r := range v.Records {
+		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.ChallengeNote) {
+			return i
+		}
+	}
+	return -1
+}
+
+// canonical is the MCP server's canonical URI, from the Host the client's requests named.
+func (v *View) canonical() string {
+	for _, r := range v.Records {
+		if h, ok := r.HasHeader("Host"); ok && r.Dir == probe.Recv {
+			return "http://" + h + probe.Path
+		}
+	}
+	return ""
+}
+
+// notChallenged is the finding of a run in which the probe never refused the client.
+func (v *View) notChallenged() Finding {
+	if len(v.Msgs) == 0 {
+		return untestable("the client sent the MCP server nothing, so it was never challenged")
+	}
+	return untestable("the probe never answered the client 401")
+}
+
+func (v *View) authorizeReqs() []oauthReq {
+	var out []oauthReq
+	for _, o := range v.oauthReqs() {
+		if o.method == "GET" && strings.HasSuffix(o.path, "/authorize") {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func (v *View) tokenReqs() []oauthReq {
+	var out []oauthReq
+	for _, o := range v.oauthReqs() {
+		if o.method == "POST" && strings.HasSuffix(o.path, "/token") {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// wellKnown lists the client's GETs whose path contains marker, in order.
+func (v *View) wellKnown(marker string) []oauthReq {
+	var out []oauthReq
+	for _, o := range v.oauthReqs() {
+		if o.method == "GET" && strings.Contains(o.path, marker) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// prmReqs are the client's requests for protected resource metadata: at a well-known URI, or at
+// the plan's own location.
+func (v *View) prmReqs() []oauthReq {
+	p := v.plan()
+	var out []oauthReq
+	for _, o := range v.oauthReqs() {
+		if o.method == "GET" && (strings.Contains(o.path, "/.well-known/oauth-protected-resource") || (p.PRMPath != "" && o.path == p.PRMPath)) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func paths(os []oauthReq) []string {
+	var out []string
+	for _, o := range os {
+		out = append(out, o.path)
+	}
+	return out
+}
+
+func judgePRMDiscovery(v *View) Finding {
+	if v.challenged() < 0 {
+		return v.notChallenged()
+	}
+	p := v.plan()
+	got := v.prmReqs()
+	if len(got) == 0 {
+		return violated("%s: challenged (record %d), the client never asked for the protected resource metadata", v.Scenario, v.seq(v.challenged()))
+	}
+	if p.PRMInChallenge {
+		if got[0].path != p.PRMPath {
+			return violated("%s: the challenge named resource_metadata %s, but the client asked %s first (record %d)", v.Scenario, p.PRMPath, got[0].path, v.seq(got[0].at))
+		}
+		return passed("%s: the client fetched the resource_metadata the challenge named, %s (record %d)", v.Scenario, p.PRMPath, v.seq(got[0].at))
+	}
+	if v.Revision < harness.Rev20251125 {
+		return na("%s: the well-known fallback is 2025-11-25's", v.Scenario)
+	}
+	order := probe.PRMDiscoveryOrder()
+	for i, o := range got {
+		if i >= len(order) || o.path != order[i] {
+			return violated("%s: with no resource_metadata in the challenge the client asked %v; the order is %v, up to the one served (%s)", v.Scenario, paths(got), order, p.PRMPath)
+		}
+		if o.path == p.PRMPath {
+			return passed("%s: the client asked %v, the well-known URIs in order", v.Scenario, paths(got[:i+1]))
+		}
+	}
+	return violated("%s: the client asked %v and never %s, where the metadata is", v.Scenario, paths(got), p.PRMPath)
+}
+
+func judgeASDiscovery(v *View) Finding {
+	if v.challenged() < 0 {
+		return v.notChallenged()
+	}
+	p := v.plan()
+	var got []oauthReq
+	for _, o := range v.oauthReqs() {
+		if o.method == "GET" && (strings.Contains(o.path, "/.well-known/oauth-authorization-server") || strings.Contains(o.path, "/.well-known/openid-configuration")) {
+			got = append(got, o)
+		}
+	}
+	order := p.ASDiscoveryOrder(v.Revision)
+	auths := v.authorizeReqs()
+	if p.ASMetaPath == "" {
+		// 2025-03-26 without metadata: the metadata first, then the default endpoints.
+		if len(got) == 0 || got[0].path != order[0] {
+			return violated("%s: the client did not ask %s before anything else of the authorization server (it asked %v)", v.Scenario, order[0], paths(got))
+		}
+		if len(auths) == 0 {
+			return violated("%s: with no metadata the client never used the default authorization endpoint /authorize", v.Scenario)
+		}
+		if auths[0].path != "/authorize" {
+			return violated("%s: with no metadata the client sent its authorization request to %s, not the default /authorize", v.Scenario, auths[0].path)
+		}
+		return passed("%s: the client asked %s (404), then used the default endpoints", v.Scenario, order[0])
+	}
+	if len(got) == 0 {
+		if len(v.prmReqs()) == 0 && p.PRMPath != "" {
+			return untestable("%s: the client never found the protected resource metadata that names the authorization server", v.Scenario)
+		}
+		return violated("%s: the client never asked for the authorization server's metadata", v.Scenario)
+	}
+	for i, o := range got {
+		if i >= len(order) || o.path != order[i] {
+			return violated("%s: the client asked %v for the metadata of issuer %q; at %s the order is %v, up to the one served (%s)", v.Scenario, paths(got), p.IssuerPath, v.Revision, order, p.ASMetaPath)
+		}
+		if o.path == p.ASMetaPath {
+			if len(auths) > 0 && auths[0].path != p.IssuerPath+"/authorize" {
+				return violated("%s: the metadata names %s/authorize, but the client sent its authorization request to %s", v.Scenario, p.IssuerPath, auths[0].path)
+			}
+			return passed("%s: the client asked %v, in %s's order", v.Scenario, paths(got[:i+1]), v.Revision)
+		}
+	}
+	return violated("%s: the client asked %v and never %s, where the metadata is", v.Scenario, paths(got), p.ASMetaPath)
+}
+
+// noAuthorization is the finding of a run in which the client made no authorization request.
+func (v *View) noAuthorization() Finding {
+	if v.challenged() < 0 {
+		return v.notChallenged()
+	}
+	return untestable("%s: the client made no authorization request", v.Scenario)
+}
+
+func judgePKCE(v *View) Finding {
+	auths := v.authorizeReqs()
+	if len(auths) == 0 {
+		return v.noAuthorization()
+	}
+	a := auths[0]
+	challenge, method := a.query.Get("code_challenge"), a.query.Get("code_challenge_method")
+	if challenge == "" {
+		return violated("%s: the authorization request (record %d) carries no code_challenge", v.Scenario, v.seq(a.at))
+	}
+	if method != "S256" {
+		return violated("%s: the authorization request (record %d) has code_challenge_method %q, not S256", v.Scenario, v.seq(a.at), method)
+	}
+	for _, t := range v.tokenReqs() {
+		if t.form.Get("grant_type") != "authorization_code" {
+			continue
+		}
+		verifier := t.form.Get("code_verifier")
+		switch {
+		case verifier == "":
+			return violated("%s: the token request (record %d) carries no code_verifier", v.Scenario, v.seq(t.at))
+		case !strings.Contains(verifier, "S256="+challenge+">"):
+			return violated("%s: the code_verifier of the token request (record %d) does not yield the code_challenge %s by S256 (%s)", v.Scenario, v.seq(t.at), challenge, verifier)
+		}
+		return passed("%s: S256 challenge in the authorization request, its verifier in the token request (record %d)", v.Scenario, v.seq(t.at))
+	}
+	return untestable("%s: the client never redeemed its authorization code", v.Scenario)
+}
+
+func judgeResource(v *View) Finding {
+	auths := v.authorizeReqs()
+	if len(auths) == 0 {
+		return v.noAuthorization()
+	}
+	want := v.canonical()
+	for _, a := range auths {
+		if got := a.query.Get("resource"); got != want {
+			return violated("%s: the authorization request (record %d) has resource %q, want the MCP server's canonical URI %q", v.Scenario, v.seq(a.at), got, want)
+		}
+	}
+	n := 0
+	for _, t := range v.tokenReqs() {
+		n++
+		if got := t.form.Get("resource"); got != want {
+			return violated("%s: the %s token request (record %d) has resource %q, want %q", v.Scenario, t.form.Get("grant_type"), v.seq(t.at), got, want)
+		}
+	}
+	if n == 0 {
+		return untestable("%s: the client made no token request", v.Scenario)
+	}
+	return passed("%s: %d authorization and %d token requests name resource %s", v.Scenario, len(auths), n, want)
+}
+
+// issued is the index of the probe's first token issue, -1 if none.
+func (v *View) issued() int {
+	for i, r := range v.Records {
+		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.IssuedNote) {
+			return i
+		}
+	}
+	return -1
+}
+
+func judgeBearerHeader(v *View) Finding {
+	first := v.issued()
+	if first < 0 {
+		if len(v.authorizeReqs()) == 0 {
+			return v.noAuthorization()
+		}
+		return untestable("%s: the client was issued no token", v.Scenario)
+	}
+	n := 0
+	for i, r := range v.Records {
+		if r.Dir != probe.Recv || r.Channel == probe.ChanOAuth {
+			continue
+		}
+		if strings.Contains(r.Query, "access_token") || strings.Contains(r.Query, "<redacted:") {
+			return violated("%s: %s to the MCP endpoint (record %d) carries a token in its query string: %s", v.Scenario, r.Channel, r.Seq, r.Query)
+		}
+		if i < first {
+			continue
+		}
+		n++
+		a, _ := r.HasHeader("Authorization")
+		if !strings.HasPrefix(a, "Bearer <redacted:access_token-") {
+			return violated("%s: %s (record %d), sent after the client was issued a token, has Authorization %q, not Bearer and the token", v.Scenario, r.Channel, r.Seq, a)
+		}
+	}
+	if n == 0 {
+		return untestable("%s: the client sent the MCP server nothing after it got its token", v.Scenario)
+	}
+	return passed("%s: all %d requests after the token was issued carry it in the Authorization header, none in a query string", v.Scenario, n)
+}
+
+func scopeSet(s string) []string {
+	f := strings.Fields(s)
+	slices.Sort(f)
+	return slices.Compact(f)
+}
+
+func judgeScope(v *View) Finding {
+	auths := v.authorizeReqs()
+	if len(auths) == 0 {
+		return v.noAuthorization()
+	}
+	p := v.plan()
+	got, has := auths[0].query["scope"]
+	gotS := strings.Join(got, " ")
+	var want string
+	var why string
+	switch {
+	case p.ChallengeScope != "":
+		want, why = p.ChallengeScope, "the challenge's scope"
+	case p.ScopesSupported != nil:
+		want, why = strings.Join(p.ScopesSupported, " "), "all of scopes_supported (the challenge named none)"
+	default:
+		if has && strings.TrimSpace(gotS) != "" {
+			return violated("%s: neither the challenge nor the metadata defines a scope, yet the authorization request (record %d) asks for %q", v.Scenario, v.seq(auths[0].at), gotS)
+		}
+		return passed("%s: no scope defined, none asked for", v.Scenario)
+	}
+	if !slices.Equal(scopeSet(gotS), scopeSet(want)) {
+		return violated("%s: the authorization request (record %d) asks for scope %q, want %s: %q", v.Scenario, v.seq(auths[0].at), gotS, why, want)
+	}
+	return passed("%s: the client asked for %s, %q", v.Scenario, why, want)
+}
+
+// refusals are the indices of the probe's notes of a 403 insufficient_scope.
+func (v *View) stepUpChallenges() []int {
+	var out []int
+	for i, r := range v.Records {
+		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.ChallengeNote+"403 ") {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func judgeStepUp(v *View) Finding {
+	auths := v.authorizeReqs()
+	p := v.plan()
+	if p.StepUpAlways {
+		if len(auths) > probe.RetryLimit {
+			return violated("%s: refused 403 insufficient_scope at every tools/call, the client made %d authorization requests; it should stop after a few (at most %d)", v.Scenario, len(auths), probe.RetryLimit)
+		}
+		if len(v.stepUpChallenges()) == 0 {
+			return untestable("%s: the client never called a tool with a token, so it was never refused 403", v.Scenario)
+		}
+		return passed("%s: refused 403 at every tools/call, the client stopped after %d authorization requests", v.Scenario, len(auths))
+	}
+	ups := v.stepUpChallenges()
+	if len(ups) == 0 {
+		if len(auths) == 0 {
+			return v.noAuthorization()
+		}
+		return untestable("%s: the client never called a tool with a token, so it was never refused 403", v.Scenario)
+	}
+	for _, a := range auths {
+		if a.at < ups[0] {
+			continue
+		}
+		if !slices.Contains(scopeSet(a.query.Get("scope")), probe.ScopeWrite) {
+			return violated("%s: after 403 insufficient_scope with scope %q the client re-authorized (record %d) with scope %q", v.Scenario, probe.StepUpScope, v.seq(a.at), a.query.Get("scope"))
+		}
+		return passed("%s: after 403 insufficient_scope the client re-authorized with scope %q (record %d)", v.Scenario, a.query.Get("scope"), v.seq(a.at))
+	}
+	return violated("%s: after 403 insufficient_scope (record %d) the client never re-authorized", v.Scenario, v.seq(ups[0]))
+}
+
+func judgeState(v *View) Finding {
+	auths := v.authorizeReqs()
+	if len(auths) == 0 {
+		return v.noAuthorization()
+	}
+	a := auths[0]
+	if a.query.Get("state") == "" {
+		return violated("%s: the authorization request (record %d) carries no state", v.Scenario, v.seq(a.at))
+	}
+	for _, t := range v.tokenReqs() {
+		if t.form.Get("grant_type") == "authorization_code" {
+			return violated("%s: the authorization response came back with a state other than the one sent, and the client redeemed its code anyway (record %d)", v.Scenario, v.seq(t.at))
+		}
+	}
+	return passed("%s: the authorization response's state was not the one sent, and the client did not redeem the code", v.Scenario)
+}
+
+func judgePKCERefuse(v *View) Finding {
+	if v.challenged() < 0 {
+		return v.notChallenged()
+	}
+	p := v.plan()
+	meta := v.wellKnown(p.ASMetaPath)
+	if len(meta) == 0 {
+		return untestable("%s: the client never fetched the authorization server metadata (%s)", v.Scenario, p.ASMetaPath)
+	}
+	if auths := v.authorizeReqs(); len(auths) > 0 {
+		return violated("%s: the metadata has no code_challenge_methods_supported, yet the client sent an authorization request (record %d)", v.Scenario, v.seq(auths[0].at))
+	}
+	return passed("%s: the metadata has no code_challenge_methods_supported, and the client did not proceed", v.Scenario)
+}
+
+func judgePRMResourceMatch(v *View) Finding {
+	if v.challenged() < 0 {
+		return v.notChallenged()
+	}
+	if len(v.prmReqs()) == 0 {
+		return untestable("%s: the client never fetched the protected resource metadata", v.Scenario)
+	}
+	p := v.plan()
+	for _, o := range v.oauthReqs() {
+		if (o.method == "GET" && strings.HasSuffix(o.path, "/authorize")) || (o.method == "POST" && (strings.HasSuffix(o.path, "/token") || strings.HasSuffix(o.path, "/register"))) {
+			return violated("%s: the protected resource metadata names resource %s, not %s, yet the client went on to %s %s (record %d)", v.Scenario, p.PRMResource, v.canonical(), o.method, o.path, v.seq(o.at))
+		}
+	}
+	return passed("%s: the metadata names resource %s, and the client did not use it to authorize", v.Scenario, p.PRMResource)
+}
