@@ -82,7 +82,7 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 		cwd       = fs.String("cwd", "", "working `DIR` of the client")
 		versions  = fs.String("versions", "all", "revisions to test: `LIST` (comma-separated) or all")
 		focus     = fs.String("focus", "", "run only checks whose title matches `REGEX` (titles begin with the requirement ID)")
-		scenarios = fs.String("scenario", "", "serve only the scenarios in `LIST` (comma-separated), among them those served only on request, such as the official suite's initialize (default: "+strings.Join(probe.Scenarios, ",")+")")
+		scenarios = fs.String("scenario", "", "serve only the scenarios in `LIST` (comma-separated; a trailing /* selects a group, e.g. 'auth/*': the authorization scenarios, Streamable HTTP only, with the probe authorization server), among them those served only on request, such as the official suite's initialize and every auth/* one (default: "+strings.Join(probe.Scenarios, ",")+")")
 		out       = fs.String("out", "mcpspec-report", "write junit.xml, results.json, summary.md and report.html into `DIR`")
 		baseline  = fs.String("baseline", "", "YAML `FILE` of expected failures")
 		writeBase = fs.String("write-baseline", "", "write the current failures and warnings as a baseline to `FILE`")
@@ -203,13 +203,13 @@ func parseScenarios(list string) ([]string, error) {
 				}
 			}
 			if len(names) == 0 {
-				return nil, usageErrorf("client: --scenario: no scenario in the group %q (known: %s)", name, strings.Join(probe.Known(), ", "))
+				return nil, usageErrorf("client: --scenario: no scenario in the group %q (known: %s)", name, knownScenarios())
 			}
 		}
 		for _, n := range names {
 			switch {
 			case !slices.Contains(probe.Known(), n):
-				return nil, usageErrorf("client: --scenario: unknown scenario %q (known: %s)", n, strings.Join(probe.Known(), ", "))
+				return nil, usageErrorf("client: --scenario: unknown scenario %q (known: %s)", n, knownScenarios())
 			case slices.Contains(out, n):
 				return nil, usageErrorf("client: --scenario: %s given twice", n)
 			}
@@ -217,6 +217,17 @@ func parseScenarios(list string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// knownScenarios names the scenarios for a usage error: the authorization ones as their group.
+func knownScenarios() string {
+	var plain []string
+	for _, k := range probe.Known() {
+		if !probe.IsAuth(k) {
+			plain = append(plain, k)
+		}
+	}
+	return fmt.Sprintf("%s; auth/* for the %d authorization scenarios: %s", strings.Join(plain, ", "), len(probe.AuthScenarios()), strings.Join(probe.AuthScenarios(), ", "))
 }
 
 // transportRevisions are the revisions a transport's probe serves: Streamable HTTP begins at

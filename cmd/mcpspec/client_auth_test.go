@@ -99,4 +99,85 @@ func readLines(t *testing.T, path string) []string {
 	return out
 }
 
-var _ = filepath.Join
+// TestClientAuthFaultsFail: each authorization fault breaks its own check, at its level, in the
+// scenarios that check judges; the others may lose their evidence (na, untestable: a flow the
+// fault broke issues no token), never fail.
+func TestClientAuthFaultsFail(t *testing.T) {
+	t.Parallel()
+	for _, c := range authCheckIDs(t) {
+		// One after another: each run is short (well under a second), and a burst would load
+		// the 2-core machine under the package's timing-sensitive tests.
+		t.Run(c.ID, func(t *testing.T) {
+			d := newRunDir(t)
+			scenarios := strings.Join(append([]string{c.Scenario}, c.Also...), ",")
+			out := t.TempDir()
+			args := append([]string{"client", "--cmd", d.mcpspec + " reference-client --fault " + c.ID, "--scenario", scenarios, "--out", out}, clientTestTimeouts...)
+			r := runBinary(t, clientRunTimeout, d.mcpspec, args...)
+			run := assertReports(t, out)
+			want := reports.Fail
+			if c.Level == "SHOULD" {
+				want = reports.Warn
+			}
+			broken := 0
+			for _, res := range run.Results {
+				switch {
+				case res.ID == c.ID && res.Status == want:
+					broken++
+				case res.ID == c.ID && (res.Status == reports.Pass || res.Status == reports.NA):
+					// The fault shows in some of the check's scenarios, not all.
+				case res.Status != reports.Pass && res.Status != reports.NA && res.Status != reports.Untestable:
+					t.Errorf("the fault %s also made %s %s %s: %s", c.ID, res.ID, res.Version, res.Status, res.Message)
+				}
+			}
+			if broken == 0 {
+				t.Errorf("the fault %s made no %s result %s\nstdout:\n%s", c.ID, c.ID, want, r.stdout)
+			}
+			if wantCode := map[reports.Status]int{reports.Fail: reports.ExitFailures, reports.Warn: reports.ExitOK}[want]; r.code != wantCode {
+				t.Errorf("exit %d, want %d\nstderr:\n%s", r.code, wantCode, r.stderr)
+			}
+			assertNoLeftovers(t, d)
+		})
+	}
+}
+
+// TestClientAuthSecretsStayOut: every secret of an authorization run (access and refresh
+// tokens, client secrets, codes, code verifiers) stays out of every report, the transcript-like
+// evidence and mcpspec's output — even though the reference client here writes each one to its
+// stderr, which the reports keep as evidence, and puts its token in a query string (the
+// BEARER-HEADER fault), which the probe records.
+func TestClientAuthSecretsStayOut(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	log := filepath.Join(t.TempDir(), "secrets.log")
+	r, run, out := runAuthClient(t, d, " --secrets-log "+log+" --fault AUTH-CLIENT-BEARER-HEADER")
+	if r.code != reports.ExitFailures {
+		t.Errorf("exit %d, want 1 (the fault fails AUTH-CLIENT-BEARER-HEADER)\nstderr:\n%s", r.code, r.stderr)
+	}
+	secrets := readLines(t, log)
+	kinds := map[string]bool{}
+	for _, s := range secrets {
+		for _, k := range []string{"mcpspec-at-", "mcpspec-rt-", "mcpspec-cs-", "mcpspec-code-"} {
+			if strings.HasPrefix(s, k) {
+				kinds[k] = true
+			}
+		}
+	}
+	// Each kind minted, and verifiers (of no prefix) beside them: else the test proves nothing.
+	if len(kinds) != 4 || len(secrets) < 10 {
+		t.Fatalf("the run minted %d secrets of kinds %v: too few to prove anything", len(secrets), kinds)
+	}
+	stderrEvidence := false
+	for _, res := range run.Results {
+		for _, e := range res.Evidence {
+			stderrEvidence = stderrEvidence || (e.Channel == "stderr" && strings.Contains(e.Body, "reference-client: access_token"))
+		}
+	}
+	if !stderrEvidence {
+		t.Error("no report kept the client's stderr with its leaked secrets as evidence: the test proves less than it says")
+	}
+	for _, s := range secrets {
+		if leaks := secretLeaks(t, s, r, out); len(leaks) > 0 {
+			t.Errorf("the secret %q appears in %v", s, leaks)
+		}
+	}
+}

@@ -24,6 +24,7 @@ func cmdReferenceClient(args []string, stdout, stderr io.Writer) (int, error) {
 	fs.SetOutput(io.Discard)
 	timeout := fs.Duration("timeout", 60*time.Second, "bound on the whole run")
 	sse := fs.Bool("sse", false, "URL is the SSE endpoint of the legacy HTTP+SSE transport (2024-11-05)")
+	secretsLog := fs.String("secrets-log", "", "append every OAuth secret the client handles to `FILE` and write it to stderr (for the secrets test: never in real use)")
 	var faults listFlag
 	var names []string
 	for _, f := range refclient.Faults() {
@@ -48,7 +49,7 @@ func cmdReferenceClient(args []string, stdout, stderr io.Writer) (int, error) {
 	if *sse && (fs.NArg() != 1 || !strings.HasPrefix(fs.Arg(0), "http")) {
 		return reports.ExitUsage, usageErrorf("reference-client: --sse wants one URL, the SSE endpoint")
 	}
-	opts := refclient.Options{Faults: faults, SSE: *sse}
+	opts := refclient.Options{Faults: faults, SSE: *sse, SecretsLog: *secretsLog, Stderr: stderr}
 	if err := opts.Validate(); err != nil {
 		return reports.ExitUsage, usageErrorf("%v", err)
 	}

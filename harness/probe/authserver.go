@@ -453,7 +453,9 @@ func (a *authServer) authorize(w http.ResponseWriter, r *http.Request) {
 		a.oauthError(w, http.StatusBadRequest, "invalid_client", why)
 		return
 	}
-	if !contains(c.redirectURIs, redirect.String()) || !loopbackRedirect(redirect) {
+	// A pre-registered client may name any loopback redirect URI (the contract); a registered
+	// one, only those it registered.
+	if (len(c.redirectURIs) > 0 && !contains(c.redirectURIs, redirect.String())) || !loopbackRedirect(redirect) {
 		a.oauthError(w, http.StatusBadRequest, "invalid_request", "redirect_uri is not one the client registered, or not on loopback")
 		return
 	}

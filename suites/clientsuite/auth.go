@@ -1,6 +1,7 @@
 package clientsuite
 
 import (
+	"encoding/json"
 	"net/url"
 	"slices"
 	"strings"
@@ -63,6 +64,18 @@ func init() {
 			Scenario: probe.AuthResourceMismatch,
 			Summary:  "protected resource metadata naming another resource than the MCP server is not used to authorize",
 			Judge:    judgePRMResourceMatch},
+		Check{ID: "AUTH-CLIENT-REGISTRATION", Level: "SHOULD", Transports: httpOnly, Versions: revsAuth1125,
+			Scenario: probe.AuthPreRegistration, Also: []string{probe.AuthBasicCIMD},
+			Summary: "the client uses the pre-registered client_id it was given, else a Client ID Metadata Document URL where the server takes one, before dynamic registration",
+			Judge:   judgeRegistration},
+		Check{ID: "AUTH-CLIENT-REFRESH", Level: "SHOULD", Transports: httpOnly, Versions: revsAuthPRM,
+			Scenario: probe.AuthTokenRefresh,
+			Summary:  "answered 401 invalid_token for an expired access token, a client holding a refresh token uses the refresh_token grant",
+			Judge:    judgeRefresh},
+		Check{ID: "AUTH-CLIENT-TOKEN-AUTH-METHOD", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
+			Scenario: probe.AuthTokenEndpointBasic, Also: []string{probe.AuthTokenEndpointPost, probe.AuthTokenEndpointNone, probe.AuthPreRegistration, probe.AuthClientCredentialsBa},
+			Summary: "the client authenticates at the token endpoint by the method it registered (client_secret_basic, client_secret_post or none)",
+			Judge:   judgeTokenAuthMethod},
 	)
 }
 
@@ -477,4 +490,125 @@ func judgePRMResourceMatch(v *View) Finding {
 		}
 	}
 	return passed("%s: the metadata names resource %s, and the client did not use it to authorize", v.Scenario, p.PRMResource)
+}
+
+func judgeRegistration(v *View) Finding {
+	auths := v.authorizeReqs()
+	if len(auths) == 0 {
+		if v.challenged() >= 0 && v.Scenario == probe.AuthBasicCIMD && len(v.wellKnown(v.plan().ASMetaPath)) > 0 {
+			return violated("%s: the authorization server takes Client ID Metadata Documents (and offers no registration endpoint), yet the client never sent an authorization request with a URL client_id", v.Scenario)
+		}
+		return v.noAuthorization()
+	}
+	for _, o := range v.oauthReqs() {
+		if o.method == "POST" && strings.HasSuffix(o.path, "/register") {
+			return violated("%s: the client registered dynamically (record %d) although %s", v.Scenario, v.seq(o.at), map[bool]string{true: "it was given a pre-registered client_id", false: "the server takes Client ID Metadata Documents"}[v.Scenario == probe.AuthPreRegistration])
+		}
+	}
+	id := auths[0].query.Get("client_id")
+	if v.Scenario == probe.AuthPreRegistration {
+		if id != probe.PreRegisteredClientID {
+			return violated("%s: the authorization request (record %d) has client_id %q, not the pre-registered %q", v.Scenario, v.seq(auths[0].at), id, probe.PreRegisteredClientID)
+		}
+		return passed("%s: the client used the pre-registered client_id %s", v.Scenario, id)
+	}
+	u, err := url.Parse(id)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return violated("%s: the server takes Client ID Metadata Documents, yet the client_id of the authorization request (record %d) is %q, not a URL", v.Scenario, v.seq(auths[0].at), id)
+	}
+	for _, r := range v.Records {
+		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.CIMDNote+id) && !strings.Contains(r.Body, " fetched: ") && !strings.Contains(r.Body, "taken without fetching") {
+			return violated("%s: the client's metadata document at %s did not do: %s", v.Scenario, id, strings.TrimPrefix(r.Body, probe.CIMDNote))
+		}
+	}
+	return passed("%s: the client used a Client ID Metadata Document URL as its client_id, %s", v.Scenario, id)
+}
+
+func judgeRefresh(v *View) Finding {
+	expired := -1
+	for i, r := range v.Records {
+		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.ChallengeNote+"401 ") && strings.Contains(r.Body, "invalid_token") && strings.Contains(r.Body, "expired") {
+			expired = i
+			break
+		}
+	}
+	if expired < 0 {
+		if v.issued() < 0 {
+			return untestable("%s: the client was issued no token", v.Scenario)
+		}
+		return untestable("%s: the client never called a tool with its token, so the probe never answered it as expired", v.Scenario)
+	}
+	for _, o := range v.oauthReqs() {
+		if o.at < expired {
+			continue
+		}
+		switch {
+		case o.method == "POST" && strings.HasSuffix(o.path, "/token") && o.form.Get("grant_type") == "refresh_token":
+			if !strings.HasPrefix(o.form.Get("refresh_token"), "<redacted:refresh_token-") {
+				return violated("%s: the refresh_token grant (record %d) carries no refresh token the authorization server issued", v.Scenario, v.seq(o.at))
+			}
+			return passed("%s: answered 401 for its expired token, the client used the refresh_token grant (record %d)", v.Scenario, v.seq(o.at))
+		case o.method == "GET" && strings.HasSuffix(o.path, "/authorize"):
+			return violated("%s: answered 401 for its expired token while holding a refresh token, the client authorized anew (record %d) instead of refreshing", v.Scenario, v.seq(o.at))
+		}
+	}
+	return violated("%s: answered 401 for its expired token (record %d), the client never refreshed it", v.Scenario, v.seq(expired))
+}
+
+// registeredMethod is the token endpoint authentication method the client registered: the
+// registration response's, or the pre-registered client's.
+func (v *View) registeredMethod() string {
+	if v.plan().Registration == probe.RegPre {
+		return v.plan().AuthMethods[0]
+	}
+	for i, r := range v.Records {
+		if r.Dir != probe.Send || r.Channel != probe.ChanOAuth || r.Status != 201 || i == 0 {
+			continue
+		}
+		prev := v.Records[i-1]
+		if prev.Dir == probe.Recv && strings.HasSuffix(prev.Path, "/register") {
+			var reg struct {
+				Method string `json:"token_endpoint_auth_method"`
+			}
+			if json.Unmarshal([]byte(r.Body), &reg) == nil {
+				return reg.Method
+			}
+		}
+	}
+	return ""
+}
+
+func judgeTokenAuthMethod(v *View) Finding {
+	toks := v.tokenReqs()
+	if len(toks) == 0 {
+		if v.challenged() < 0 {
+			return v.notChallenged()
+		}
+		return untestable("%s: the client made no token request", v.Scenario)
+	}
+	want := v.registeredMethod()
+	if want == "" {
+		return untestable("%s: the client registered no token endpoint authentication method", v.Scenario)
+	}
+	for _, t := range toks {
+		r := v.Records[t.at]
+		authz, _ := r.HasHeader("Authorization")
+		basic := strings.HasPrefix(authz, "Basic ")
+		post := t.form.Get("client_secret") != ""
+		var got string
+		switch {
+		case basic && !post:
+			got = "client_secret_basic"
+		case post && !basic:
+			got = "client_secret_post"
+		case !basic && !post:
+			got = "none"
+		default:
+			got = "both client_secret_basic and client_secret_post"
+		}
+		if got != want {
+			return violated("%s: registered for %s, the client authenticated its %s token request (record %d) by %s", v.Scenario, want, t.form.Get("grant_type"), r.Seq, got)
+		}
+	}
+	return passed("%s: all %d token requests authenticate by the registered %s", v.Scenario, len(toks), want)
 }
