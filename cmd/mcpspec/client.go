@@ -566,11 +566,8 @@ func withTarget(argv []string, placeholder, target string) []string {
 // scenarioContext is MCP_CONFORMANCE_CONTEXT: the scenario's data, and in an authorization
 // scenario that pre-registers the client its client_id and client_secret (auth).
 func scenarioContext(s probe.Script, auth map[string]any) string {
-	tools := probe.ToolNames(s.Revision)
-	switch {
-	case s.Scenario == probe.ScenarioInitialize:
-		tools = []string{} // it lists none
-	case probe.IsAuth(s.Scenario):
+	tools := probe.ScenarioToolNames(s.Scenario, s.Revision)
+	if probe.IsAuth(s.Scenario) {
 		tools = []string{probe.ToolEcho}
 	}
 	ctx := map[string]any{"scenario": s.Scenario, "protocolVersion": s.Offered(), "tools": tools}

@@ -34,7 +34,7 @@ func modernTools() []map[string]any {
 		"type":       "object",
 		"properties": map[string]any{"text": map[string]any{"type": "string", "default": EchoDefault}},
 	}}, {"name": ToolInput, "description": "Asks the client for input, then answers with what it got.",
-		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{}}}}
+		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{}}}, paramHeadersTool()}
 }
 
 // serverMeta is the _meta every modern result carries (META26-SERVERINFO).
@@ -70,7 +70,7 @@ func (s *server) handleModern(m message) []byte {
 		if p.Name == ToolInput {
 			return s.inputRound(m)
 		}
-		if p.Name != ToolEcho {
+		if p.Name != ToolEcho && p.Name != ToolParamHeaders {
 			return errorResponse(m.ID, -32602, "unknown tool: "+p.Name)
 		}
 		text, _ := p.Arguments["text"].(string)

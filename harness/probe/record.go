@@ -6,6 +6,7 @@ package probe
 
 import (
 	"net/http"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -75,7 +76,15 @@ func (r Record) Meta() string {
 			parts = append(parts, k+": "+v)
 		}
 	}
-	return strings.Join(parts, "; ")
+	// The Mcp-Param-* headers mirror tool arguments (2026-07-28): evidence of HTTP26-PARAM-HEADER-CLIENT.
+	var params []string
+	for k, v := range r.Header {
+		if strings.HasPrefix(k, "Mcp-Param-") {
+			params = append(params, k+": "+v)
+		}
+	}
+	sort.Strings(params)
+	return strings.Join(append(parts, params...), "; ")
 }
 
 var metaHeaders = []string{"Accept", "Content-Type", "Mcp-Session-Id", "Mcp-Protocol-Version", "Mcp-Method", "Mcp-Name", "Last-Event-Id", "Authorization", "Www-Authenticate", "Location"}

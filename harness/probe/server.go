@@ -40,7 +40,7 @@ var Scenarios = []string{ScenarioTools, ScenarioVersionUnsupported, ScenarioSess
 
 // OnRequest lists the scenarios served only when asked for by name: their exchange is a part
 // of ScenarioTools', judged by the same checks, so running them too would only repeat results.
-var OnRequest = []string{ScenarioInitialize}
+var OnRequest = []string{ScenarioInitialize, ScenarioElicitDefaults}
 
 // Known lists every scenario the probe serves, the authorization scenarios last.
 func Known() []string {
@@ -53,6 +53,9 @@ func Known() []string {
 func ServesAt(scenario, revision string) bool {
 	if a, ok := PlanFor(scenario); ok {
 		return a.ServesAt(revision)
+	}
+	if scenario == ScenarioElicitDefaults {
+		return revision == elicitDefaultsRevision
 	}
 	return scenario != ScenarioInitialize || !harness.IsModern(revision)
 }
@@ -136,6 +139,7 @@ type server struct {
 	rec     *Recorder
 	mu      sync.Mutex
 	pending map[string]chan json.RawMessage
+	pager   *pager // the handshake era's tools/list pages (paging.go), made at the first list
 }
 
 func newServer(script Script, rec *Recorder) *server {
@@ -183,7 +187,7 @@ func (s *server) handle(ctx context.Context, m message, emit func([]byte)) []byt
 	case "tools/list":
 		// Leniently answered in ScenarioInitialize too, where no tools were declared: a client
 		// that lists them anyway gets none, as from the official suite's server.
-		return result(m.ID, map[string]any{"tools": s.tools()})
+		return s.listTools(m)
 	case "tools/call":
 		return s.callTool(ctx, m, emit)
 	}
@@ -191,8 +195,11 @@ func (s *server) handle(ctx context.Context, m message, emit func([]byte)) []byt
 }
 
 func (s *server) tools() []map[string]any {
-	if s.script.Scenario == ScenarioInitialize {
+	switch s.script.Scenario {
+	case ScenarioInitialize:
 		return []map[string]any{}
+	case ScenarioElicitDefaults:
+		return elicitDefaultsTools()
 	}
 	noArgs := map[string]any{"type": "object", "properties": map[string]any{}}
 	echo := map[string]any{"name": ToolEcho, "description": "Answers with its text argument.", "inputSchema": map[string]any{
@@ -212,7 +219,10 @@ func (s *server) tools() []map[string]any {
 	if HasElicitation(s.script.Revision) {
 		ts = append(ts, map[string]any{"name": ToolElicitation, "description": "Asks the client to elicit a form.", "inputSchema": noArgs})
 	}
-	return ts
+	return append(ts, map[string]any{"name": ToolLastPage, "description": "Answers with its text argument; listed on the last page alone.", "inputSchema": map[string]any{
+		"type":       "object",
+		"properties": map[string]any{"text": map[string]any{"type": "string", "default": EchoDefault}},
+	}})
 }
 
 // ToolNames are the names of the tools the probe lists at a revision, in order.
@@ -253,7 +263,7 @@ func (s *server) callTool(ctx context.Context, m message, emit func([]byte)) []b
 		return errorResponse(m.ID, -32602, "params: "+err.Error())
 	}
 	switch p.Name {
-	case ToolEcho:
+	case ToolEcho, ToolLastPage:
 		text, _ := p.Arguments["text"].(string)
 		return result(m.ID, textResult(text))
 	case ToolPing:
@@ -265,6 +275,12 @@ func (s *server) callTool(ctx context.Context, m message, emit func([]byte)) []b
 			"messages":  []map[string]any{{"role": "user", "content": map[string]any{"type": "text", "text": "Say hello."}}},
 			"maxTokens": 16,
 		}, emit)
+	case ToolElicitDefaults:
+		if s.script.Scenario == ScenarioElicitDefaults {
+			return s.relay(ctx, m.ID, ElicitationID, "elicitation/create", map[string]any{
+				"message": "Please accept the form as its defaults give it.", "requestedSchema": elicitDefaultsSchema(),
+			}, emit)
+		}
 	case ToolElicitation:
 		if HasElicitation(s.script.Revision) {
 			return s.relay(ctx, m.ID, ElicitationID, "elicitation/create", map[string]any{

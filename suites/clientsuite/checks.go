@@ -24,8 +24,8 @@ var (
 
 // handshakeOnly: the official suite's initialize scenario, whose exchange (initialize,
 // notifications/initialized, perhaps tools/list) is enough for the checks that read the
-// handshake and the transport.
-var handshakeOnly = []string{probe.ScenarioInitialize}
+// handshake and the transport; and its elicitation-sep1034-client-defaults, which holds one too.
+var handshakeOnly = []string{probe.ScenarioInitialize, probe.ScenarioElicitDefaults}
 
 // allRevisions: the checks whose rule holds in both eras.
 var allRevisions = harness.Revisions

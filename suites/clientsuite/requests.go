@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/probe"
 )
 
@@ -43,34 +44,57 @@ func init() {
 		Check{ID: "SAMPLING-CLIENT-RESULT", Level: "MUST", Scenario: probe.ScenarioTools, Capability: "sampling",
 			Summary: "a client that declared sampling answers sampling/createMessage with a CreateMessageResult of the revision's schema",
 			Judge:   judgeResult(samplingReq, nil)},
-		Check{ID: "ELICIT-CLIENT-CAP", Level: "MUST", Scenario: probe.ScenarioTools, Capability: "elicitation",
+		Check{ID: "ELICIT-CLIENT-CAP", Level: "MUST", Scenario: probe.ScenarioTools, Also: elicitDefaults, Capability: "elicitation",
 			Summary: "a client that did not declare elicitation answers elicitation/create with an error, not with a form",
 			Judge:   judgeCap(elicitReq)},
-		Check{ID: "ELICIT-CLIENT-RESULT", Level: "MUST", Scenario: probe.ScenarioTools, Capability: "elicitation",
+		Check{ID: "ELICIT-CLIENT-RESULT", Level: "MUST", Scenario: probe.ScenarioTools, Also: elicitDefaults, Capability: "elicitation",
 			Summary: "a client that declared elicitation answers elicitation/create with an ElicitResult of the revision's schema",
 			Judge:   judgeResult(elicitReq, nil)},
-		Check{ID: "ELICIT-CLIENT-DEFAULTS", Level: "SHOULD", Scenario: probe.ScenarioTools, Capability: "elicitation",
+		Check{ID: "ELICIT-CLIENT-DEFAULTS", Level: "SHOULD", Scenario: probe.ScenarioTools, Also: elicitDefaults, Capability: "elicitation",
 			Summary: "an accepted form carries the requested schema's defaults for the fields the user left alone",
 			Judge:   judgeResult(elicitReq, judgeDefaults)},
 	)
 }
 
-// declared reports whether the client's initialize declared the capability.
+// declared reports whether the client declared the capability: in its initialize, or at the
+// stateless revision, which has none, in its requests' _meta (each request declares its own:
+// the latest request that declares any counts).
 func (v *View) declared(capability string) bool {
+	var caps map[string]json.RawMessage
 	for _, m := range v.Msgs {
-		if m.Method != "initialize" {
-			continue
+		if m.Method == "initialize" {
+			var p struct {
+				Params struct {
+					Capabilities map[string]json.RawMessage `json:"capabilities"`
+				} `json:"params"`
+			}
+			_ = json.Unmarshal(m.Raw, &p)
+			caps = p.Params.Capabilities
+			break
 		}
-		var p struct {
-			Params struct {
-				Capabilities map[string]json.RawMessage `json:"capabilities"`
-			} `json:"params"`
+		if c, ok := metaCapabilities(m); ok {
+			caps = c
 		}
-		_ = json.Unmarshal(m.Raw, &p)
-		c, ok := p.Params.Capabilities[capability]
-		return ok && string(c) != "null"
 	}
-	return false
+	c, ok := caps[capability]
+	return ok && string(c) != "null"
+}
+
+// metaCapabilities are the capabilities a request declares in its _meta (2026-07-28).
+func metaCapabilities(m Msg) (map[string]json.RawMessage, bool) {
+	if !m.IsRequest() {
+		return nil, false
+	}
+	var p struct {
+		Params struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		} `json:"params"`
+	}
+	var caps map[string]json.RawMessage
+	if json.Unmarshal(m.Raw, &p) != nil || json.Unmarshal(p.Params.Meta[harness.MetaClientCapabilities], &caps) != nil || caps == nil {
+		return nil, false
+	}
+	return caps, true
 }
 
 // asked reports whether the probe sent the client its request with this id.
@@ -108,7 +132,7 @@ func (v *View) exchange(q srvRequest) (Msg, *Finding) {
 		return Msg{}, &f
 	}
 	if !v.asked(q.id) {
-		f := untestable("the client never called %s, so the probe never sent %s (the contract: call every listed tool)", q.tool, q.method)
+		f := untestable("the client never called %s, so the probe never sent %s (the contract: call every listed tool)", v.toolFor(q), q.method)
 		return Msg{}, &f
 	}
 	m, ok := v.answerTo(q.id)
@@ -193,7 +217,7 @@ func judgeDefaults(v *View, result json.RawMessage) Finding {
 	if res.Action != "accept" {
 		return untestable("the client did not accept the form (action %q): no content to carry defaults", res.Action)
 	}
-	defs := probe.ElicitationDefaults(v.Revision)
+	defs := probe.ElicitationDefaultsFor(v.Scenario, v.Revision)
 	var missing []string
 	for k := range defs {
 		if _, ok := res.Content[k]; !ok {

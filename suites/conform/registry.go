@@ -74,7 +74,8 @@ func Exclude(id, reason string) {
 }
 
 // Exclusion returns why id is not checked. Client obligations are excluded by rule: the harness
-// honours them itself and there is nothing to observe in the server.
+// honours them itself and there is nothing to observe in the server. Those that a client check
+// (suites/clientsuite) judges are implemented all the same: `mcpspec list` says so.
 func Exclusion(id string) (string, bool) {
 	regMu.Lock()
 	defer regMu.Unlock()

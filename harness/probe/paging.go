@@ -1,0 +1,112 @@
+package probe
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"slices"
+	"strconv"
+)
+
+// Pagination in the handshake era. The probe pages its tools/list the way a server may:
+// opaque cursors that look nothing alike and that no client could compute (no page numbers,
+// no offsets), on pages of unequal sizes (a full one, a shorter one, then the last). A client
+// must send each nextCursor back exactly (PAGE-CLIENT-OPAQUE) and follow it until there is
+// none, whatever a page's size (PAGE-CLIENT-NO-FIXED-SIZE); the last page holds a tool of its
+// own, so a client that stops early never calls it.
+
+// ToolLastPage is the one tool of the last page: an echo that only a client that paged to the
+// end can call.
+const ToolLastPage = "probe_last_page"
+
+// CursorNote begins the note recording a nextCursor the probe announced; UnknownCursorNote
+// begins the note of a cursor it never issued (it answers it leniently, with the next page).
+const (
+	CursorNote        = "nextCursor sent: "
+	UnknownCursorNote = "cursor not issued by the probe: "
+	// LastPageNote: the probe served the last page, asked for with a cursor.
+	LastPageNote = "last page served"
+)
+
+// paged reports whether the scenario's tools/list is paged: the scenarios that list the
+// probe's tools (the handshake alone and the elicitation scenario list none or one).
+func (s Script) paged() bool {
+	return s.Scenario != ScenarioInitialize && s.Scenario != ScenarioElicitDefaults
+}
+
+// pager holds one run's cursors: page i+1 is named by cursors[i].
+type pager struct {
+	cursors []string
+	served  int // the index of the last page served
+}
+
+// newCursors makes opaque cursors of different shapes: hex, then base64url with padding.
+func newCursors(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		b := make([]byte, 9+3*i)
+		_, _ = rand.Read(b)
+		if i%2 == 0 {
+			out[i] = "q" + hex.EncodeToString(b)
+		} else {
+			out[i] = base64.URLEncoding.EncodeToString(b) + "=="
+		}
+	}
+	return out
+}
+
+// pages splits the tools: the first page three, the second shorter, the last page the
+// probe_last_page tool alone.
+func (s *server) pages() [][]map[string]any {
+	ts := s.tools()
+	if !s.script.paged() || len(ts) < 5 {
+		return [][]map[string]any{ts}
+	}
+	return [][]map[string]any{ts[:3], ts[3 : len(ts)-1], ts[len(ts)-1:]}
+}
+
+// listTools answers a handshake-era tools/list with the page its cursor names.
+func (s *server) listTools(m message) []byte {
+	var p struct {
+		Cursor *string `json:"cursor"`
+	}
+	_ = json.Unmarshal(m.Params, &p)
+	pages := s.pages()
+	s.mu.Lock()
+	if s.pager == nil {
+		s.pager = &pager{cursors: newCursors(len(pages) - 1)}
+	}
+	pg := s.pager
+	page := 0
+	if p.Cursor != nil {
+		if i := slices.Index(pg.cursors, *p.Cursor); i >= 0 {
+			page = i + 1
+		} else {
+			// Lenient, so that one slip does not hide the rest: the next page after the
+			// last one served. The note names the slip for the checks.
+			page = min(pg.served+1, len(pages)-1)
+			s.rec.Add(Record{Dir: Note, Body: UnknownCursorNote + strconv.Quote(*p.Cursor) + "; answered with page " + strconv.Itoa(page+1)})
+		}
+	}
+	pg.served = page
+	s.mu.Unlock()
+	res := map[string]any{"tools": pages[page]}
+	switch {
+	case page < len(pages)-1:
+		res["nextCursor"] = pg.cursors[page]
+		s.rec.Add(Record{Dir: Note, Body: CursorNote + pg.cursors[page]})
+	case page > 0:
+		s.rec.Add(Record{Dir: Note, Body: LastPageNote})
+	}
+	return result(m.ID, res)
+}
+
+// PageSizes are the sizes of the probe's tools/list pages in a scenario at a revision.
+func PageSizes(scenario, revision string) []int {
+	var out []int
+	for _, p := range (&server{script: Script{Scenario: scenario, Revision: revision}}).pages() {
+		out = append(out, len(p))
+	}
+	return out
+}

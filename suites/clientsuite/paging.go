@@ -1,0 +1,108 @@
+package clientsuite
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/mcpspec/mcpspec/harness/probe"
+)
+
+// Pagination, the client's half, in the handshake era: the probe pages its tools/list with
+// opaque cursors of unlike shapes on pages of unequal sizes (harness/probe/paging.go). The
+// client sends each nextCursor back exactly and follows them to the last page, whatever a
+// page's size. (At 2026-07-28 the probe's list ends with nextCursor "": PAGE-EMPTY-STRING-CURSOR.)
+
+func init() {
+	Register(
+		Check{ID: "PAGE-CLIENT-OPAQUE", Level: "MUST", Scenario: probe.ScenarioTools,
+			Summary: "the client treats cursors as opaque: each cursor it sends is exactly a nextCursor the server gave",
+			Judge:   judgeCursorOpaque},
+		Check{ID: "PAGE-CLIENT-NO-FIXED-SIZE", Level: "MUST", Scenario: probe.ScenarioTools,
+			Summary: "the client assumes no fixed page size: it follows nextCursor past a short page to the last page",
+			Judge:   judgeNoFixedSize},
+	)
+}
+
+// cursorNotes are the probe's notes of the cursors it announced and of those it never issued.
+func (v *View) cursorNotes() (issued, unknown []string, last bool) {
+	for _, r := range v.Records {
+		if r.Dir != probe.Note {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(r.Body, probe.CursorNote):
+			issued = append(issued, strings.TrimPrefix(r.Body, probe.CursorNote))
+		case strings.HasPrefix(r.Body, probe.UnknownCursorNote):
+			unknown = append(unknown, strings.TrimPrefix(r.Body, probe.UnknownCursorNote))
+		case r.Body == probe.LastPageNote:
+			last = true
+		}
+	}
+	return issued, unknown, last
+}
+
+// cursorsSent are the cursors of the client's tools/list requests, in order.
+func (v *View) cursorsSent() []string {
+	var out []string
+	for _, m := range v.Msgs {
+		if m.Method != "tools/list" || !m.IsRequest() {
+			continue
+		}
+		var p struct {
+			Params struct {
+				Cursor *string `json:"cursor"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(m.Raw, &p) == nil && p.Params.Cursor != nil {
+			out = append(out, *p.Params.Cursor)
+		}
+	}
+	return out
+}
+
+// pagingStart is the common start of the paging checks: why there is nothing to judge, if so.
+func (v *View) pagingStart() *Finding {
+	issued, _, _ := v.cursorNotes()
+	if len(issued) > 0 {
+		return nil
+	}
+	f := untestable("the client never listed the tools, so the probe gave no nextCursor (the contract: list the tools)")
+	if len(v.After()) == 0 {
+		f = v.notProceeded()
+	}
+	return &f
+}
+
+func judgeCursorOpaque(v *View) Finding {
+	if f := v.pagingStart(); f != nil {
+		return *f
+	}
+	issued, unknown, _ := v.cursorNotes()
+	if len(unknown) > 0 {
+		return violated("the client sent a cursor the probe never gave: %s; the probe's nextCursors were %s", unknown[0], mustString(issued))
+	}
+	sent := v.cursorsSent()
+	if len(sent) == 0 {
+		return untestable("the client never asked for a page after the first, so it sent no cursor back (PAGE-CLIENT-NO-FIXED-SIZE judges that)")
+	}
+	return passed("each of the %d cursors the client sent is exactly a nextCursor the probe gave", len(sent))
+}
+
+func judgeNoFixedSize(v *View) Finding {
+	if f := v.pagingStart(); f != nil {
+		return *f
+	}
+	_, _, last := v.cursorNotes()
+	sent := len(v.cursorsSent())
+	if !last {
+		return violated("the probe's tools/list pages have %s tools, each but the last ending with a nextCursor; the client asked for %d pages after the first and never for the last, whose tool %s it so never saw",
+			pageSizes(v), sent, probe.ToolLastPage)
+	}
+	return passed("the client followed nextCursor past the shorter page to the last (%d pages asked for with a cursor)", sent)
+}
+
+// pageSizes describes the probe's page sizes in the view's scenario, for evidence.
+func pageSizes(v *View) string {
+	b, _ := json.Marshal(probe.PageSizes(v.Scenario, v.Revision))
+	return string(b)
+}

@@ -1,0 +1,109 @@
+package clientsuite
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/mcpspec/mcpspec/harness/probe"
+)
+
+// Custom headers from tool parameters (2026-07-28): a POSTed tools/call of a tool whose input
+// schema marks properties with x-mcp-header carries each marked argument's value in
+// Mcp-Param-{Name}, Base64-wrapped (=?base64?…?=) where the value is not plain ASCII or has
+// surrounding whitespace, and no such header for an argument that is null or absent. The probe
+// lists one such tool (probe.ToolParamHeaders), whose defaults cover each encoding.
+
+func init() {
+	Register(Check{ID: "HTTP26-PARAM-HEADER-CLIENT", Level: "MUST", Scenario: probe.ScenarioTools, Transports: httpOnly, Versions: modernOnly,
+		Summary: "a POSTed tools/call mirrors each x-mcp-header argument into Mcp-Param-{Name}, Base64-wrapped where the value needs it",
+		Judge:   judgeParamHeaders})
+}
+
+func judgeParamHeaders(v *View) Finding {
+	n := 0
+	for _, m := range v.Msgs {
+		r := v.Records[m.Rec]
+		if m.Method != "tools/call" || !m.IsRequest() || r.Channel != probe.ChanPOST {
+			continue
+		}
+		var p struct {
+			Params struct {
+				Name      string                     `json:"name"`
+				Arguments map[string]json.RawMessage `json:"arguments"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(m.Raw, &p) != nil || p.Params.Name != probe.ToolParamHeaders {
+			continue
+		}
+		n++
+		for _, ph := range probe.ParamHeaders {
+			if why := paramHeaderFault(r, ph, p.Params.Arguments[ph.Prop]); why != "" {
+				return violated("tools/call of %s (record %d): %s", probe.ToolParamHeaders, r.Seq, why)
+			}
+		}
+	}
+	if n == 0 {
+		return untestable("the client never called %s, whose arguments travel in Mcp-Param headers (the contract: call every listed tool)", probe.ToolParamHeaders)
+	}
+	return passed("each of the client's %d calls of %s carries every x-mcp-header argument in its Mcp-Param header, encoded as due", n, probe.ToolParamHeaders)
+}
+
+// paramHeaderFault says what is wrong with one marked argument's header, "" if nothing.
+func paramHeaderFault(r probe.Record, ph probe.ParamHeader, raw json.RawMessage) string {
+	name := "Mcp-Param-" + ph.Header
+	got, sent := r.HasHeader(name)
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		if sent {
+			return fmt.Sprintf("%s: %q is sent, but the argument %s is null or absent, so the header must be omitted", name, got, ph.Prop)
+		}
+		return ""
+	}
+	want, numeric := headerText(raw)
+	if !sent {
+		return fmt.Sprintf("no %s header for the argument %s = %s", name, ph.Prop, raw)
+	}
+	wrapped := strings.HasPrefix(got, "=?base64?") && strings.HasSuffix(got, "?=")
+	if needsBase64(want) && !wrapped {
+		return fmt.Sprintf("%s: %q is not in the =?base64?…?= form, which the value %q needs (non-ASCII, a control character or surrounding whitespace)", name, got, want)
+	}
+	dec := decodeHeader(got)
+	if numeric {
+		a, errA := strconv.ParseFloat(dec, 64)
+		b, errB := strconv.ParseFloat(want, 64)
+		if errA == nil && errB == nil && a == b {
+			return ""
+		}
+	}
+	if dec != want {
+		return fmt.Sprintf("%s: %q (decoded %q) does not match the argument %s = %s", name, got, dec, ph.Prop, raw)
+	}
+	return ""
+}
+
+// headerText is an argument's value as a header carries it: a string as it is, a number in
+// decimal, a boolean as true or false; numeric reports a number.
+func headerText(raw json.RawMessage) (text string, numeric bool) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, false
+	}
+	t := string(bytes.TrimSpace(raw))
+	return t, t != "true" && t != "false"
+}
+
+// needsBase64 reports whether a value cannot travel as a plain header value: non-ASCII,
+// control characters (tab included), or leading or trailing whitespace.
+func needsBase64(s string) bool {
+	if s != strings.TrimSpace(s) {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return true
+		}
+	}
+	return false
+}
