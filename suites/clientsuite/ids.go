@@ -24,7 +24,8 @@ import (
 // request, is MRTR-CLIENT-NEW-ID's). PROG-TOKEN-UNIQUE judges a progress token shared by
 // requests in flight at once.
 //
-// In flight: sent, and neither answered nor cancelled (notifications/cancelled naming it). Over
+// In flight: sent, and neither answered nor cancelled (notifications/cancelled naming it) nor
+// ended with its session (the probe expiring it, or a new initialize). Over
 // Streamable HTTP at 2026-07-28, where ending a request's stream cancels it unseen by the probe,
 // a request never answered is left out of the comparison. A stdio connection re-established
 // ends everything in flight on the old one.
@@ -164,6 +165,8 @@ func (v *View) walk(visit func(m Msg, inFlight []Msg) *Finding, reset func()) (i
 	}
 	for i, r := range v.Records {
 		switch {
+		case r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.ExpiredNote):
+			fl.inFlight = nil // the session's requests are over: the request that met it got 404
 		case r.Dir == probe.Note && r.Body == probe.RelaunchNote:
 			fl.inFlight = nil
 			if reset != nil {
