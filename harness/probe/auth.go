@@ -34,6 +34,12 @@ const (
 	AuthTokenEndpointPost   = "auth/token-endpoint-auth-post"
 	AuthTokenEndpointNone   = "auth/token-endpoint-auth-none"
 	AuthClientCredentialsBa = "auth/client-credentials-basic"
+	// RFC 9207 (2026-07-28): the authorization response's iss.
+	AuthISSSupported   = "auth/iss-supported"
+	AuthISSWrongIssuer = "auth/iss-wrong-issuer"
+	AuthISSMissing     = "auth/iss-supported-missing"
+	AuthISSUnexpected  = "auth/iss-unexpected"
+	AuthISSNormalized  = "auth/iss-normalized"
 )
 
 // Scopes the probe's scenarios deal in.
@@ -95,18 +101,36 @@ type AuthPlan struct {
 	// ExpireFirst: the first access token is answered 401 invalid_token at the first
 	// tools/call, as expired; the client holds a refresh token.
 	ExpireFirst bool
-	// ISS: the AS advertises authorization_response_iss_parameter_supported and sends iss.
-	ISS bool
+	// ISS: the AS advertises authorization_response_iss_parameter_supported; ISSSent is the
+	// iss its authorization response carries (ISSRight, ISSWrong or "" none).
+	ISS     bool
+	ISSSent string
 	// ClientCredentials: the client uses the client_credentials grant (the context has a
 	// client_id and client_secret), no user agent.
 	ClientCredentials bool
 }
 
+// The revisions a scenario is served at: 2026-07-28 keeps 2025-11-25's authorization (split
+// into subpages) and the probe serves it on its stateless mode, each request gated alone.
 var (
-	revsPRM  = []string{harness.Rev20250618, harness.Rev20251125}
-	revs1125 = []string{harness.Rev20251125}
+	revsPRM  = []string{harness.Rev20250618, harness.Rev20251125, harness.Rev20260728}
+	revs1125 = []string{harness.Rev20251125, harness.Rev20260728}
 	revs0326 = []string{harness.Rev20250326}
+	revs0728 = []string{harness.Rev20260728}
 )
+
+// What the authorization response's iss is (AuthPlan.ISSSent).
+const (
+	ISSRight = "issuer" // the issuer of the metadata
+	ISSWrong = "wrong"  // an issuer of another authorization server
+	// ISSNormalized: the issuer with a trailing slash, which only a normalizing comparison
+	// takes for it.
+	ISSNormalized = "normalized"
+)
+
+// WrongIssuer is the iss of the scenarios whose authorization response names another
+// authorization server than the one whose metadata the client read.
+const WrongIssuer = "https://attacker.example/"
 
 const (
 	prmPathBased = "/.well-known/oauth-protected-resource/mcp"
@@ -161,6 +185,11 @@ var authPlans = func() []AuthPlan {
 		p(AuthClientCredentialsBa, revsPRM, func(a *AuthPlan) {
 			a.Registration, a.ClientCredentials, a.AuthMethods = RegPre, true, []string{"client_secret_basic"}
 		}),
+		p(AuthISSSupported, revs0728, func(a *AuthPlan) { a.ISS, a.ISSSent = true, ISSRight }),
+		p(AuthISSWrongIssuer, revs0728, func(a *AuthPlan) { a.ISS, a.ISSSent = true, ISSWrong }),
+		p(AuthISSMissing, revs0728, func(a *AuthPlan) { a.ISS = true }),
+		p(AuthISSUnexpected, revs0728, func(a *AuthPlan) { a.ISSSent = ISSWrong }),
+		p(AuthISSNormalized, revs0728, func(a *AuthPlan) { a.ISS, a.ISSSent = true, ISSNormalized }),
 	}
 }()
 

@@ -39,6 +39,8 @@ const (
 	ChallengeNote = "auth: challenge "
 	// AcceptedNote: the MCP endpoint accepted a request's token; the rest is its label.
 	AcceptedNote = "auth: accepted "
+	// CodeNote: the authorization endpoint answered with a code; the rest names its iss.
+	CodeNote = "auth: authorization response with "
 	// CIMDNote: what the AS did with a URL client_id.
 	CIMDNote = "auth: client id metadata document "
 )
@@ -80,6 +82,9 @@ type authServer struct {
 	pre      client
 	// expiredOnce: AuthPlan.ExpireFirst's token has been answered as expired.
 	expiredOnce bool
+	// perOperation: the 403 insufficient_scope names the scope the operation needs alone, not
+	// the union with what was granted (2026-07-28 leaves the union to the client).
+	perOperation bool
 }
 
 func newAuthServer(plan AuthPlan, rec *Recorder) *authServer {
@@ -451,6 +456,9 @@ func (a *authServer) authorize(w http.ResponseWriter, r *http.Request) {
 		if state != "" {
 			back.Set("state", state)
 		}
+		if iss := a.responseISS(); iss != "" {
+			back.Set("iss", iss) // RFC 9207 § 2: error responses carry it too
+		}
 		redirect.RawQuery = back.Encode()
 		a.reply(w, http.StatusFound, map[string]string{"Location": redirect.String()}, nil)
 	}
@@ -478,11 +486,27 @@ func (a *authServer) authorize(w http.ResponseWriter, r *http.Request) {
 	if state != "" {
 		back.Set("state", state)
 	}
-	if a.plan.ISS {
-		back.Set("iss", a.plan.Issuer(a.origin))
+	iss := a.responseISS()
+	if iss != "" {
+		back.Set("iss", iss)
 	}
+	a.note(CodeNote+"a code, iss %q", iss)
 	redirect.RawQuery = back.Encode()
 	a.reply(w, http.StatusFound, map[string]string{"Location": redirect.String()}, nil)
+}
+
+// responseISS is the iss of the scenario's authorization responses ("" none).
+func (a *authServer) responseISS() string {
+	switch a.plan.ISSSent {
+	case ISSRight:
+		return a.plan.Issuer(a.origin)
+	case ISSWrong:
+		return WrongIssuer
+	case ISSNormalized:
+		// The issuer with a trailing slash: equal after normalization, not as strings.
+		return a.plan.Issuer(a.origin) + "/"
+	}
+	return ""
 }
 
 // authenticate checks the client's authentication at the token endpoint by the method it
@@ -668,7 +692,11 @@ func (a *authServer) gate(r *http.Request, msgs []message, canonical string) (in
 		}
 	}
 	if calls && p.StepUp && (p.StepUpAlways || !contains(strings.Fields(t.scope), ScopeWrite)) {
-		return http.StatusForbidden, challenge(`error="insufficient_scope"`, fmt.Sprintf("scope=%q", StepUpScope),
+		scope := StepUpScope
+		if a.perOperation {
+			scope = ScopeWrite
+		}
+		return http.StatusForbidden, challenge(`error="insufficient_scope"`, fmt.Sprintf("scope=%q", scope),
 			`error_description="tools/call needs the scope `+ScopeWrite+`"`)
 	}
 	a.rec.Add(Record{Dir: Note, Body: AcceptedNote + t.label})

@@ -16,67 +16,80 @@ import (
 // no secret: tokens, codes, verifiers and client secrets appear as the labels the probe gave
 // them (a verifier's label carries its S256 challenge).
 
+// The revisions of the checks: 2026-07-28 keeps every client obligation 2025-11-25 states
+// (its text moved to subpages), and first states RFC 9207's iss validation.
 var (
-	revsAuthAll  = []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125}
-	revsAuthPRM  = []string{harness.Rev20250618, harness.Rev20251125}
-	revsAuth1125 = []string{harness.Rev20251125}
+	revsAuthAll  = []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125, harness.Rev20260728}
+	revsAuthPRM  = []string{harness.Rev20250618, harness.Rev20251125, harness.Rev20260728}
+	revsAuth1125 = []string{harness.Rev20251125, harness.Rev20260728}
+	revsAuth0728 = []string{harness.Rev20260728}
 )
 
 func init() {
-	Register(
-		Check{ID: "AUTH-CLIENT-PRM-DISCOVERY", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
+	checks := []Check{
+		{ID: "AUTH-CLIENT-PRM-DISCOVERY", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
 			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthMetadataVar1, probe.AuthMetadataVar2, probe.AuthMetadataVar3},
 			Summary: "the client fetches the protected resource metadata the 401 challenge names, else (2025-11-25) the well-known URIs, path-based first",
 			Judge:   judgePRMDiscovery},
-		Check{ID: "AUTH-CLIENT-AS-DISCOVERY", Level: "MUST", Transports: httpOnly, Versions: revsAuthAll,
+		{ID: "AUTH-CLIENT-AS-DISCOVERY", Level: "MUST", Transports: httpOnly, Versions: revsAuthAll,
 			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthMetadataVar1, probe.AuthMetadataVar2, probe.AuthMetadataVar3, probe.AuthBackcompat0326, probe.AuthEndpointFallback},
 			Summary: "the client asks the authorization server's metadata at the well-known URIs in its revision's order (2025-03-26: at the MCP server's origin, then the default endpoints)",
 			Judge:   judgeASDiscovery},
-		Check{ID: "AUTH-CLIENT-PKCE", Level: "MUST", Transports: httpOnly, Versions: revsAuthAll,
+		{ID: "AUTH-CLIENT-PKCE", Level: "MUST", Transports: httpOnly, Versions: revsAuthAll,
 			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthBackcompat0326},
 			Summary: "the authorization request carries an S256 code_challenge and the token request the code_verifier that yields it",
 			Judge:   judgePKCE},
-		Check{ID: "AUTH-CLIENT-RESOURCE", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
+		{ID: "AUTH-CLIENT-RESOURCE", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
 			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthTokenRefresh},
 			Summary: "the authorization and token requests carry resource, the MCP server's canonical URI",
 			Judge:   judgeResource},
-		Check{ID: "AUTH-CLIENT-BEARER-HEADER", Level: "MUST", Transports: httpOnly, Versions: revsAuthAll,
+		{ID: "AUTH-CLIENT-BEARER-HEADER", Level: "MUST", Transports: httpOnly, Versions: revsAuthAll,
 			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthBackcompat0326},
 			Summary: "once it holds a token the client sends it in the Authorization header of every request, never in the query string",
 			Judge:   judgeBearerHeader},
-		Check{ID: "AUTH-CLIENT-SCOPE", Level: "SHOULD", Transports: httpOnly, Versions: revsAuth1125,
+		{ID: "AUTH-CLIENT-SCOPE", Level: "SHOULD", Transports: httpOnly, Versions: revsAuth1125,
 			Scenario: probe.AuthScopeFromChallenge, Also: []string{probe.AuthScopeFromSupported, probe.AuthScopeOmitted},
 			Summary: "the client asks for the challenge's scope, else all of scopes_supported, else no scope",
 			Judge:   judgeScope},
-		Check{ID: "AUTH-CLIENT-STEP-UP", Level: "SHOULD", Transports: httpOnly, Versions: revsAuth1125,
+		{ID: "AUTH-CLIENT-STEP-UP", Level: "SHOULD", Transports: httpOnly, Versions: revsAuth1125,
 			Scenario: probe.AuthScopeStepUp, Also: []string{probe.AuthScopeRetryLimit},
 			Summary: "answered 403 insufficient_scope, the client re-authorizes with the challenged scope, and gives up after a few attempts",
 			Judge:   judgeStepUp},
-		Check{ID: "AUTH-CLIENT-STATE", Level: "SHOULD", Transports: httpOnly, Versions: revsAuthPRM,
+		{ID: "AUTH-CLIENT-STATE", Level: "SHOULD", Transports: httpOnly, Versions: revsAuthPRM,
 			Scenario: probe.AuthStateMismatch,
 			Summary:  "the client sends a state and does not redeem a code whose response carries another",
 			Judge:    judgeState},
-		Check{ID: "AUTH-CLIENT-PKCE-REFUSE", Level: "MUST", Transports: httpOnly, Versions: revsAuth1125,
+		{ID: "AUTH-CLIENT-PKCE-REFUSE", Level: "MUST", Transports: httpOnly, Versions: revsAuth1125,
 			Scenario: probe.AuthPKCENotAdvertised,
 			Summary:  "an authorization server whose metadata lacks code_challenge_methods_supported gets no authorization request",
 			Judge:    judgePKCERefuse},
-		Check{ID: "AUTH-CLIENT-PRM-RESOURCE-MATCH", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
+		{ID: "AUTH-CLIENT-PRM-RESOURCE-MATCH", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
 			Scenario: probe.AuthResourceMismatch,
 			Summary:  "protected resource metadata naming another resource than the MCP server is not used to authorize",
 			Judge:    judgePRMResourceMatch},
-		Check{ID: "AUTH-CLIENT-REGISTRATION", Level: "SHOULD", Transports: httpOnly, Versions: revsAuth1125,
+		{ID: "AUTH-CLIENT-REGISTRATION", Level: "SHOULD", Transports: httpOnly, Versions: revsAuth1125,
 			Scenario: probe.AuthPreRegistration, Also: []string{probe.AuthBasicCIMD},
 			Summary: "the client uses the pre-registered client_id it was given, else a Client ID Metadata Document URL where the server takes one, before dynamic registration",
 			Judge:   judgeRegistration},
-		Check{ID: "AUTH-CLIENT-REFRESH", Level: "SHOULD", Transports: httpOnly, Versions: revsAuthPRM,
+		{ID: "AUTH-CLIENT-REFRESH", Level: "SHOULD", Transports: httpOnly, Versions: revsAuthPRM,
 			Scenario: probe.AuthTokenRefresh,
 			Summary:  "answered 401 invalid_token for an expired access token, a client holding a refresh token uses the refresh_token grant",
 			Judge:    judgeRefresh},
-		Check{ID: "AUTH-CLIENT-TOKEN-AUTH-METHOD", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
+		{ID: "AUTH-CLIENT-TOKEN-AUTH-METHOD", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
 			Scenario: probe.AuthTokenEndpointBasic, Also: []string{probe.AuthTokenEndpointPost, probe.AuthTokenEndpointNone, probe.AuthPreRegistration, probe.AuthClientCredentialsBa},
 			Summary: "the client authenticates at the token endpoint by the method it registered (client_secret_basic, client_secret_post or none)",
 			Judge:   judgeTokenAuthMethod},
-	)
+		{ID: "AUTH-CLIENT-ISS", Level: "MUST", Transports: httpOnly, Versions: revsAuth0728,
+			Scenario: probe.AuthISSWrongIssuer, Also: []string{probe.AuthISSMissing, probe.AuthISSUnexpected, probe.AuthISSNormalized, probe.AuthISSSupported},
+			Summary: "the client redeems no code whose authorization response has an iss other than the issuer (compared as strings), or none where the server advertises authorization_response_iss_parameter_supported; it redeems one whose iss is the issuer",
+			Judge:   judgeISS},
+	}
+	// At the stateless revision a client that speaks only the handshake era never got past
+	// initialize: its authorization, however it went, is not judged as 2026-07-28's.
+	for i := range checks {
+		checks[i].Judge = gateModern(checks[i].Judge)
+	}
+	Register(checks...)
 }
 
 // oauthReq is a request the client made to the authorization server's side of the probe.
@@ -432,14 +445,28 @@ func judgeStepUp(v *View) Finding {
 		}
 		return untestable("%s: the client never called a tool with a token, so it was never refused 403", v.Scenario)
 	}
+	// At 2026-07-28 the challenge names the operation's scope alone, and the client asks for
+	// the union of it and what it asked before (§ Step-Up Authorization Flow, step 2).
+	want, challenged := []string{probe.ScopeWrite}, probe.StepUpScope
+	if harness.IsModern(v.Revision) {
+		challenged = probe.ScopeWrite
+		for _, a := range auths {
+			if a.at < ups[0] {
+				want = append(want, scopeSet(a.query.Get("scope"))...)
+			}
+		}
+	}
 	for _, a := range auths {
 		if a.at < ups[0] {
 			continue
 		}
-		if !slices.Contains(scopeSet(a.query.Get("scope")), probe.ScopeWrite) {
-			return violated("%s: after 403 insufficient_scope with scope %q the client re-authorized (record %d) with scope %q", v.Scenario, probe.StepUpScope, v.seq(a.at), a.query.Get("scope"))
+		got := scopeSet(a.query.Get("scope"))
+		for _, s := range want {
+			if !slices.Contains(got, s) {
+				return violated("%s: after 403 insufficient_scope with scope %q the client re-authorized (record %d) with scope %q, without %s", v.Scenario, challenged, v.seq(a.at), a.query.Get("scope"), s)
+			}
 		}
-		return passed("%s: after 403 insufficient_scope the client re-authorized with scope %q (record %d)", v.Scenario, a.query.Get("scope"), v.seq(a.at))
+		return passed("%s: after 403 insufficient_scope with scope %q the client re-authorized with scope %q (record %d)", v.Scenario, challenged, a.query.Get("scope"), v.seq(a.at))
 	}
 	return violated("%s: after 403 insufficient_scope (record %d) the client never re-authorized", v.Scenario, v.seq(ups[0]))
 }
@@ -611,4 +638,53 @@ func judgeTokenAuthMethod(v *View) Finding {
 		}
 	}
 	return passed("%s: all %d token requests authenticate by the registered %s", v.Scenario, len(toks), want)
+}
+
+// codeResponses are the probe's notes of authorization responses that carried a code.
+func (v *View) codeResponses() []int {
+	var out []int
+	for i, r := range v.Records {
+		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.CodeNote) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func judgeISS(v *View) Finding {
+	auths := v.authorizeReqs()
+	if len(auths) == 0 {
+		return v.noAuthorization()
+	}
+	codes := v.codeResponses()
+	if len(codes) == 0 {
+		return untestable("%s: the authorization server answered the client's authorization request without a code", v.Scenario)
+	}
+	p := v.plan()
+	redeemed := -1
+	for _, t := range v.tokenReqs() {
+		if t.form.Get("grant_type") == "authorization_code" && t.at > codes[0] {
+			redeemed = t.at
+			break
+		}
+	}
+	advertised := map[bool]string{true: "advertises", false: "does not advertise"}[p.ISS]
+	var what string
+	switch p.ISSSent {
+	case probe.ISSRight:
+		if redeemed < 0 {
+			return violated("%s: the authorization response's iss is the issuer of the metadata the client read, yet the client never redeemed the code", v.Scenario)
+		}
+		return passed("%s: the authorization response's iss is the issuer, and the client redeemed the code (record %d)", v.Scenario, v.seq(redeemed))
+	case probe.ISSWrong:
+		what = "an iss naming another authorization server (" + probe.WrongIssuer + ")"
+	case probe.ISSNormalized:
+		what = "an iss equal to the issuer only once normalized (a trailing slash added)"
+	default:
+		what = "no iss"
+	}
+	if redeemed >= 0 {
+		return violated("%s: the authorization server %s authorization_response_iss_parameter_supported and its authorization response carried %s, yet the client redeemed the code (record %d)", v.Scenario, advertised, what, v.seq(redeemed))
+	}
+	return passed("%s: the authorization server %s authorization_response_iss_parameter_supported, its authorization response carried %s, and the client did not redeem the code", v.Scenario, advertised, what)
 }
