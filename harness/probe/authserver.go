@@ -43,6 +43,8 @@ const (
 	CodeNote = "auth: authorization response with "
 	// CIMDNote: what the AS did with a URL client_id.
 	CIMDNote = "auth: client id metadata document "
+	// CIMDRedirects precedes, in a CIMDNote, the redirect_uris of the document fetched.
+	CIMDRedirects = " redirect_uris "
 )
 
 // CIMDFetchTimeout bounds the authorization server's fetch of a loopback Client ID Metadata
@@ -384,10 +386,10 @@ func (a *authServer) lookupClient(id, redirectURI string) (*client, string) {
 			return nil, "client id metadata document: " + err.Error()
 		}
 		if doc.ClientID != id || !contains(doc.RedirectURIs, redirectURI) {
-			a.note(CIMDNote+"%s names client_id %q and redirect_uris %v", id, doc.ClientID, doc.RedirectURIs)
+			a.note(CIMDNote+"%s names client_id %q and"+CIMDRedirects+"%v", id, doc.ClientID, doc.RedirectURIs)
 			return nil, "the client id metadata document does not name its own URL and the redirect URI"
 		}
-		a.note(CIMDNote+"%s fetched: it names itself and redirect_uris %v", id, doc.RedirectURIs)
+		a.note(CIMDNote+"%s fetched: it names itself and"+CIMDRedirects+"%v", id, doc.RedirectURIs)
 	} else {
 		// Off loopback the probe fetches nothing; it takes the URL as the official suite does.
 		a.note(CIMDNote+"%s taken without fetching (not on loopback)", id)

@@ -2,6 +2,7 @@ package clientsuite
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -83,6 +84,10 @@ func init() {
 			Scenario: probe.AuthISSWrongIssuer, Also: []string{probe.AuthISSMissing, probe.AuthISSUnexpected, probe.AuthISSNormalized, probe.AuthISSSupported},
 			Summary: "the client redeems no code whose authorization response has an iss other than the issuer (compared as strings), or none where the server advertises authorization_response_iss_parameter_supported; it redeems one whose iss is the issuer",
 			Judge:   judgeISS},
+		{ID: "AUTH-CLIENT-REDIRECT-URI", Level: "MUST", Transports: httpOnly, Versions: revsAuthAll,
+			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthBackcompat0326, probe.AuthBasicCIMD, probe.AuthPreRegistration},
+			Summary: "the redirect_uri of every authorization request is a localhost or https URL, and one the client registered (dynamically or in its Client ID Metadata Document)",
+			Judge:   judgeRedirectURI},
 	}
 	// At the stateless revision a client that speaks only the handshake era never got past
 	// initialize: its authorization, however it went, is not judged as 2026-07-28's.
@@ -687,4 +692,63 @@ func judgeISS(v *View) Finding {
 		return violated("%s: the authorization server %s authorization_response_iss_parameter_supported and its authorization response carried %s, yet the client redeemed the code (record %d)", v.Scenario, advertised, what, v.seq(redeemed))
 	}
 	return passed("%s: the authorization server %s authorization_response_iss_parameter_supported, its authorization response carried %s, and the client did not redeem the code", v.Scenario, advertised, what)
+}
+
+// registeredRedirects are the redirect URIs the client registered: its dynamic registration
+// request's, or those of the Client ID Metadata Document the probe fetched; nil when it
+// registered none the probe saw (pre-registered, or a document off loopback).
+func (v *View) registeredRedirects() ([]string, string) {
+	for _, o := range v.oauthReqs() {
+		if o.method == "POST" && strings.HasSuffix(o.path, "/register") {
+			var reg struct {
+				RedirectURIs []string `json:"redirect_uris"`
+			}
+			_ = json.Unmarshal([]byte(v.Records[o.at].Body), &reg)
+			return reg.RedirectURIs, "its registration request (record " + fmt.Sprint(v.seq(o.at)) + ")"
+		}
+	}
+	for _, r := range v.Records {
+		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.CIMDNote) {
+			if _, list, ok := strings.Cut(r.Body, probe.CIMDRedirects); ok {
+				return strings.Fields(strings.Trim(list, "[]")), "its Client ID Metadata Document"
+			}
+		}
+	}
+	return nil, ""
+}
+
+// localhostOrHTTPS reports whether a redirect URI is a localhost URL or an https one.
+func localhostOrHTTPS(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	return u.Scheme == "https" || (u.Scheme == "http" && (h == "localhost" || h == "127.0.0.1" || h == "::1"))
+}
+
+func judgeRedirectURI(v *View) Finding {
+	auths := v.authorizeReqs()
+	if len(auths) == 0 {
+		return v.noAuthorization()
+	}
+	registered, where := v.registeredRedirects()
+	if v.Revision < harness.Rev20250618 {
+		where = "" // 2025-03-26 asks a localhost or https URL, not yet a registered one
+	}
+	for _, a := range auths {
+		ru := a.query.Get("redirect_uri")
+		switch {
+		case ru == "":
+			return violated("%s: the authorization request (record %d) names no redirect_uri", v.Scenario, v.seq(a.at))
+		case !localhostOrHTTPS(ru):
+			return violated("%s: the authorization request (record %d) names redirect_uri %q, neither a localhost nor an https URL", v.Scenario, v.seq(a.at), ru)
+		case where != "" && !slices.Contains(registered, ru):
+			return violated("%s: the authorization request (record %d) names redirect_uri %q, which is not among those of %s: %v", v.Scenario, v.seq(a.at), ru, where, registered)
+		}
+	}
+	if where == "" {
+		return passed("%s: every authorization request names a localhost or https redirect_uri (registration not judged: pre-registered, unseen, or 2025-03-26)", v.Scenario)
+	}
+	return passed("%s: every authorization request names a localhost or https redirect_uri registered in %s", v.Scenario, where)
 }
