@@ -40,7 +40,12 @@ const (
 	AuthISSMissing     = "auth/iss-supported-missing"
 	AuthISSUnexpected  = "auth/iss-unexpected"
 	AuthISSNormalized  = "auth/iss-normalized"
+	// 2026-07-28 § Refresh Tokens: the AS lists offline_access in its scopes_supported.
+	AuthOfflineAccessScope = "auth/offline-access-scope"
 )
+
+// ScopeOffline is the OpenID scope that asks for a refresh token.
+const ScopeOffline = "offline_access"
 
 // Scopes the probe's scenarios deal in.
 const (
@@ -87,6 +92,10 @@ type AuthPlan struct {
 	ChallengeScope string
 	// ScopesSupported is the PRM's scopes_supported (nil: absent).
 	ScopesSupported []string
+	// ASScopesSupported is the authorization server metadata's scopes_supported (nil: absent).
+	ASScopesSupported []string
+	// DCRToo: the AS offers dynamic registration besides Client ID Metadata Documents.
+	DCRToo bool
 	// NoPKCE: the AS metadata lacks code_challenge_methods_supported.
 	NoPKCE bool
 	// Registration is how the client is meant to register.
@@ -190,6 +199,10 @@ var authPlans = func() []AuthPlan {
 		p(AuthISSMissing, revs0728, func(a *AuthPlan) { a.ISS = true }),
 		p(AuthISSUnexpected, revs0728, func(a *AuthPlan) { a.ISSSent = ISSWrong }),
 		p(AuthISSNormalized, revs0728, func(a *AuthPlan) { a.ISS, a.ISSSent = true, ISSNormalized }),
+		p(AuthOfflineAccessScope, revs0728, func(a *AuthPlan) {
+			a.Registration, a.DCRToo = RegCIMD, true
+			a.ScopesSupported, a.ASScopesSupported = []string{ScopeBasic}, []string{ScopeBasic, ScopeOffline}
+		}),
 	}
 }()
 

@@ -43,6 +43,8 @@ const (
 	CodeNote = "auth: authorization response with "
 	// CIMDNote: what the AS did with a URL client_id.
 	CIMDNote = "auth: client id metadata document "
+	// CIMDGrantsNote: the grant_types of the Client ID Metadata Document fetched.
+	CIMDGrantsNote = "auth: client id metadata grant_types "
 	// CIMDRedirects precedes, in a CIMDNote, the redirect_uris of the document fetched.
 	CIMDRedirects = " redirect_uris "
 )
@@ -263,7 +265,7 @@ func (a *authServer) serve(w http.ResponseWriter, r *http.Request, canonical str
 		a.authorize(w, r)
 	case path == p.IssuerPath+"/token" && r.Method == http.MethodPost:
 		a.token(w, r, form, canonical)
-	case path == p.IssuerPath+"/register" && r.Method == http.MethodPost && (p.Registration == RegDynamic || p.Registration == RegFixed):
+	case path == p.IssuerPath+"/register" && r.Method == http.MethodPost && (p.Registration == RegDynamic || p.Registration == RegFixed || p.DCRToo):
 		a.register(w, body)
 	default:
 		a.reply(w, http.StatusNotFound, nil, nil)
@@ -286,8 +288,11 @@ func (a *authServer) metadata() map[string]any {
 		"grant_types_supported":                 grants,
 		"token_endpoint_auth_methods_supported": p.AuthMethods,
 	}
-	if p.Registration == RegDynamic {
+	if p.Registration == RegDynamic || p.DCRToo {
 		m["registration_endpoint"] = base + "/register"
+	}
+	if p.ASScopesSupported != nil {
+		m["scopes_supported"] = p.ASScopesSupported
 	}
 	if !p.NoPKCE {
 		m["code_challenge_methods_supported"] = []string{"S256"}
@@ -390,6 +395,7 @@ func (a *authServer) lookupClient(id, redirectURI string) (*client, string) {
 			return nil, "the client id metadata document does not name its own URL and the redirect URI"
 		}
 		a.note(CIMDNote+"%s fetched: it names itself and"+CIMDRedirects+"%v", id, doc.RedirectURIs)
+		a.note(CIMDGrantsNote+"%v", doc.GrantTypes)
 	} else {
 		// Off loopback the probe fetches nothing; it takes the URL as the official suite does.
 		a.note(CIMDNote+"%s taken without fetching (not on loopback)", id)
@@ -403,6 +409,7 @@ func (a *authServer) lookupClient(id, redirectURI string) (*client, string) {
 type cimdDoc struct {
 	ClientID     string   `json:"client_id"`
 	RedirectURIs []string `json:"redirect_uris"`
+	GrantTypes   []string `json:"grant_types"`
 }
 
 func fetchCIMD(u string) (cimdDoc, error) {

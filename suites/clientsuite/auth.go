@@ -88,6 +88,14 @@ func init() {
 			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthBackcompat0326, probe.AuthBasicCIMD, probe.AuthPreRegistration},
 			Summary: "the redirect_uri of every authorization request is a localhost or https URL, and one the client registered (dynamically or in its Client ID Metadata Document)",
 			Judge:   judgeRedirectURI},
+		{ID: "AUTH-CLIENT-REFRESH-GRANT-TYPE", Level: "SHOULD", Transports: httpOnly, Versions: revsAuth0728,
+			Scenario: probe.AuthOfflineAccessScope, Also: []string{probe.AuthMetadataDefault, probe.AuthBasicCIMD},
+			Summary: "the client's metadata (its dynamic registration or its Client ID Metadata Document) lists refresh_token in grant_types",
+			Judge:   judgeRefreshGrantType},
+		{ID: "AUTH-CLIENT-APPLICATION-TYPE", Level: "MUST", Transports: httpOnly, Versions: revsAuth0728,
+			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthTokenEndpointBasic, probe.AuthTokenEndpointPost, probe.AuthTokenEndpointNone},
+			Summary: "a dynamic registration request carries application_type",
+			Judge:   judgeApplicationType},
 	}
 	// At the stateless revision a client that speaks only the handshake era never got past
 	// initialize: its authorization, however it went, is not judged as 2026-07-28's.
@@ -751,4 +759,76 @@ func judgeRedirectURI(v *View) Finding {
 		return passed("%s: every authorization request names a localhost or https redirect_uri (registration not judged: pre-registered, unseen, or 2025-03-26)", v.Scenario)
 	}
 	return passed("%s: every authorization request names a localhost or https redirect_uri registered in %s", v.Scenario, where)
+}
+
+// registration is the client's dynamic registration request, -1 if none.
+func (v *View) registration() (int, map[string]json.RawMessage) {
+	for _, o := range v.oauthReqs() {
+		if o.method == "POST" && strings.HasSuffix(o.path, "/register") {
+			var body map[string]json.RawMessage
+			_ = json.Unmarshal([]byte(v.Records[o.at].Body), &body)
+			return o.at, body
+		}
+	}
+	return -1, nil
+}
+
+// offlineAsked says whether the client asked for offline_access, for the messages.
+func (v *View) offlineAsked() string {
+	for _, a := range v.authorizeReqs() {
+		if slices.Contains(scopeSet(a.query.Get("scope")), probe.ScopeOffline) {
+			return " (it asked for offline_access too)"
+		}
+	}
+	return ""
+}
+
+func judgeRefreshGrantType(v *View) Finding {
+	var grants []string
+	var where string
+	if at, body := v.registration(); at >= 0 {
+		where = fmt.Sprintf("its registration request (record %d)", v.seq(at))
+		if raw, ok := body["grant_types"]; ok {
+			_ = json.Unmarshal(raw, &grants)
+		} else {
+			grants = []string{"authorization_code"} // RFC 7591 § 2's default
+			where += ", which names none (RFC 7591's default: authorization_code)"
+		}
+	} else {
+		for _, r := range v.Records {
+			if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.CIMDGrantsNote) {
+				where = "its Client ID Metadata Document"
+				grants = strings.Fields(strings.Trim(strings.TrimPrefix(r.Body, probe.CIMDGrantsNote), "[]"))
+				if len(grants) == 0 {
+					grants = []string{"authorization_code"}
+					where += ", which names none (the default: authorization_code)"
+				}
+			}
+		}
+	}
+	if where == "" {
+		if v.challenged() < 0 {
+			return v.notChallenged()
+		}
+		return untestable("%s: the client registered neither dynamically nor by a Client ID Metadata Document the probe could fetch, so its grant_types are unseen", v.Scenario)
+	}
+	if !slices.Contains(grants, "refresh_token") {
+		return violated("%s: the grant_types of %s are %v, without refresh_token%s", v.Scenario, where, grants, v.offlineAsked())
+	}
+	return passed("%s: the grant_types of %s are %v%s", v.Scenario, where, grants, v.offlineAsked())
+}
+
+func judgeApplicationType(v *View) Finding {
+	at, body := v.registration()
+	if at < 0 {
+		if v.challenged() < 0 {
+			return v.notChallenged()
+		}
+		return na("%s: the client did not register dynamically", v.Scenario)
+	}
+	var appType string
+	if raw, ok := body["application_type"]; !ok || json.Unmarshal(raw, &appType) != nil || appType == "" {
+		return violated("%s: the registration request (record %d) carries no application_type", v.Scenario, v.seq(at))
+	}
+	return passed("%s: the registration request (record %d) carries application_type %q", v.Scenario, v.seq(at), appType)
 }
