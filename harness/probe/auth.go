@@ -34,6 +34,8 @@ const (
 	AuthTokenEndpointPost   = "auth/token-endpoint-auth-post"
 	AuthTokenEndpointNone   = "auth/token-endpoint-auth-none"
 	AuthClientCredentialsBa = "auth/client-credentials-basic"
+	// The client authenticates by private_key_jwt with the key the context gives it.
+	AuthClientCredentialsJWT = "auth/client-credentials-jwt"
 	// RFC 9207 (2026-07-28): the authorization response's iss.
 	AuthISSSupported   = "auth/iss-supported"
 	AuthISSWrongIssuer = "auth/iss-wrong-issuer"
@@ -193,6 +195,9 @@ var authPlans = func() []AuthPlan {
 		p(AuthTokenEndpointNone, revsPRM, func(a *AuthPlan) { a.AuthMethods = []string{"none"} }),
 		p(AuthClientCredentialsBa, revsPRM, func(a *AuthPlan) {
 			a.Registration, a.ClientCredentials, a.AuthMethods = RegPre, true, []string{"client_secret_basic"}
+		}),
+		p(AuthClientCredentialsJWT, revsPRM, func(a *AuthPlan) {
+			a.Registration, a.ClientCredentials, a.AuthMethods = RegPre, true, []string{"private_key_jwt"}
 		}),
 		p(AuthISSSupported, revs0728, func(a *AuthPlan) { a.ISS, a.ISSSent = true, ISSRight }),
 		p(AuthISSWrongIssuer, revs0728, func(a *AuthPlan) { a.ISS, a.ISSSent = true, ISSWrong }),

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -67,6 +68,10 @@ type token struct {
 type client struct {
 	id, secret, method string
 	redirectURIs       []string
+	// private_key_jwt: the public key its assertions verify with, and the private key the
+	// context gives it.
+	key *ecdsa.PublicKey
+	pem string
 }
 
 // authServer is the authorization server of one scenario run.
@@ -95,9 +100,16 @@ func newAuthServer(plan AuthPlan, rec *Recorder) *authServer {
 	a := &authServer{plan: plan, rec: rec, secrets: map[string]string{}, counts: map[string]int{},
 		clients: map[string]*client{}, codes: map[string]*grant{}, access: map[string]*token{}, refresh: map[string]*token{}}
 	if plan.Registration == RegPre {
-		a.pre = client{id: PreRegisteredClientID, secret: "mcpspec-cs-" + randHex(16), method: plan.AuthMethods[0]}
+		a.pre = client{id: PreRegisteredClientID, method: plan.AuthMethods[0]}
+		if a.pre.method == "private_key_jwt" {
+			if err := a.newJWTKey(); err != nil {
+				panic(err) // the system's random source failed
+			}
+		} else {
+			a.pre.secret = "mcpspec-cs-" + randHex(16)
+			a.secret(a.pre.secret, "client_secret")
+		}
 		a.clients[a.pre.id] = &a.pre
-		a.secret(a.pre.secret, "client_secret")
 	}
 	return a
 }
@@ -302,6 +314,9 @@ func (a *authServer) metadata() map[string]any {
 	}
 	if p.ISS {
 		m["authorization_response_iss_parameter_supported"] = true
+	}
+	if contains(p.AuthMethods, "private_key_jwt") {
+		m["token_endpoint_auth_signing_alg_values_supported"] = []string{"ES256"}
 	}
 	if p.OpenID {
 		m["jwks_uri"] = base + "/jwks.json"
@@ -525,6 +540,10 @@ func (a *authServer) authenticate(r *http.Request, form url.Values) (*client, st
 	if secret != "" {
 		method = "client_secret_post"
 	}
+	assertion := form.Get("client_assertion")
+	if form.Get("client_assertion_type") == AssertionType || assertion != "" {
+		method = "private_key_jwt"
+	}
 	if u, pw, ok := r.BasicAuth(); ok {
 		uu, err1 := url.QueryUnescape(u)
 		pp, err2 := url.QueryUnescape(pw)
@@ -532,6 +551,9 @@ func (a *authServer) authenticate(r *http.Request, form url.Values) (*client, st
 			return nil, "the Basic credentials are not form-encoded"
 		}
 		id, secret, method = uu, pp, "client_secret_basic"
+	}
+	if id == "" && method == "private_key_jwt" {
+		id = assertionSubject(assertion) // RFC 7523 § 3: client_id may be left to the assertion
 	}
 	a.mu.Lock()
 	c := a.clients[id]
@@ -541,6 +563,16 @@ func (a *authServer) authenticate(r *http.Request, form url.Values) (*client, st
 		return nil, "unknown client_id " + id
 	case c.method != method:
 		return nil, fmt.Sprintf("the client registered token_endpoint_auth_method %s but authenticated by %s", c.method, method)
+	case method == "private_key_jwt":
+		if form.Get("client_assertion_type") != AssertionType {
+			a.note(AssertionNote+"rejected: client_assertion_type %q", form.Get("client_assertion_type"))
+			return nil, "client_assertion_type must be " + AssertionType
+		}
+		if err := a.verifyAssertion(assertion, c); err != nil {
+			a.note(AssertionNote+"rejected: %v", err)
+			return nil, "client_assertion: " + err.Error()
+		}
+		a.note(AssertionNote + "verified: ES256, signed by the key given, iss and sub the client_id, aud the authorization server")
 	case c.secret != secret:
 		return nil, "wrong client_secret"
 	}
@@ -608,7 +640,7 @@ func (a *authServer) token(w http.ResponseWriter, r *http.Request, form url.Valu
 		}
 		a.issue(w, "refresh_token", c, resource, scope, canonical, true)
 	case "client_credentials":
-		if !a.plan.ClientCredentials || c.secret == "" {
+		if !a.plan.ClientCredentials || (c.secret == "" && c.key == nil) {
 			a.oauthError(w, http.StatusBadRequest, "unauthorized_client", "client_credentials is not offered to this client")
 			return
 		}
@@ -717,6 +749,9 @@ func (a *authServer) gate(r *http.Request, msgs []message, canonical string) (in
 func (a *authServer) ContextFields() map[string]any {
 	if a.plan.Registration != RegPre {
 		return nil
+	}
+	if a.pre.method == "private_key_jwt" {
+		return map[string]any{"client_id": a.pre.id, "private_key_pem": a.pre.pem, "signing_algorithm": "ES256"}
 	}
 	return map[string]any{"client_id": a.pre.id, "client_secret": a.pre.secret}
 }

@@ -77,8 +77,8 @@ func init() {
 			Summary:  "answered 401 invalid_token for an expired access token, a client holding a refresh token uses the refresh_token grant",
 			Judge:    judgeRefresh},
 		{ID: "AUTH-CLIENT-TOKEN-AUTH-METHOD", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
-			Scenario: probe.AuthTokenEndpointBasic, Also: []string{probe.AuthTokenEndpointPost, probe.AuthTokenEndpointNone, probe.AuthPreRegistration, probe.AuthClientCredentialsBa},
-			Summary: "the client authenticates at the token endpoint by the method it registered (client_secret_basic, client_secret_post or none)",
+			Scenario: probe.AuthTokenEndpointBasic, Also: []string{probe.AuthTokenEndpointPost, probe.AuthTokenEndpointNone, probe.AuthPreRegistration, probe.AuthClientCredentialsBa, probe.AuthClientCredentialsJWT},
+			Summary: "the client authenticates at the token endpoint by the method it registered (client_secret_basic, client_secret_post, none, or private_key_jwt with an assertion its key signed)",
 			Judge:   judgeTokenAuthMethod},
 		{ID: "AUTH-CLIENT-ISS", Level: "MUST", Transports: httpOnly, Versions: revsAuth0728,
 			Scenario: probe.AuthISSWrongIssuer, Also: []string{probe.AuthISSMissing, probe.AuthISSUnexpected, probe.AuthISSNormalized, probe.AuthISSSupported},
@@ -633,21 +633,27 @@ func judgeTokenAuthMethod(v *View) Finding {
 	for _, t := range toks {
 		r := v.Records[t.at]
 		authz, _ := r.HasHeader("Authorization")
-		basic := strings.HasPrefix(authz, "Basic ")
-		post := t.form.Get("client_secret") != ""
-		var got string
-		switch {
-		case basic && !post:
-			got = "client_secret_basic"
-		case post && !basic:
-			got = "client_secret_post"
-		case !basic && !post:
-			got = "none"
-		default:
-			got = "both client_secret_basic and client_secret_post"
+		var used []string
+		if strings.HasPrefix(authz, "Basic ") {
+			used = append(used, "client_secret_basic")
+		}
+		if t.form.Get("client_secret") != "" {
+			used = append(used, "client_secret_post")
+		}
+		if t.form.Get("client_assertion") != "" || t.form.Get("client_assertion_type") != "" {
+			used = append(used, "private_key_jwt")
+		}
+		got := "none"
+		if len(used) > 0 {
+			got = strings.Join(used, " and ")
 		}
 		if got != want {
 			return violated("%s: registered for %s, the client authenticated its %s token request (record %d) by %s", v.Scenario, want, t.form.Get("grant_type"), r.Seq, got)
+		}
+		if got == "private_key_jwt" {
+			if note := v.assertionVerdict(t.at); !strings.HasPrefix(note, "verified") {
+				return violated("%s: the client_assertion of its %s token request (record %d) did not verify: %s", v.Scenario, t.form.Get("grant_type"), r.Seq, note)
+			}
 		}
 	}
 	return passed("%s: all %d token requests authenticate by the registered %s", v.Scenario, len(toks), want)
@@ -831,4 +837,15 @@ func judgeApplicationType(v *View) Finding {
 		return violated("%s: the registration request (record %d) carries no application_type", v.Scenario, v.seq(at))
 	}
 	return passed("%s: the registration request (record %d) carries application_type %q", v.Scenario, v.seq(at), appType)
+}
+
+// assertionVerdict is what the probe made of the client_assertion of the token request at
+// index at: the rest of its AssertionNote ("verified: …" or "rejected: …").
+func (v *View) assertionVerdict(at int) string {
+	for _, r := range v.Records[at+1:] {
+		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.AssertionNote) {
+			return strings.TrimPrefix(r.Body, probe.AssertionNote)
+		}
+	}
+	return "the probe recorded no verdict on it"
 }
