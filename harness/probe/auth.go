@@ -44,7 +44,12 @@ const (
 	AuthISSNormalized  = "auth/iss-normalized"
 	// 2026-07-28 § Refresh Tokens: the AS lists offline_access in its scopes_supported.
 	AuthOfflineAccessScope = "auth/offline-access-scope"
+	// 2026-07-28 § Authorization Server Binding: the PRM comes to name another AS.
+	AuthASMigration = "auth/authorization-server-migration"
 )
+
+// MigratedIssuerPath is the issuer path of AuthASMigration's second authorization server.
+const MigratedIssuerPath = "/as2"
 
 // ScopeOffline is the OpenID scope that asks for a refresh token.
 const ScopeOffline = "offline_access"
@@ -98,6 +103,10 @@ type AuthPlan struct {
 	ASScopesSupported []string
 	// DCRToo: the AS offers dynamic registration besides Client ID Metadata Documents.
 	DCRToo bool
+	// Migrate: at the first tools/call the protected resource metadata comes to name a second
+	// authorization server (issuer MigratedIssuerPath), which alone issues tokens for the
+	// server from then on; the call is answered 401 invalid_token.
+	Migrate bool
 	// NoPKCE: the AS metadata lacks code_challenge_methods_supported.
 	NoPKCE bool
 	// Registration is how the client is meant to register.
@@ -204,6 +213,7 @@ var authPlans = func() []AuthPlan {
 		p(AuthISSMissing, revs0728, func(a *AuthPlan) { a.ISS = true }),
 		p(AuthISSUnexpected, revs0728, func(a *AuthPlan) { a.ISSSent = ISSWrong }),
 		p(AuthISSNormalized, revs0728, func(a *AuthPlan) { a.ISS, a.ISSSent = true, ISSNormalized }),
+		p(AuthASMigration, revsPRM, func(a *AuthPlan) { a.Migrate = true }),
 		p(AuthOfflineAccessScope, revs0728, func(a *AuthPlan) {
 			a.Registration, a.DCRToo = RegCIMD, true
 			a.ScopesSupported, a.ASScopesSupported = []string{ScopeBasic}, []string{ScopeBasic, ScopeOffline}

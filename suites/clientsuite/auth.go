@@ -96,6 +96,14 @@ func init() {
 			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthTokenEndpointBasic, probe.AuthTokenEndpointPost, probe.AuthTokenEndpointNone},
 			Summary: "a dynamic registration request carries application_type",
 			Judge:   judgeApplicationType},
+		{ID: "AUTH-CLIENT-AS-BINDING", Level: "MUST", Transports: httpOnly, Versions: revsAuth0728,
+			Scenario: probe.AuthASMigration,
+			Summary:  "when the protected resource metadata comes to name another authorization server, the client registers with it anew and presents it no credentials the old one gave",
+			Judge:    judgeASBinding},
+		{ID: "AUTH-CLIENT-TOKEN-ISSUER", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
+			Scenario: probe.AuthASMigration,
+			Summary:  "the client sends the server no token but those of the authorization server its protected resource metadata names: once it has learnt the server moved to another, never the old one's",
+			Judge:    judgeTokenIssuer},
 	}
 	// At the stateless revision a client that speaks only the handshake era never got past
 	// initialize: its authorization, however it went, is not judged as 2026-07-28's.
@@ -848,4 +856,112 @@ func (v *View) assertionVerdict(at int) string {
 		}
 	}
 	return "the probe recorded no verdict on it"
+}
+
+// migrated is the index of the probe's note that the protected resource metadata names the
+// second authorization server from now on, -1 if the scenario never got there.
+func (v *View) migrated() int {
+	for i, r := range v.Records {
+		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.MigratedNote) {
+			return i
+		}
+	}
+	return -1
+}
+
+// notMigrated is the finding of a run in which the authorization server never changed.
+func (v *View) notMigrated() Finding {
+	if v.issued() < 0 {
+		if len(v.authorizeReqs()) == 0 {
+			return v.noAuthorization()
+		}
+		return untestable("%s: the client was issued no token", v.Scenario)
+	}
+	return untestable("%s: the client never called a tool with its token, so the authorization server never changed", v.Scenario)
+}
+
+func judgeASBinding(v *View) Finding {
+	m := v.migrated()
+	if m < 0 {
+		return v.notMigrated()
+	}
+	for _, r := range v.Records[m:] {
+		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.CrossASNote) {
+			return violated("%s: after the protected resource metadata came to name another authorization server, the client presented the old one's credentials to it: %s (record %d)", v.Scenario, strings.TrimPrefix(r.Body, probe.CrossASNote), r.Seq)
+		}
+	}
+	registered := false
+	for _, o := range v.oauthReqs() {
+		if o.at < m || !strings.HasPrefix(o.path, probe.MigratedIssuerPath+"/") {
+			continue
+		}
+		switch {
+		case o.method == "POST" && o.path == probe.MigratedIssuerPath+"/register":
+			registered = true
+		case o.method == "GET" && o.path == probe.MigratedIssuerPath+"/authorize":
+			id := o.query.Get("client_id")
+			if !registered && !strings.HasPrefix(id, "http") {
+				return violated("%s: the client sent the new authorization server an authorization request (record %d) with client_id %q without registering with it", v.Scenario, v.seq(o.at), id)
+			}
+			return passed("%s: the client registered with the new authorization server and authorized there as client %q (record %d)", v.Scenario, id, v.seq(o.at))
+		}
+	}
+	return untestable("%s: the client never sent the new authorization server an authorization request", v.Scenario)
+}
+
+// tokenIssuers maps the label of each access token the probe issued to its issuer.
+func (v *View) tokenIssuers() map[string]string {
+	out := map[string]string{}
+	for _, r := range v.Records {
+		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.IssuedNote) {
+			label, _, _ := strings.Cut(strings.TrimPrefix(r.Body, probe.IssuedNote), " ")
+			if _, iss, ok := strings.Cut(r.Body, probe.IssuerMark); ok {
+				out[label] = iss
+			}
+		}
+	}
+	return out
+}
+
+func judgeTokenIssuer(v *View) Finding {
+	m := v.migrated()
+	if m < 0 {
+		return v.notMigrated()
+	}
+	newIssuer := strings.TrimPrefix(v.Records[m].Body, probe.MigratedNote)
+	// The client learns of the move when it reads the protected resource metadata again.
+	learnt := -1
+	for _, o := range v.prmReqs() {
+		if o.at > m {
+			learnt = o.at
+			break
+		}
+	}
+	if learnt < 0 {
+		return untestable("%s: refused its token, the client never read the protected resource metadata again, so it never learnt that the server's authorization server changed", v.Scenario)
+	}
+	issuers := v.tokenIssuers()
+	n := 0
+	for _, r := range v.Records[learnt:] {
+		if r.Dir != probe.Recv || r.Channel == probe.ChanOAuth {
+			continue
+		}
+		a, _ := r.HasHeader("Authorization")
+		label := strings.TrimSpace(strings.TrimPrefix(a, "Bearer "))
+		if label == "" {
+			continue
+		}
+		if iss := issuers[label]; iss != newIssuer {
+			from := "an authorization server's it was never issued by"
+			if iss != "" {
+				from = iss + "'s"
+			}
+			return violated("%s: after the protected resource metadata named %s (read again at record %d), the client sent the server %s token (record %d)", v.Scenario, newIssuer, v.seq(learnt), from, r.Seq)
+		}
+		n++
+	}
+	if n == 0 {
+		return untestable("%s: the client sent the server no token after it learnt the authorization server changed", v.Scenario)
+	}
+	return passed("%s: after the protected resource metadata named %s, the client's %d requests carry only its tokens", v.Scenario, newIssuer, n)
 }
