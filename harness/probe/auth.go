@@ -46,6 +46,8 @@ const (
 	AuthOfflineAccessScope = "auth/offline-access-scope"
 	// 2026-07-28 § Authorization Server Binding: the PRM comes to name another AS.
 	AuthASMigration = "auth/authorization-server-migration"
+	// 2026-07-28 § Authorization Server Metadata Discovery: the metadata names another issuer.
+	AuthMetadataIssuerMismatch = "auth/metadata-issuer-mismatch"
 )
 
 // MigratedIssuerPath is the issuer path of AuthASMigration's second authorization server.
@@ -107,6 +109,8 @@ type AuthPlan struct {
 	// authorization server (issuer MigratedIssuerPath), which alone issues tokens for the
 	// server from then on; the call is answered 401 invalid_token.
 	Migrate bool
+	// MetadataIssuer overrides the issuer the authorization server metadata names ("" its own).
+	MetadataIssuer string
 	// NoPKCE: the AS metadata lacks code_challenge_methods_supported.
 	NoPKCE bool
 	// Registration is how the client is meant to register.
@@ -213,6 +217,7 @@ var authPlans = func() []AuthPlan {
 		p(AuthISSMissing, revs0728, func(a *AuthPlan) { a.ISS = true }),
 		p(AuthISSUnexpected, revs0728, func(a *AuthPlan) { a.ISSSent = ISSWrong }),
 		p(AuthISSNormalized, revs0728, func(a *AuthPlan) { a.ISS, a.ISSSent = true, ISSNormalized }),
+		p(AuthMetadataIssuerMismatch, revs0728, func(a *AuthPlan) { a.MetadataIssuer = WrongIssuer }),
 		p(AuthASMigration, revsPRM, func(a *AuthPlan) { a.Migrate = true }),
 		p(AuthOfflineAccessScope, revs0728, func(a *AuthPlan) {
 			a.Registration, a.DCRToo = RegCIMD, true

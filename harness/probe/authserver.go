@@ -358,6 +358,9 @@ func (a *authServer) metadata(ip string) map[string]any {
 	if p.ISS {
 		m["authorization_response_iss_parameter_supported"] = true
 	}
+	if p.MetadataIssuer != "" {
+		m["issuer"] = p.MetadataIssuer
+	}
 	if contains(p.AuthMethods, "private_key_jwt") {
 		m["token_endpoint_auth_signing_alg_values_supported"] = []string{"ES256"}
 	}

@@ -104,6 +104,10 @@ func init() {
 			Scenario: probe.AuthASMigration,
 			Summary:  "the client sends the server no token but those of the authorization server its protected resource metadata names: once it has learnt the server moved to another, never the old one's",
 			Judge:    judgeTokenIssuer},
+		{ID: "AUTH-CLIENT-AS-METADATA-ISSUER", Level: "MUST", Transports: httpOnly, Versions: revsAuth0728,
+			Scenario: probe.AuthMetadataIssuerMismatch,
+			Summary:  "authorization server metadata whose issuer is not the one the client built its well-known URL from is not used",
+			Judge:    judgeMetadataIssuer},
 	}
 	// At the stateless revision a client that speaks only the handshake era never got past
 	// initialize: its authorization, however it went, is not judged as 2026-07-28's.
@@ -964,4 +968,21 @@ func judgeTokenIssuer(v *View) Finding {
 		return untestable("%s: the client sent the server no token after it learnt the authorization server changed", v.Scenario)
 	}
 	return passed("%s: after the protected resource metadata named %s, the client's %d requests carry only its tokens", v.Scenario, newIssuer, n)
+}
+
+func judgeMetadataIssuer(v *View) Finding {
+	if v.challenged() < 0 {
+		return v.notChallenged()
+	}
+	p := v.plan()
+	meta := v.wellKnown(p.ASMetaPath)
+	if len(meta) == 0 {
+		return untestable("%s: the client never fetched the authorization server metadata (%s)", v.Scenario, p.ASMetaPath)
+	}
+	for _, o := range v.oauthReqs() {
+		if o.at > meta[0].at && ((o.method == "GET" && strings.HasSuffix(o.path, "/authorize")) || (o.method == "POST" && (strings.HasSuffix(o.path, "/token") || strings.HasSuffix(o.path, "/register")))) {
+			return violated("%s: the metadata at %s names issuer %s, not the one the URL was built from, yet the client went on to %s %s (record %d)", v.Scenario, p.ASMetaPath, p.MetadataIssuer, o.method, o.path, v.seq(o.at))
+		}
+	}
+	return passed("%s: the metadata names issuer %s, not the one the URL was built from, and the client did not use it", v.Scenario, p.MetadataIssuer)
 }
