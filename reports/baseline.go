@@ -163,33 +163,44 @@ func (e BaselineEntry) specificity() int {
 	return n
 }
 
-// match returns the most specific entry covering the result (the first in
-// the file among equals).
-func (b *Baseline) match(r Result) (BaselineEntry, bool) {
-	var best BaselineEntry
-	found := false
-	for _, e := range b.Expected {
-		if e.matches(r) && (!found || e.specificity() > best.specificity()) {
-			best, found = e, true
+// match returns the index of the most specific entry covering the result (the
+// first in the file among equals), or -1.
+func (b *Baseline) match(r Result) int {
+	best := -1
+	for i, e := range b.Expected {
+		if e.matches(r) && (best < 0 || e.specificity() > b.Expected[best].specificity()) {
+			best = i
 		}
 	}
-	return best, found
+	return best
 }
 
 // Apply returns a copy of results with the baseline applied: a fail or warn
 // covered by an entry becomes expected, a pass covered by an entry becomes
-// stale unless the entry is intermittent; every other result is unchanged.
-// BaselineReason is set on all three.
+// stale unless the entry is intermittent or still accepts a failure among the
+// results; every other result is unchanged. BaselineReason is set on all three.
+//
+// An entry stays in use while any result it covers fails: the client checks
+// judge one requirement at one revision in several scenarios (the auth/*
+// ones), so a check may fail in one scenario and pass in another, and the
+// entry accepting the failure is not stale for the pass beside it.
 func (b *Baseline) Apply(results []Result) []Result {
 	out := slices.Clone(results)
 	if b == nil {
 		return out
 	}
+	inUse := make([]bool, len(b.Expected))
+	for _, r := range results {
+		if i := b.match(r); i >= 0 && (r.Status == Fail || r.Status == Warn) {
+			inUse[i] = true
+		}
+	}
 	for i, r := range out {
-		e, ok := b.match(r)
-		if !ok {
+		ei := b.match(r)
+		if ei < 0 {
 			continue
 		}
+		e := b.Expected[ei]
 		out[i].Intermittent = e.Intermittent
 		switch r.Status {
 		case Fail, Warn:
@@ -198,6 +209,9 @@ func (b *Baseline) Apply(results []Result) []Result {
 		case Pass:
 			if e.Intermittent {
 				out[i].BaselineReason = e.Reason
+				continue
+			}
+			if inUse[ei] {
 				continue
 			}
 			out[i].Status = Stale

@@ -220,3 +220,24 @@ func TestWriteBaselineRoundTrip(t *testing.T) {
 		t.Errorf("exit %d after applying the recorded baseline, want 0", code)
 	}
 }
+
+// TestBaselineEntryInUseIsNotStale: a client check judged in several scenarios at one revision
+// may fail in one and pass in another; the entry accepting the failure is not stale for the pass
+// beside it, and becomes stale once nothing it covers fails.
+func TestBaselineEntryInUseIsNotStale(t *testing.T) {
+	b := &Baseline{Expected: []BaselineEntry{{ID: "S", Version: "2025-11-25", Transport: "http", Reason: "one scenario"}}}
+	both := b.Apply([]Result{
+		sampleResult("S", Fail, "2025-11-25", "http"),
+		sampleResult("S", Pass, "2025-11-25", "http"),
+	})
+	if both[0].Status != Expected || both[1].Status != Pass {
+		t.Errorf("fail and pass under one entry: got %s, %s; want expected, pass", both[0].Status, both[1].Status)
+	}
+	fixed := b.Apply([]Result{
+		sampleResult("S", Pass, "2025-11-25", "http"),
+		sampleResult("S", Pass, "2025-11-25", "http"),
+	})
+	if fixed[0].Status != Stale || fixed[1].Status != Stale {
+		t.Errorf("nothing failing under the entry: got %s, %s; want stale, stale", fixed[0].Status, fixed[1].Status)
+	}
+}

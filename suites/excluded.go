@@ -48,7 +48,7 @@ func init() {
 		"ELICIT-COMPLETE-NOTIF":      "follows a URL-mode elicitation request from the server, which mcpspec never provokes (see ELICIT-MODES)",
 		"SRVREQ-CAP-GATED":           "the rule LIFE-OPERATION-NEGOTIATED checks: no sampling, roots or elicitation request to a client that declared none (a warning before 2025-06-18, a failure from it on)",
 		"PING-SERVER-INITIATED":      "advice to ping now and then, with no interval: a run that sees no ping proves nothing, and a ping the server does send is validated against the schema by MSG-JSONRPC",
-		"LIFE-TIMEOUT-CANCEL":        "binds the sender of a request that times out; a server sends mcpspec no request to time out, as mcpspec declares no client capability at the handshake revisions (see MSG-REQ-ID-TYPE)",
+		"LIFE-TIMEOUT-CANCEL":        "binds the sender of a request that times out; a server sends mcpspec no request to time out, as mcpspec declares no client capability at the handshake revisions (see MSG-REQ-ID-TYPE); clients are checked (mcpspec client, scenario request-timeout)",
 		"COMP-SORTED":                "relevance order and fuzzy matching are the server's judgement: no order of suggestions can be shown wrong from outside",
 		"AUTH-STDIO":                 "over stdio there is no challenge, status or metadata to observe: how a server gets its credentials from the environment happens before and outside the protocol",
 		"HTTP-AUTH-RECOMMENDED":      "whether authentication is proper for a deployment is not visible from outside (a local server may rightly run without it); the AUTH- checks judge servers that do require it",

@@ -426,8 +426,8 @@ func launchClient(cfg *clientConfig, script probe.Script) launchOutcome {
 		}
 		defer os.RemoveAll(dir)
 		target = filepath.Join(dir, "mcpspec-probe")
-		script := fmt.Sprintf("#!/bin/sh\nexec %s probe-stdio --report %s --token %s --scenario %s --revision %s --answer-wait %s\n",
-			shellQuote(cfg.self), col.Addr(), token, script.Scenario, script.Revision, script.AnswerWait)
+		script := fmt.Sprintf("#!/bin/sh\nexec %s probe-stdio --report %s --token %s --scenario %s --revision %s --answer-wait %s --state %s\n",
+			shellQuote(cfg.self), col.Addr(), token, script.Scenario, script.Revision, script.AnswerWait, shellQuote(dir))
 		if err := os.WriteFile(target, []byte(script), 0o755); err != nil {
 			col.Close(0)
 			return launchOutcome{err: fmt.Sprintf("probe script: %v", err)}
@@ -566,11 +566,10 @@ func withTarget(argv []string, placeholder, target string) []string {
 // scenarioContext is MCP_CONFORMANCE_CONTEXT: the scenario's data, and in an authorization
 // scenario that pre-registers the client its client_id and client_secret (auth).
 func scenarioContext(s probe.Script, auth map[string]any) string {
-	tools := probe.ScenarioToolNames(s.Scenario, s.Revision)
-	if probe.IsAuth(s.Scenario) {
-		tools = []string{probe.ToolEcho}
+	ctx := map[string]any{"scenario": s.Scenario, "protocolVersion": s.Offered(), "tools": s.ContextTools()}
+	if s.Scenario == probe.ScenarioRequestTimeout || s.Scenario == probe.ScenarioTaskCancel {
+		ctx["requestTimeoutMs"] = s.RequestTimeout().Milliseconds()
 	}
-	ctx := map[string]any{"scenario": s.Scenario, "protocolVersion": s.Offered(), "tools": tools}
 	for k, v := range auth {
 		ctx[k] = v
 	}

@@ -26,6 +26,10 @@ const clientRunTimeout = 60 * time.Second
 // clientTestTimeouts keep a fault that leaves the probe's ping unanswered cheap.
 var clientTestTimeouts = []string{"--timeout-request", "500ms", "--timeout-idle", "5s", "--timeout-startup", "10s"}
 
+// selfTestScenarios: the default scenarios and those served on request whose checks no default
+// scenario judges (task-cancel, subscriptions), so that every check has a result.
+var selfTestScenarios = strings.Join(append(slices.Clone(probe.Scenarios), probe.ScenarioTaskCancel, probe.ScenarioSubscriptions), ",")
+
 // runClient runs `mcpspec client` on the reference client (with faults) over a transport.
 func runClient(t *testing.T, d runDir, transport string, faults ...string) (procRun, *reports.Run) {
 	t.Helper()
@@ -37,7 +41,7 @@ func runClient(t *testing.T, d runDir, transport string, faults ...string) (proc
 		cmd += " --fault " + f
 	}
 	out := t.TempDir()
-	args := append([]string{"client", "--cmd", cmd, "--out", out}, clientTestTimeouts...)
+	args := append([]string{"client", "--cmd", cmd, "--out", out, "--scenario", selfTestScenarios}, clientTestTimeouts...)
 	if transport != "http" {
 		args = append(args, "--"+transport)
 	}
@@ -283,7 +287,7 @@ func TestClientBadFlagsExit2(t *testing.T) {
 		{[]string{"--cmd", "c", "extra"}, `unexpected argument "extra"`},
 		{[]string{"--cmd", "c", "--sse", "--stdio"}, "--stdio and --sse exclude each other"},
 		{[]string{"--cmd", "c {server}", "--sse"}, "--cmd holds {server}"},
-		{[]string{"--cmd", "c", "--scenario", "nope"}, `--scenario: unknown scenario "nope" (known: tools_call, version-unsupported, session-expiry, sse-retry, initialize, elicitation-sep1034-client-defaults; auth/* for the `},
+		{[]string{"--cmd", "c", "--scenario", "nope"}, `--scenario: unknown scenario "nope" (known: tools_call, version-unsupported, session-expiry, sse-retry, request-timeout, initialize, elicitation-sep1034-client-defaults, task-cancel, subscriptions; auth/* for the `},
 		{[]string{"--cmd", "c", "--scenario", "oauth/*"}, `--scenario: no scenario in the group "oauth/*"`},
 		{[]string{"--cmd", "c", "--scenario", "initialize,initialize"}, "--scenario: initialize given twice"},
 	}

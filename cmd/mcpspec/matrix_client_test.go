@@ -191,4 +191,23 @@ func TestInteropMatrixConfigLoads(t *testing.T) {
 			t.Errorf("client targets %v lack %s", clients, want)
 		}
 	}
+	// Each SDK client with OAuth has an -auth twin running the auth/* scenarios over Streamable
+	// HTTP alone (they have no stdio form), judged against a baseline of its own.
+	for _, sdk := range []string{"tsclient", "gosdk-client", "mcpgo-client", "python-client", "rust-client"} {
+		i := slices.IndexFunc(cfg.Targets, func(tg matrixTarget) bool { return tg.Name == sdk+"-auth" })
+		if i < 0 {
+			t.Errorf("no %s-auth target", sdk)
+			continue
+		}
+		tg := cfg.Targets[i]
+		if tg.Client == "" || len(tg.Args) < 2 || tg.Args[0] != "--scenario" || tg.Args[1] != "auth/*" {
+			t.Errorf("%s: client %q args %q, want a client target with --scenario auth/* first", tg.Name, tg.Client, tg.Args)
+		}
+		if len(tg.Transports) > 0 && !slices.Equal(tg.Transports, []string{"http"}) {
+			t.Errorf("%s: transports %v, want http alone", tg.Name, tg.Transports)
+		}
+		if tg.Baseline != sdk+"-auth.baseline.yaml" {
+			t.Errorf("%s: baseline %q, want its own", tg.Name, tg.Baseline)
+		}
+	}
 }

@@ -24,6 +24,7 @@ func cmdProbeStdio(args []string, stdout, stderr io.Writer) error {
 	scenario := fs.String("scenario", probe.ScenarioTools, "the scenario `NAME` to serve")
 	revision := fs.String("revision", "", "the `REVISION` to answer initialize with")
 	wait := fs.Duration("answer-wait", 10*time.Second, "bound on the client's answer to a request of the probe's")
+	state := fs.String("state", "", "`DIR` shared by every probe launched in the run (the subscriptions scenario)")
 	if err := parseFlags(fs, args, "mcpspec probe-stdio --report ADDR --token TOKEN --scenario NAME --revision REV", stdout); err != nil {
 		return err
 	}
@@ -33,7 +34,7 @@ func cmdProbeStdio(args []string, stdout, stderr io.Writer) error {
 	if *report == "" || *token == "" || *revision == "" {
 		return usageErrorf("probe-stdio: --report, --token and --revision are required (it is launched by mcpspec client --stdio)")
 	}
-	script := probe.Script{Scenario: *scenario, Revision: *revision, AnswerWait: *wait}
+	script := probe.Script{Scenario: *scenario, Revision: *revision, AnswerWait: *wait, StateDir: *state}
 	if err := script.Validate(); err != nil {
 		return usageErrorf("probe-stdio: %v", err)
 	}

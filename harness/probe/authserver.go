@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -166,7 +167,7 @@ func (a *authServer) Secrets() []string {
 	defer a.mu.Unlock()
 	var out []string
 	for s := range a.secrets {
-		out = append(out, s, url.QueryEscape(s))
+		out = append(append(out, s), escapes(s)...)
 	}
 	return out
 }
@@ -183,7 +184,7 @@ func (a *authServer) redact(s string) string {
 	var pairs []string
 	for _, k := range keys {
 		pairs = append(pairs, k, a.secrets[k])
-		if q := url.QueryEscape(k); q != k {
+		for _, q := range escapes(k) {
 			pairs = append(pairs, q, a.secrets[k])
 		}
 	}
@@ -191,6 +192,21 @@ func (a *authServer) redact(s string) string {
 		return s
 	}
 	return strings.NewReplacer(pairs...).Replace(s)
+}
+
+// escapes are the forms other than itself in which a form body or query may carry s: Go's
+// QueryEscape, and the WHATWG form encoding browsers and JavaScript's URLSearchParams use, which
+// escapes "~" (a PKCE verifier character) and leaves "*" as is, with hex digits in either case.
+func escapes(s string) []string {
+	q := url.QueryEscape(s)
+	w := strings.NewReplacer("~", "%7E", "%2A", "*").Replace(q)
+	var out []string
+	for _, e := range []string{q, w, strings.ReplaceAll(w, "%7E", "%7e")} {
+		if e != s && !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func s256(verifier string) string {

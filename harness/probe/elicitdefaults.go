@@ -48,15 +48,3 @@ func elicitDefaultsTools() []map[string]any {
 	return []map[string]any{{"name": ToolElicitDefaults, "description": "Asks the client to accept a form of defaults.",
 		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{}}}}
 }
-
-// ScenarioToolNames are the names of the tools the probe lists in a scenario at a revision,
-// in order (MCP_CONFORMANCE_CONTEXT's tools).
-func ScenarioToolNames(scenario, revision string) []string {
-	switch scenario {
-	case ScenarioInitialize:
-		return []string{}
-	case ScenarioElicitDefaults:
-		return []string{ToolElicitDefaults}
-	}
-	return ToolNames(revision)
-}

@@ -297,6 +297,12 @@ func (h *HTTPServer) post(w http.ResponseWriter, body []byte) {
 			responses = append(responses, resp)
 		}
 	}
+	if len(responses) == 0 {
+		// A held request the client cancelled: its stream ends without a response.
+		st.start()
+		st.flush()
+		return
+	}
 	out := responses[0]
 	if batch {
 		out = append(append([]byte("["), bytes.Join(responses, []byte(","))...), ']')

@@ -36,11 +36,11 @@ const (
 )
 
 // Scenarios lists the scenarios a client run serves unless told otherwise.
-var Scenarios = []string{ScenarioTools, ScenarioVersionUnsupported, ScenarioSessionExpiry, ScenarioSSERetry}
+var Scenarios = []string{ScenarioTools, ScenarioVersionUnsupported, ScenarioSessionExpiry, ScenarioSSERetry, ScenarioRequestTimeout}
 
 // OnRequest lists the scenarios served only when asked for by name: their exchange is a part
 // of ScenarioTools', judged by the same checks, so running them too would only repeat results.
-var OnRequest = []string{ScenarioInitialize, ScenarioElicitDefaults}
+var OnRequest = []string{ScenarioInitialize, ScenarioElicitDefaults, ScenarioTaskCancel, ScenarioSubscriptions}
 
 // Known lists every scenario the probe serves, the authorization scenarios last.
 func Known() []string {
@@ -54,10 +54,17 @@ func ServesAt(scenario, revision string) bool {
 	if a, ok := PlanFor(scenario); ok {
 		return a.ServesAt(revision)
 	}
-	if scenario == ScenarioElicitDefaults {
+	switch scenario {
+	case ScenarioInitialize:
+		return !harness.IsModern(revision)
+	case ScenarioElicitDefaults:
 		return revision == elicitDefaultsRevision
+	case ScenarioTaskCancel: // tasks exist at 2025-11-25 only
+		return revision == harness.Rev20251125
+	case ScenarioSubscriptions: // subscriptions/listen is 2026-07-28's
+		return harness.IsModern(revision)
 	}
-	return scenario != ScenarioInitialize || !harness.IsModern(revision)
+	return true
 }
 
 // UnsupportedRevision is the revision the probe offers in ScenarioVersionUnsupported: a date
@@ -105,6 +112,9 @@ type Script struct {
 	Revision string // the revision the probe answers initialize with (ScenarioTools)
 	// AnswerWait bounds the probe's wait for the client's answer to a request the probe sent.
 	AnswerWait time.Duration
+	// StateDir (stdio) is a directory every probe launched in the run shares: the relaunched
+	// probe of ScenarioSubscriptions learns there that the connection was ended once.
+	StateDir string
 }
 
 // Offered is the protocol version the probe answers initialize with.
@@ -139,7 +149,11 @@ type server struct {
 	rec     *Recorder
 	mu      sync.Mutex
 	pending map[string]chan json.RawMessage
-	pager   *pager // the handshake era's tools/list pages (paging.go), made at the first list
+	pager   *pager                   // the handshake era's tools/list pages (paging.go), made at the first list
+	held    map[string]chan struct{} // requests held past the client's timeout (cancel.go)
+	theTask *probeTask               // ScenarioTaskCancel's task, once created
+	sub     subState                 // ScenarioSubscriptions (subscribe.go)
+	hangup  func()                   // ends the connection (stdio: closes stdout); nil over HTTP
 }
 
 func newServer(script Script, rec *Recorder) *server {
@@ -162,6 +176,9 @@ func (m message) isRequest() bool { return m.Method != "" && len(m.ID) > 0 }
 // answer (the probe's ping, on the stream of the request being answered). It returns the
 // response to a request, or nil for a notification or a response.
 func (s *server) handle(ctx context.Context, m message, emit func([]byte)) []byte {
+	if resp, ok := s.intercept(ctx, m, emit); ok {
+		return resp
+	}
 	switch {
 	case m.Method == "" && len(m.ID) > 0:
 		s.deliver(m)
@@ -174,8 +191,11 @@ func (s *server) handle(ctx context.Context, m message, emit func([]byte)) []byt
 	switch m.Method {
 	case "initialize":
 		caps := map[string]any{"tools": map[string]any{}}
-		if s.script.Scenario == ScenarioInitialize {
+		switch s.script.Scenario {
+		case ScenarioInitialize:
 			caps = map[string]any{}
+		case ScenarioTaskCancel:
+			caps["tasks"] = taskCapabilities()
 		}
 		return result(m.ID, map[string]any{
 			"protocolVersion": s.script.Offered(),

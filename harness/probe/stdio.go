@@ -23,10 +23,23 @@ func ServeStdio(ctx context.Context, script Script, in io.Reader, out io.Writer,
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	srv := newServer(script, rec)
+	NoteStart(script, rec)
 	var mu sync.Mutex
+	closed := false
+	srv.hangup = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		closed = true
+		if c, ok := out.(io.Closer); ok {
+			_ = c.Close()
+		}
+	}
 	write := func(msg []byte) {
 		mu.Lock()
 		defer mu.Unlock()
+		if closed {
+			return
+		}
 		// Recorded before it is written: the client's reaction must never precede it.
 		rec.Add(Record{Dir: Send, Channel: ChanStdout, Body: string(msg)})
 		_, _ = out.Write(append(append([]byte(nil), msg...), '\n'))
