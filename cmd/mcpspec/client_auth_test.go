@@ -162,8 +162,16 @@ func TestClientAuthSecretsStayOut(t *testing.T) {
 			}
 		}
 	}
-	// Each kind minted, and verifiers (of no prefix) beside them: else the test proves nothing.
-	if len(kinds) != 4 || len(secrets) < 10 {
+	// auth/client-credentials-jwt: the context's private key (a base64 line of its PEM each) and
+	// the client's signed assertions (JWTs) are secrets too.
+	for _, s := range secrets {
+		if strings.HasPrefix(s, "eyJ") && strings.Count(s, ".") == 2 {
+			kinds["client_assertion"] = true
+		}
+	}
+	// Each kind minted, and verifiers and key lines (of no prefix) beside them: else the test
+	// proves nothing.
+	if len(kinds) != 5 || len(secrets) < 10 {
 		t.Fatalf("the run minted %d secrets of kinds %v: too few to prove anything", len(secrets), kinds)
 	}
 	stderrEvidence := false

@@ -34,7 +34,27 @@ const (
 	AuthTokenEndpointPost   = "auth/token-endpoint-auth-post"
 	AuthTokenEndpointNone   = "auth/token-endpoint-auth-none"
 	AuthClientCredentialsBa = "auth/client-credentials-basic"
+	// The client authenticates by private_key_jwt with the key the context gives it.
+	AuthClientCredentialsJWT = "auth/client-credentials-jwt"
+	// RFC 9207 (2026-07-28): the authorization response's iss.
+	AuthISSSupported   = "auth/iss-supported"
+	AuthISSWrongIssuer = "auth/iss-wrong-issuer"
+	AuthISSMissing     = "auth/iss-supported-missing"
+	AuthISSUnexpected  = "auth/iss-unexpected"
+	AuthISSNormalized  = "auth/iss-normalized"
+	// 2026-07-28 § Refresh Tokens: the AS lists offline_access in its scopes_supported.
+	AuthOfflineAccessScope = "auth/offline-access-scope"
+	// 2026-07-28 § Authorization Server Binding: the PRM comes to name another AS.
+	AuthASMigration = "auth/authorization-server-migration"
+	// 2026-07-28 § Authorization Server Metadata Discovery: the metadata names another issuer.
+	AuthMetadataIssuerMismatch = "auth/metadata-issuer-mismatch"
 )
+
+// MigratedIssuerPath is the issuer path of AuthASMigration's second authorization server.
+const MigratedIssuerPath = "/as2"
+
+// ScopeOffline is the OpenID scope that asks for a refresh token.
+const ScopeOffline = "offline_access"
 
 // Scopes the probe's scenarios deal in.
 const (
@@ -81,6 +101,16 @@ type AuthPlan struct {
 	ChallengeScope string
 	// ScopesSupported is the PRM's scopes_supported (nil: absent).
 	ScopesSupported []string
+	// ASScopesSupported is the authorization server metadata's scopes_supported (nil: absent).
+	ASScopesSupported []string
+	// DCRToo: the AS offers dynamic registration besides Client ID Metadata Documents.
+	DCRToo bool
+	// Migrate: at the first tools/call the protected resource metadata comes to name a second
+	// authorization server (issuer MigratedIssuerPath), which alone issues tokens for the
+	// server from then on; the call is answered 401 invalid_token.
+	Migrate bool
+	// MetadataIssuer overrides the issuer the authorization server metadata names ("" its own).
+	MetadataIssuer string
 	// NoPKCE: the AS metadata lacks code_challenge_methods_supported.
 	NoPKCE bool
 	// Registration is how the client is meant to register.
@@ -95,18 +125,36 @@ type AuthPlan struct {
 	// ExpireFirst: the first access token is answered 401 invalid_token at the first
 	// tools/call, as expired; the client holds a refresh token.
 	ExpireFirst bool
-	// ISS: the AS advertises authorization_response_iss_parameter_supported and sends iss.
-	ISS bool
+	// ISS: the AS advertises authorization_response_iss_parameter_supported; ISSSent is the
+	// iss its authorization response carries (ISSRight, ISSWrong or "" none).
+	ISS     bool
+	ISSSent string
 	// ClientCredentials: the client uses the client_credentials grant (the context has a
 	// client_id and client_secret), no user agent.
 	ClientCredentials bool
 }
 
+// The revisions a scenario is served at: 2026-07-28 keeps 2025-11-25's authorization (split
+// into subpages) and the probe serves it on its stateless mode, each request gated alone.
 var (
-	revsPRM  = []string{harness.Rev20250618, harness.Rev20251125}
-	revs1125 = []string{harness.Rev20251125}
+	revsPRM  = []string{harness.Rev20250618, harness.Rev20251125, harness.Rev20260728}
+	revs1125 = []string{harness.Rev20251125, harness.Rev20260728}
 	revs0326 = []string{harness.Rev20250326}
+	revs0728 = []string{harness.Rev20260728}
 )
+
+// What the authorization response's iss is (AuthPlan.ISSSent).
+const (
+	ISSRight = "issuer" // the issuer of the metadata
+	ISSWrong = "wrong"  // an issuer of another authorization server
+	// ISSNormalized: the issuer with a trailing slash, which only a normalizing comparison
+	// takes for it.
+	ISSNormalized = "normalized"
+)
+
+// WrongIssuer is the iss of the scenarios whose authorization response names another
+// authorization server than the one whose metadata the client read.
+const WrongIssuer = "https://attacker.example/"
 
 const (
 	prmPathBased = "/.well-known/oauth-protected-resource/mcp"
@@ -160,6 +208,20 @@ var authPlans = func() []AuthPlan {
 		p(AuthTokenEndpointNone, revsPRM, func(a *AuthPlan) { a.AuthMethods = []string{"none"} }),
 		p(AuthClientCredentialsBa, revsPRM, func(a *AuthPlan) {
 			a.Registration, a.ClientCredentials, a.AuthMethods = RegPre, true, []string{"client_secret_basic"}
+		}),
+		p(AuthClientCredentialsJWT, revsPRM, func(a *AuthPlan) {
+			a.Registration, a.ClientCredentials, a.AuthMethods = RegPre, true, []string{"private_key_jwt"}
+		}),
+		p(AuthISSSupported, revs0728, func(a *AuthPlan) { a.ISS, a.ISSSent = true, ISSRight }),
+		p(AuthISSWrongIssuer, revs0728, func(a *AuthPlan) { a.ISS, a.ISSSent = true, ISSWrong }),
+		p(AuthISSMissing, revs0728, func(a *AuthPlan) { a.ISS = true }),
+		p(AuthISSUnexpected, revs0728, func(a *AuthPlan) { a.ISSSent = ISSWrong }),
+		p(AuthISSNormalized, revs0728, func(a *AuthPlan) { a.ISS, a.ISSSent = true, ISSNormalized }),
+		p(AuthMetadataIssuerMismatch, revs0728, func(a *AuthPlan) { a.MetadataIssuer = WrongIssuer }),
+		p(AuthASMigration, revsPRM, func(a *AuthPlan) { a.Migrate = true }),
+		p(AuthOfflineAccessScope, revs0728, func(a *AuthPlan) {
+			a.Registration, a.DCRToo = RegCIMD, true
+			a.ScopesSupported, a.ASScopesSupported = []string{ScopeBasic}, []string{ScopeBasic, ScopeOffline}
 		}),
 	}
 }()

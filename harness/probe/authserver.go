@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -40,8 +41,22 @@ const (
 	ChallengeNote = "auth: challenge "
 	// AcceptedNote: the MCP endpoint accepted a request's token; the rest is its label.
 	AcceptedNote = "auth: accepted "
+	// MigratedNote: AuthPlan.Migrate's protected resource metadata names, from now on, the
+	// second authorization server (the rest).
+	MigratedNote = "auth: authorization server migrated to "
+	// CrossASNote: a client presented an authorization server with the client_id another
+	// registered it under.
+	CrossASNote = "auth: credentials of another authorization server: "
+	// IssuerMark precedes, in an IssuedNote, the issuer of the token.
+	IssuerMark = " from issuer "
+	// CodeNote: the authorization endpoint answered with a code; the rest names its iss.
+	CodeNote = "auth: authorization response with "
 	// CIMDNote: what the AS did with a URL client_id.
 	CIMDNote = "auth: client id metadata document "
+	// CIMDGrantsNote: the grant_types of the Client ID Metadata Document fetched.
+	CIMDGrantsNote = "auth: client id metadata grant_types "
+	// CIMDRedirects precedes, in a CIMDNote, the redirect_uris of the document fetched.
+	CIMDRedirects = " redirect_uris "
 )
 
 // CIMDFetchTimeout bounds the authorization server's fetch of a loopback Client ID Metadata
@@ -56,12 +71,19 @@ type grant struct {
 
 type token struct {
 	label, resource, scope, clientID string
+	issuer                           string // the issuer path of the AS that issued it
 	expired                          bool
 }
 
 type client struct {
 	id, secret, method string
 	redirectURIs       []string
+	// private_key_jwt: the public key its assertions verify with, and the private key the
+	// context gives it.
+	key *ecdsa.PublicKey
+	pem string
+	// issuer is the issuer path of the authorization server the client is registered at.
+	issuer string
 }
 
 // authServer is the authorization server of one scenario run.
@@ -81,15 +103,28 @@ type authServer struct {
 	pre      client
 	// expiredOnce: AuthPlan.ExpireFirst's token has been answered as expired.
 	expiredOnce bool
+	// perOperation: the 403 insufficient_scope names the scope the operation needs alone, not
+	// the union with what was granted (2026-07-28 leaves the union to the client).
+	perOperation bool
+	// migrated: AuthPlan.Migrate's protected resource metadata names the second
+	// authorization server now.
+	migrated bool
 }
 
 func newAuthServer(plan AuthPlan, rec *Recorder) *authServer {
 	a := &authServer{plan: plan, rec: rec, secrets: map[string]string{}, counts: map[string]int{},
 		clients: map[string]*client{}, codes: map[string]*grant{}, access: map[string]*token{}, refresh: map[string]*token{}}
 	if plan.Registration == RegPre {
-		a.pre = client{id: PreRegisteredClientID, secret: "mcpspec-cs-" + randHex(16), method: plan.AuthMethods[0]}
+		a.pre = client{id: PreRegisteredClientID, method: plan.AuthMethods[0], issuer: plan.IssuerPath}
+		if a.pre.method == "private_key_jwt" {
+			if err := a.newJWTKey(); err != nil {
+				panic(err) // the system's random source failed
+			}
+		} else {
+			a.pre.secret = "mcpspec-cs-" + randHex(16)
+			a.secret(a.pre.secret, "client_secret")
+		}
 		a.clients[a.pre.id] = &a.pre
-		a.secret(a.pre.secret, "client_secret")
 	}
 	return a
 }
@@ -254,8 +289,14 @@ func (a *authServer) serve(w http.ResponseWriter, r *http.Request, canonical str
 	a.learnSecrets(r, form)
 	a.recordRequest(r, ChanOAuth, body)
 	p := a.plan
-	iss := p.Issuer(a.origin)
-	switch path := r.URL.Path; {
+	iss := a.origin + a.currentIssuer()
+	path := r.URL.Path
+	// ip is the issuer path of the authorization server the request is for.
+	ip := p.IssuerPath
+	if p.Migrate && strings.HasPrefix(path, MigratedIssuerPath+"/") {
+		ip = MigratedIssuerPath
+	}
+	switch {
 	case r.Method == http.MethodGet && p.PRMPath != "" && path == p.PRMPath:
 		resource := canonical
 		if p.PRMResource != "" {
@@ -267,36 +308,62 @@ func (a *authServer) serve(w http.ResponseWriter, r *http.Request, canonical str
 		}
 		a.replyJSON(w, http.StatusOK, doc)
 	case r.Method == http.MethodGet && p.ASMetaPath != "" && path == p.ASMetaPath:
-		a.replyJSON(w, http.StatusOK, a.metadata())
-	case path == p.IssuerPath+"/authorize" && r.Method == http.MethodGet:
-		a.authorize(w, r)
-	case path == p.IssuerPath+"/token" && r.Method == http.MethodPost:
-		a.token(w, r, form, canonical)
-	case path == p.IssuerPath+"/register" && r.Method == http.MethodPost && (p.Registration == RegDynamic || p.Registration == RegFixed):
-		a.register(w, body)
+		a.replyJSON(w, http.StatusOK, a.metadata(p.IssuerPath))
+	case r.Method == http.MethodGet && p.Migrate && path == asOAuth+MigratedIssuerPath:
+		a.replyJSON(w, http.StatusOK, a.metadata(MigratedIssuerPath))
+	case path == ip+"/authorize" && r.Method == http.MethodGet:
+		a.authorize(w, r, ip)
+	case path == ip+"/token" && r.Method == http.MethodPost:
+		a.token(w, r, form, canonical, ip)
+	case path == ip+"/register" && r.Method == http.MethodPost && (p.Registration == RegDynamic || p.Registration == RegFixed || p.DCRToo):
+		a.register(w, body, ip)
 	default:
 		a.reply(w, http.StatusNotFound, nil, nil)
 	}
 }
 
-// metadata is the authorization server's metadata document.
-func (a *authServer) metadata() map[string]any {
+// currentIssuer is the issuer path of the authorization server the protected resource
+// metadata names: the plan's, or the second one once AuthPlan.Migrate has migrated.
+func (a *authServer) currentIssuer() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.migrated {
+		return MigratedIssuerPath
+	}
+	return a.plan.IssuerPath
+}
+
+// foreign reports whether client c is registered at another authorization server than the
+// one at issuer path ip, and notes it: that server does not know it.
+func (a *authServer) foreign(c *client, ip string) bool {
+	if c.issuer == ip {
+		return false
+	}
+	a.note(CrossASNote+"%s presented at %s, registered at %s", c.id, a.origin+ip, a.origin+c.issuer)
+	return true
+}
+
+// metadata is the metadata document of the authorization server at issuer path ip.
+func (a *authServer) metadata(ip string) map[string]any {
 	p := a.plan
-	base := a.origin + p.IssuerPath
+	base := a.origin + ip
 	grants := []string{"authorization_code", "refresh_token"}
 	if p.ClientCredentials {
 		grants = append(grants, "client_credentials")
 	}
 	m := map[string]any{
-		"issuer":                                a.plan.Issuer(a.origin),
+		"issuer":                                base,
 		"authorization_endpoint":                base + "/authorize",
 		"token_endpoint":                        base + "/token",
 		"response_types_supported":              []string{"code"},
 		"grant_types_supported":                 grants,
 		"token_endpoint_auth_methods_supported": p.AuthMethods,
 	}
-	if p.Registration == RegDynamic {
+	if p.Registration == RegDynamic || p.DCRToo {
 		m["registration_endpoint"] = base + "/register"
+	}
+	if p.ASScopesSupported != nil {
+		m["scopes_supported"] = p.ASScopesSupported
 	}
 	if !p.NoPKCE {
 		m["code_challenge_methods_supported"] = []string{"S256"}
@@ -306,6 +373,12 @@ func (a *authServer) metadata() map[string]any {
 	}
 	if p.ISS {
 		m["authorization_response_iss_parameter_supported"] = true
+	}
+	if p.MetadataIssuer != "" {
+		m["issuer"] = p.MetadataIssuer
+	}
+	if contains(p.AuthMethods, "private_key_jwt") {
+		m["token_endpoint_auth_signing_alg_values_supported"] = []string{"ES256"}
 	}
 	if p.OpenID {
 		m["jwks_uri"] = base + "/jwks.json"
@@ -317,7 +390,7 @@ func (a *authServer) metadata() map[string]any {
 
 // register is RFC 7591 dynamic registration: any loopback redirect URI, the method asked for
 // among those supported.
-func (a *authServer) register(w http.ResponseWriter, body []byte) {
+func (a *authServer) register(w http.ResponseWriter, body []byte, ip string) {
 	var req struct {
 		RedirectURIs []string `json:"redirect_uris"`
 		Method       string   `json:"token_endpoint_auth_method"`
@@ -339,7 +412,7 @@ func (a *authServer) register(w http.ResponseWriter, body []byte) {
 	}
 	a.mu.Lock()
 	a.counts["client"]++
-	c := &client{id: fmt.Sprintf("mcpspec-dcr-client-%d", a.counts["client"]), method: method, redirectURIs: req.RedirectURIs}
+	c := &client{id: fmt.Sprintf("mcpspec-dcr-client-%d", a.counts["client"]), method: method, redirectURIs: req.RedirectURIs, issuer: ip}
 	if method != "none" {
 		c.secret = "mcpspec-cs-" + randHex(16)
 		a.secretLocked(c.secret, "client_secret")
@@ -372,10 +445,13 @@ func loopbackRedirect(u *url.URL) bool {
 
 // lookupClient finds a registered client, or a URL client_id where the AS takes Client ID
 // Metadata Documents.
-func (a *authServer) lookupClient(id, redirectURI string) (*client, string) {
+func (a *authServer) lookupClient(id, redirectURI, ip string) (*client, string) {
 	a.mu.Lock()
 	c := a.clients[id]
 	a.mu.Unlock()
+	if c != nil && a.foreign(c, ip) {
+		return nil, "unknown client_id " + id + " (registered at another authorization server)"
+	}
 	if c != nil {
 		return c, ""
 	}
@@ -386,7 +462,7 @@ func (a *authServer) lookupClient(id, redirectURI string) (*client, string) {
 	if err != nil {
 		return nil, "client_id is not a URL: " + err.Error()
 	}
-	c = &client{id: id, method: "none", redirectURIs: []string{redirectURI}}
+	c = &client{id: id, method: "none", redirectURIs: []string{redirectURI}, issuer: ip}
 	if loopbackRedirect(u) {
 		// A document on loopback is fetched and must name itself and the redirect URI.
 		doc, err := fetchCIMD(id)
@@ -395,10 +471,11 @@ func (a *authServer) lookupClient(id, redirectURI string) (*client, string) {
 			return nil, "client id metadata document: " + err.Error()
 		}
 		if doc.ClientID != id || !contains(doc.RedirectURIs, redirectURI) {
-			a.note(CIMDNote+"%s names client_id %q and redirect_uris %v", id, doc.ClientID, doc.RedirectURIs)
+			a.note(CIMDNote+"%s names client_id %q and"+CIMDRedirects+"%v", id, doc.ClientID, doc.RedirectURIs)
 			return nil, "the client id metadata document does not name its own URL and the redirect URI"
 		}
-		a.note(CIMDNote+"%s fetched: it names itself and redirect_uris %v", id, doc.RedirectURIs)
+		a.note(CIMDNote+"%s fetched: it names itself and"+CIMDRedirects+"%v", id, doc.RedirectURIs)
+		a.note(CIMDGrantsNote+"%v", doc.GrantTypes)
 	} else {
 		// Off loopback the probe fetches nothing; it takes the URL as the official suite does.
 		a.note(CIMDNote+"%s taken without fetching (not on loopback)", id)
@@ -412,6 +489,7 @@ func (a *authServer) lookupClient(id, redirectURI string) (*client, string) {
 type cimdDoc struct {
 	ClientID     string   `json:"client_id"`
 	RedirectURIs []string `json:"redirect_uris"`
+	GrantTypes   []string `json:"grant_types"`
 }
 
 func fetchCIMD(u string) (cimdDoc, error) {
@@ -437,7 +515,7 @@ func fetchCIMD(u string) (cimdDoc, error) {
 
 // authorize answers at once with a redirect carrying a code (or error=…), as an authorization
 // server whose user consented would.
-func (a *authServer) authorize(w http.ResponseWriter, r *http.Request) {
+func (a *authServer) authorize(w http.ResponseWriter, r *http.Request, ip string) {
 	q := r.URL.Query()
 	a.mu.Lock()
 	a.authReqs++
@@ -447,7 +525,7 @@ func (a *authServer) authorize(w http.ResponseWriter, r *http.Request) {
 		a.oauthError(w, http.StatusBadRequest, "invalid_request", "redirect_uri is missing or not an absolute URL")
 		return
 	}
-	c, why := a.lookupClient(q.Get("client_id"), redirect.String())
+	c, why := a.lookupClient(q.Get("client_id"), redirect.String(), ip)
 	if c == nil {
 		// An unknown client gets no redirect (OAuth 2.1 §4.1.2.1).
 		a.oauthError(w, http.StatusBadRequest, "invalid_client", why)
@@ -466,6 +544,9 @@ func (a *authServer) authorize(w http.ResponseWriter, r *http.Request) {
 		back.Set("error_description", desc)
 		if state != "" {
 			back.Set("state", state)
+		}
+		if iss := a.responseISS(); iss != "" {
+			back.Set("iss", iss) // RFC 9207 § 2: error responses carry it too
 		}
 		redirect.RawQuery = back.Encode()
 		a.reply(w, http.StatusFound, map[string]string{"Location": redirect.String()}, nil)
@@ -494,19 +575,39 @@ func (a *authServer) authorize(w http.ResponseWriter, r *http.Request) {
 	if state != "" {
 		back.Set("state", state)
 	}
-	if a.plan.ISS {
-		back.Set("iss", a.plan.Issuer(a.origin))
+	iss := a.responseISS()
+	if iss != "" {
+		back.Set("iss", iss)
 	}
+	a.note(CodeNote+"a code, iss %q", iss)
 	redirect.RawQuery = back.Encode()
 	a.reply(w, http.StatusFound, map[string]string{"Location": redirect.String()}, nil)
 }
 
+// responseISS is the iss of the scenario's authorization responses ("" none).
+func (a *authServer) responseISS() string {
+	switch a.plan.ISSSent {
+	case ISSRight:
+		return a.plan.Issuer(a.origin)
+	case ISSWrong:
+		return WrongIssuer
+	case ISSNormalized:
+		// The issuer with a trailing slash: equal after normalization, not as strings.
+		return a.plan.Issuer(a.origin) + "/"
+	}
+	return ""
+}
+
 // authenticate checks the client's authentication at the token endpoint by the method it
 // registered, and returns the client.
-func (a *authServer) authenticate(r *http.Request, form url.Values) (*client, string) {
+func (a *authServer) authenticate(r *http.Request, form url.Values, ip string) (*client, string) {
 	id, secret, method := form.Get("client_id"), form.Get("client_secret"), "none"
 	if secret != "" {
 		method = "client_secret_post"
+	}
+	assertion := form.Get("client_assertion")
+	if form.Get("client_assertion_type") == AssertionType || assertion != "" {
+		method = "private_key_jwt"
 	}
 	if u, pw, ok := r.BasicAuth(); ok {
 		uu, err1 := url.QueryUnescape(u)
@@ -516,14 +617,29 @@ func (a *authServer) authenticate(r *http.Request, form url.Values) (*client, st
 		}
 		id, secret, method = uu, pp, "client_secret_basic"
 	}
+	if id == "" && method == "private_key_jwt" {
+		id = assertionSubject(assertion) // RFC 7523 § 3: client_id may be left to the assertion
+	}
 	a.mu.Lock()
 	c := a.clients[id]
 	a.mu.Unlock()
 	switch {
 	case c == nil:
 		return nil, "unknown client_id " + id
+	case a.foreign(c, ip):
+		return nil, "unknown client_id " + id + " (registered at another authorization server)"
 	case c.method != method:
 		return nil, fmt.Sprintf("the client registered token_endpoint_auth_method %s but authenticated by %s", c.method, method)
+	case method == "private_key_jwt":
+		if form.Get("client_assertion_type") != AssertionType {
+			a.note(AssertionNote+"rejected: client_assertion_type %q", form.Get("client_assertion_type"))
+			return nil, "client_assertion_type must be " + AssertionType
+		}
+		if err := a.verifyAssertion(assertion, c); err != nil {
+			a.note(AssertionNote+"rejected: %v", err)
+			return nil, "client_assertion: " + err.Error()
+		}
+		a.note(AssertionNote + "verified: ES256, signed by the key given, iss and sub the client_id, aud the authorization server")
 	case c.secret != secret:
 		return nil, "wrong client_secret"
 	}
@@ -531,10 +647,15 @@ func (a *authServer) authenticate(r *http.Request, form url.Values) (*client, st
 }
 
 // token serves the token endpoint.
-func (a *authServer) token(w http.ResponseWriter, r *http.Request, form url.Values, canonical string) {
-	c, why := a.authenticate(r, form)
+func (a *authServer) token(w http.ResponseWriter, r *http.Request, form url.Values, canonical, ip string) {
+	c, why := a.authenticate(r, form, ip)
 	if c == nil {
 		a.oauthError(w, http.StatusUnauthorized, "invalid_client", why)
+		return
+	}
+	if ip != a.currentIssuer() {
+		// AuthPlan.Migrate: the first server no longer issues tokens for the resource.
+		a.oauthError(w, http.StatusBadRequest, "invalid_grant", "this authorization server no longer issues tokens for the resource")
 		return
 	}
 	resource, scope := form.Get("resource"), form.Get("scope")
@@ -567,7 +688,7 @@ func (a *authServer) token(w http.ResponseWriter, r *http.Request, form url.Valu
 		if scope == "" {
 			scope = g.scope
 		}
-		a.issue(w, "authorization_code", c, resource, scope, canonical, true)
+		a.issue(w, "authorization_code", c, resource, scope, canonical, ip, true)
 	case "refresh_token":
 		a.mu.Lock()
 		t := a.refresh[form.Get("refresh_token")]
@@ -589,13 +710,13 @@ func (a *authServer) token(w http.ResponseWriter, r *http.Request, form url.Valu
 		if scope == "" {
 			scope = t.scope
 		}
-		a.issue(w, "refresh_token", c, resource, scope, canonical, true)
+		a.issue(w, "refresh_token", c, resource, scope, canonical, ip, true)
 	case "client_credentials":
-		if !a.plan.ClientCredentials || c.secret == "" {
+		if !a.plan.ClientCredentials || (c.secret == "" && c.key == nil) {
 			a.oauthError(w, http.StatusBadRequest, "unauthorized_client", "client_credentials is not offered to this client")
 			return
 		}
-		a.issue(w, "client_credentials", c, resource, scope, canonical, false)
+		a.issue(w, "client_credentials", c, resource, scope, canonical, ip, false)
 	default:
 		a.oauthError(w, http.StatusBadRequest, "unsupported_grant_type", "grant_type "+form.Get("grant_type"))
 	}
@@ -604,12 +725,12 @@ func (a *authServer) token(w http.ResponseWriter, r *http.Request, form url.Valu
 // issue mints an access token bound to resource (the canonical URI when the request named
 // none: the probe is lenient, so that a missing resource is AUTH-CLIENT-RESOURCE's finding
 // alone), and a refresh token where the grant gives one.
-func (a *authServer) issue(w http.ResponseWriter, grantType string, c *client, resource, scope, canonical string, withRefresh bool) {
+func (a *authServer) issue(w http.ResponseWriter, grantType string, c *client, resource, scope, canonical, ip string, withRefresh bool) {
 	if resource == "" {
 		resource = canonical
 	}
 	at := "mcpspec-at-" + randHex(20)
-	t := &token{label: a.secret(at, "access_token"), resource: resource, scope: scope, clientID: c.id}
+	t := &token{label: a.secret(at, "access_token"), resource: resource, scope: scope, clientID: c.id, issuer: ip}
 	resp := map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": 3600}
 	if scope != "" {
 		resp["scope"] = scope
@@ -621,11 +742,11 @@ func (a *authServer) issue(w http.ResponseWriter, grantType string, c *client, r
 		rt := "mcpspec-rt-" + randHex(20)
 		a.secret(rt, "refresh_token")
 		a.mu.Lock()
-		a.refresh[rt] = &token{resource: resource, scope: scope, clientID: c.id}
+		a.refresh[rt] = &token{resource: resource, scope: scope, clientID: c.id, issuer: ip}
 		a.mu.Unlock()
 		resp["refresh_token"] = rt
 	}
-	a.note(IssuedNote+"%s by %s for resource %s scope %q", t.label, grantType, resource, scope)
+	a.note(IssuedNote+"%s by %s for resource %s scope %q"+IssuerMark+"%s", t.label, grantType, resource, scope, a.origin+ip)
 	a.replyJSON(w, http.StatusOK, resp)
 }
 
@@ -667,10 +788,22 @@ func (a *authServer) gate(r *http.Request, msgs []message, canonical string) (in
 		return invalid("the token was issued for " + t.resource + ", not this server")
 	case t.expired:
 		return invalid("the token expired")
+	case t.issuer != a.currentIssuer():
+		return invalid("the token was issued by an authorization server this server no longer uses")
 	}
 	calls := false
 	for _, m := range msgs {
 		calls = calls || m.Method == "tools/call"
+	}
+	if calls && p.Migrate {
+		a.mu.Lock()
+		first := !a.migrated
+		a.migrated = true
+		a.mu.Unlock()
+		if first {
+			a.note(MigratedNote+"%s", a.origin+MigratedIssuerPath)
+			return invalid("the authorization server has changed")
+		}
 	}
 	if calls && p.ExpireFirst {
 		a.mu.Lock()
@@ -684,7 +817,11 @@ func (a *authServer) gate(r *http.Request, msgs []message, canonical string) (in
 		}
 	}
 	if calls && p.StepUp && (p.StepUpAlways || !contains(strings.Fields(t.scope), ScopeWrite)) {
-		return http.StatusForbidden, challenge(`error="insufficient_scope"`, fmt.Sprintf("scope=%q", StepUpScope),
+		scope := StepUpScope
+		if a.perOperation {
+			scope = ScopeWrite
+		}
+		return http.StatusForbidden, challenge(`error="insufficient_scope"`, fmt.Sprintf("scope=%q", scope),
 			`error_description="tools/call needs the scope `+ScopeWrite+`"`)
 	}
 	a.rec.Add(Record{Dir: Note, Body: AcceptedNote + t.label})
@@ -696,6 +833,9 @@ func (a *authServer) gate(r *http.Request, msgs []message, canonical string) (in
 func (a *authServer) ContextFields() map[string]any {
 	if a.plan.Registration != RegPre {
 		return nil
+	}
+	if a.pre.method == "private_key_jwt" {
+		return map[string]any{"client_id": a.pre.id, "private_key_pem": a.pre.pem, "signing_algorithm": "ES256"}
 	}
 	return map[string]any{"client_id": a.pre.id, "client_secret": a.pre.secret}
 }

@@ -93,6 +93,7 @@ func StartHTTP(script Script, rec *Recorder) (*HTTPServer, error) {
 	if plan, ok := PlanFor(script.Scenario); ok {
 		h.auth = newAuthServer(plan, rec)
 		h.auth.origin = "http://" + ln.Addr().String()
+		h.auth.perOperation = script.Modern()
 	}
 	h.http = &http.Server{Handler: h}
 	h.wg.Add(1)

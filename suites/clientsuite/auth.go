@@ -2,6 +2,7 @@ package clientsuite
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -16,67 +17,104 @@ import (
 // no secret: tokens, codes, verifiers and client secrets appear as the labels the probe gave
 // them (a verifier's label carries its S256 challenge).
 
+// The revisions of the checks: 2026-07-28 keeps every client obligation 2025-11-25 states
+// (its text moved to subpages), and first states RFC 9207's iss validation.
 var (
-	revsAuthAll  = []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125}
-	revsAuthPRM  = []string{harness.Rev20250618, harness.Rev20251125}
-	revsAuth1125 = []string{harness.Rev20251125}
+	revsAuthAll  = []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125, harness.Rev20260728}
+	revsAuthPRM  = []string{harness.Rev20250618, harness.Rev20251125, harness.Rev20260728}
+	revsAuth1125 = []string{harness.Rev20251125, harness.Rev20260728}
+	revsAuth0728 = []string{harness.Rev20260728}
 )
 
 func init() {
-	Register(
-		Check{ID: "AUTH-CLIENT-PRM-DISCOVERY", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
+	checks := []Check{
+		{ID: "AUTH-CLIENT-PRM-DISCOVERY", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
 			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthMetadataVar1, probe.AuthMetadataVar2, probe.AuthMetadataVar3},
 			Summary: "the client fetches the protected resource metadata the 401 challenge names, else (2025-11-25) the well-known URIs, path-based first",
 			Judge:   judgePRMDiscovery},
-		Check{ID: "AUTH-CLIENT-AS-DISCOVERY", Level: "MUST", Transports: httpOnly, Versions: revsAuthAll,
+		{ID: "AUTH-CLIENT-AS-DISCOVERY", Level: "MUST", Transports: httpOnly, Versions: revsAuthAll,
 			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthMetadataVar1, probe.AuthMetadataVar2, probe.AuthMetadataVar3, probe.AuthBackcompat0326, probe.AuthEndpointFallback},
 			Summary: "the client asks the authorization server's metadata at the well-known URIs in its revision's order (2025-03-26: at the MCP server's origin, then the default endpoints)",
 			Judge:   judgeASDiscovery},
-		Check{ID: "AUTH-CLIENT-PKCE", Level: "MUST", Transports: httpOnly, Versions: revsAuthAll,
+		{ID: "AUTH-CLIENT-PKCE", Level: "MUST", Transports: httpOnly, Versions: revsAuthAll,
 			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthBackcompat0326},
 			Summary: "the authorization request carries an S256 code_challenge and the token request the code_verifier that yields it",
 			Judge:   judgePKCE},
-		Check{ID: "AUTH-CLIENT-RESOURCE", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
+		{ID: "AUTH-CLIENT-RESOURCE", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
 			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthTokenRefresh},
 			Summary: "the authorization and token requests carry resource, the MCP server's canonical URI",
 			Judge:   judgeResource},
-		Check{ID: "AUTH-CLIENT-BEARER-HEADER", Level: "MUST", Transports: httpOnly, Versions: revsAuthAll,
+		{ID: "AUTH-CLIENT-BEARER-HEADER", Level: "MUST", Transports: httpOnly, Versions: revsAuthAll,
 			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthBackcompat0326},
 			Summary: "once it holds a token the client sends it in the Authorization header of every request, never in the query string",
 			Judge:   judgeBearerHeader},
-		Check{ID: "AUTH-CLIENT-SCOPE", Level: "SHOULD", Transports: httpOnly, Versions: revsAuth1125,
+		{ID: "AUTH-CLIENT-SCOPE", Level: "SHOULD", Transports: httpOnly, Versions: revsAuth1125,
 			Scenario: probe.AuthScopeFromChallenge, Also: []string{probe.AuthScopeFromSupported, probe.AuthScopeOmitted},
 			Summary: "the client asks for the challenge's scope, else all of scopes_supported, else no scope",
 			Judge:   judgeScope},
-		Check{ID: "AUTH-CLIENT-STEP-UP", Level: "SHOULD", Transports: httpOnly, Versions: revsAuth1125,
+		{ID: "AUTH-CLIENT-STEP-UP", Level: "SHOULD", Transports: httpOnly, Versions: revsAuth1125,
 			Scenario: probe.AuthScopeStepUp, Also: []string{probe.AuthScopeRetryLimit},
 			Summary: "answered 403 insufficient_scope, the client re-authorizes with the challenged scope, and gives up after a few attempts",
 			Judge:   judgeStepUp},
-		Check{ID: "AUTH-CLIENT-STATE", Level: "SHOULD", Transports: httpOnly, Versions: revsAuthPRM,
+		{ID: "AUTH-CLIENT-STATE", Level: "SHOULD", Transports: httpOnly, Versions: revsAuthPRM,
 			Scenario: probe.AuthStateMismatch,
 			Summary:  "the client sends a state and does not redeem a code whose response carries another",
 			Judge:    judgeState},
-		Check{ID: "AUTH-CLIENT-PKCE-REFUSE", Level: "MUST", Transports: httpOnly, Versions: revsAuth1125,
+		{ID: "AUTH-CLIENT-PKCE-REFUSE", Level: "MUST", Transports: httpOnly, Versions: revsAuth1125,
 			Scenario: probe.AuthPKCENotAdvertised,
 			Summary:  "an authorization server whose metadata lacks code_challenge_methods_supported gets no authorization request",
 			Judge:    judgePKCERefuse},
-		Check{ID: "AUTH-CLIENT-PRM-RESOURCE-MATCH", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
+		{ID: "AUTH-CLIENT-PRM-RESOURCE-MATCH", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
 			Scenario: probe.AuthResourceMismatch,
 			Summary:  "protected resource metadata naming another resource than the MCP server is not used to authorize",
 			Judge:    judgePRMResourceMatch},
-		Check{ID: "AUTH-CLIENT-REGISTRATION", Level: "SHOULD", Transports: httpOnly, Versions: revsAuth1125,
+		{ID: "AUTH-CLIENT-REGISTRATION", Level: "SHOULD", Transports: httpOnly, Versions: revsAuth1125,
 			Scenario: probe.AuthPreRegistration, Also: []string{probe.AuthBasicCIMD},
 			Summary: "the client uses the pre-registered client_id it was given, else a Client ID Metadata Document URL where the server takes one, before dynamic registration",
 			Judge:   judgeRegistration},
-		Check{ID: "AUTH-CLIENT-REFRESH", Level: "SHOULD", Transports: httpOnly, Versions: revsAuthPRM,
+		{ID: "AUTH-CLIENT-REFRESH", Level: "SHOULD", Transports: httpOnly, Versions: revsAuthPRM,
 			Scenario: probe.AuthTokenRefresh,
 			Summary:  "answered 401 invalid_token for an expired access token, a client holding a refresh token uses the refresh_token grant",
 			Judge:    judgeRefresh},
-		Check{ID: "AUTH-CLIENT-TOKEN-AUTH-METHOD", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
-			Scenario: probe.AuthTokenEndpointBasic, Also: []string{probe.AuthTokenEndpointPost, probe.AuthTokenEndpointNone, probe.AuthPreRegistration, probe.AuthClientCredentialsBa},
-			Summary: "the client authenticates at the token endpoint by the method it registered (client_secret_basic, client_secret_post or none)",
+		{ID: "AUTH-CLIENT-TOKEN-AUTH-METHOD", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
+			Scenario: probe.AuthTokenEndpointBasic, Also: []string{probe.AuthTokenEndpointPost, probe.AuthTokenEndpointNone, probe.AuthPreRegistration, probe.AuthClientCredentialsBa, probe.AuthClientCredentialsJWT},
+			Summary: "the client authenticates at the token endpoint by the method it registered (client_secret_basic, client_secret_post, none, or private_key_jwt with an assertion its key signed)",
 			Judge:   judgeTokenAuthMethod},
-	)
+		{ID: "AUTH-CLIENT-ISS", Level: "MUST", Transports: httpOnly, Versions: revsAuth0728,
+			Scenario: probe.AuthISSWrongIssuer, Also: []string{probe.AuthISSMissing, probe.AuthISSUnexpected, probe.AuthISSNormalized, probe.AuthISSSupported},
+			Summary: "the client redeems no code whose authorization response has an iss other than the issuer (compared as strings), or none where the server advertises authorization_response_iss_parameter_supported; it redeems one whose iss is the issuer",
+			Judge:   judgeISS},
+		{ID: "AUTH-CLIENT-REDIRECT-URI", Level: "MUST", Transports: httpOnly, Versions: revsAuthAll,
+			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthBackcompat0326, probe.AuthBasicCIMD, probe.AuthPreRegistration},
+			Summary: "the redirect_uri of every authorization request is a localhost or https URL, and one the client registered (dynamically or in its Client ID Metadata Document)",
+			Judge:   judgeRedirectURI},
+		{ID: "AUTH-CLIENT-REFRESH-GRANT-TYPE", Level: "SHOULD", Transports: httpOnly, Versions: revsAuth0728,
+			Scenario: probe.AuthOfflineAccessScope, Also: []string{probe.AuthMetadataDefault, probe.AuthBasicCIMD},
+			Summary: "the client's metadata (its dynamic registration or its Client ID Metadata Document) lists refresh_token in grant_types",
+			Judge:   judgeRefreshGrantType},
+		{ID: "AUTH-CLIENT-APPLICATION-TYPE", Level: "MUST", Transports: httpOnly, Versions: revsAuth0728,
+			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthTokenEndpointBasic, probe.AuthTokenEndpointPost, probe.AuthTokenEndpointNone},
+			Summary: "a dynamic registration request carries application_type",
+			Judge:   judgeApplicationType},
+		{ID: "AUTH-CLIENT-AS-BINDING", Level: "MUST", Transports: httpOnly, Versions: revsAuth0728,
+			Scenario: probe.AuthASMigration,
+			Summary:  "when the protected resource metadata comes to name another authorization server, the client registers with it anew and presents it no credentials the old one gave",
+			Judge:    judgeASBinding},
+		{ID: "AUTH-CLIENT-TOKEN-ISSUER", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
+			Scenario: probe.AuthASMigration,
+			Summary:  "the client sends the server no token but those of the authorization server its protected resource metadata names: once it has learnt the server moved to another, never the old one's",
+			Judge:    judgeTokenIssuer},
+		{ID: "AUTH-CLIENT-AS-METADATA-ISSUER", Level: "MUST", Transports: httpOnly, Versions: revsAuth0728,
+			Scenario: probe.AuthMetadataIssuerMismatch,
+			Summary:  "authorization server metadata whose issuer is not the one the client built its well-known URL from is not used",
+			Judge:    judgeMetadataIssuer},
+	}
+	// At the stateless revision a client that speaks only the handshake era never got past
+	// initialize: its authorization, however it went, is not judged as 2026-07-28's.
+	for i := range checks {
+		checks[i].Judge = gateModern(checks[i].Judge)
+	}
+	Register(checks...)
 }
 
 // oauthReq is a request the client made to the authorization server's side of the probe.
@@ -432,14 +470,28 @@ func judgeStepUp(v *View) Finding {
 		}
 		return untestable("%s: the client never called a tool with a token, so it was never refused 403", v.Scenario)
 	}
+	// At 2026-07-28 the challenge names the operation's scope alone, and the client asks for
+	// the union of it and what it asked before (§ Step-Up Authorization Flow, step 2).
+	want, challenged := []string{probe.ScopeWrite}, probe.StepUpScope
+	if harness.IsModern(v.Revision) {
+		challenged = probe.ScopeWrite
+		for _, a := range auths {
+			if a.at < ups[0] {
+				want = append(want, scopeSet(a.query.Get("scope"))...)
+			}
+		}
+	}
 	for _, a := range auths {
 		if a.at < ups[0] {
 			continue
 		}
-		if !slices.Contains(scopeSet(a.query.Get("scope")), probe.ScopeWrite) {
-			return violated("%s: after 403 insufficient_scope with scope %q the client re-authorized (record %d) with scope %q", v.Scenario, probe.StepUpScope, v.seq(a.at), a.query.Get("scope"))
+		got := scopeSet(a.query.Get("scope"))
+		for _, s := range want {
+			if !slices.Contains(got, s) {
+				return violated("%s: after 403 insufficient_scope with scope %q the client re-authorized (record %d) with scope %q, without %s", v.Scenario, challenged, v.seq(a.at), a.query.Get("scope"), s)
+			}
 		}
-		return passed("%s: after 403 insufficient_scope the client re-authorized with scope %q (record %d)", v.Scenario, a.query.Get("scope"), v.seq(a.at))
+		return passed("%s: after 403 insufficient_scope with scope %q the client re-authorized with scope %q (record %d)", v.Scenario, challenged, a.query.Get("scope"), v.seq(a.at))
 	}
 	return violated("%s: after 403 insufficient_scope (record %d) the client never re-authorized", v.Scenario, v.seq(ups[0]))
 }
@@ -593,22 +645,344 @@ func judgeTokenAuthMethod(v *View) Finding {
 	for _, t := range toks {
 		r := v.Records[t.at]
 		authz, _ := r.HasHeader("Authorization")
-		basic := strings.HasPrefix(authz, "Basic ")
-		post := t.form.Get("client_secret") != ""
-		var got string
-		switch {
-		case basic && !post:
-			got = "client_secret_basic"
-		case post && !basic:
-			got = "client_secret_post"
-		case !basic && !post:
-			got = "none"
-		default:
-			got = "both client_secret_basic and client_secret_post"
+		var used []string
+		if strings.HasPrefix(authz, "Basic ") {
+			used = append(used, "client_secret_basic")
+		}
+		if t.form.Get("client_secret") != "" {
+			used = append(used, "client_secret_post")
+		}
+		if t.form.Get("client_assertion") != "" || t.form.Get("client_assertion_type") != "" {
+			used = append(used, "private_key_jwt")
+		}
+		got := "none"
+		if len(used) > 0 {
+			got = strings.Join(used, " and ")
 		}
 		if got != want {
 			return violated("%s: registered for %s, the client authenticated its %s token request (record %d) by %s", v.Scenario, want, t.form.Get("grant_type"), r.Seq, got)
 		}
+		if got == "private_key_jwt" {
+			if note := v.assertionVerdict(t.at); !strings.HasPrefix(note, "verified") {
+				return violated("%s: the client_assertion of its %s token request (record %d) did not verify: %s", v.Scenario, t.form.Get("grant_type"), r.Seq, note)
+			}
+		}
 	}
 	return passed("%s: all %d token requests authenticate by the registered %s", v.Scenario, len(toks), want)
+}
+
+// codeResponses are the probe's notes of authorization responses that carried a code.
+func (v *View) codeResponses() []int {
+	var out []int
+	for i, r := range v.Records {
+		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.CodeNote) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func judgeISS(v *View) Finding {
+	auths := v.authorizeReqs()
+	if len(auths) == 0 {
+		return v.noAuthorization()
+	}
+	codes := v.codeResponses()
+	if len(codes) == 0 {
+		return untestable("%s: the authorization server answered the client's authorization request without a code", v.Scenario)
+	}
+	p := v.plan()
+	redeemed := -1
+	for _, t := range v.tokenReqs() {
+		if t.form.Get("grant_type") == "authorization_code" && t.at > codes[0] {
+			redeemed = t.at
+			break
+		}
+	}
+	advertised := map[bool]string{true: "advertises", false: "does not advertise"}[p.ISS]
+	var what string
+	switch p.ISSSent {
+	case probe.ISSRight:
+		if redeemed < 0 {
+			return violated("%s: the authorization response's iss is the issuer of the metadata the client read, yet the client never redeemed the code", v.Scenario)
+		}
+		return passed("%s: the authorization response's iss is the issuer, and the client redeemed the code (record %d)", v.Scenario, v.seq(redeemed))
+	case probe.ISSWrong:
+		what = "an iss naming another authorization server (" + probe.WrongIssuer + ")"
+	case probe.ISSNormalized:
+		what = "an iss equal to the issuer only once normalized (a trailing slash added)"
+	default:
+		what = "no iss"
+	}
+	if redeemed >= 0 {
+		return violated("%s: the authorization server %s authorization_response_iss_parameter_supported and its authorization response carried %s, yet the client redeemed the code (record %d)", v.Scenario, advertised, what, v.seq(redeemed))
+	}
+	return passed("%s: the authorization server %s authorization_response_iss_parameter_supported, its authorization response carried %s, and the client did not redeem the code", v.Scenario, advertised, what)
+}
+
+// registeredRedirects are the redirect URIs the client registered: its dynamic registration
+// request's, or those of the Client ID Metadata Document the probe fetched; nil when it
+// registered none the probe saw (pre-registered, or a document off loopback).
+func (v *View) registeredRedirects() ([]string, string) {
+	for _, o := range v.oauthReqs() {
+		if o.method == "POST" && strings.HasSuffix(o.path, "/register") {
+			var reg struct {
+				RedirectURIs []string `json:"redirect_uris"`
+			}
+			_ = json.Unmarshal([]byte(v.Records[o.at].Body), &reg)
+			return reg.RedirectURIs, "its registration request (record " + fmt.Sprint(v.seq(o.at)) + ")"
+		}
+	}
+	for _, r := range v.Records {
+		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.CIMDNote) {
+			if _, list, ok := strings.Cut(r.Body, probe.CIMDRedirects); ok {
+				return strings.Fields(strings.Trim(list, "[]")), "its Client ID Metadata Document"
+			}
+		}
+	}
+	return nil, ""
+}
+
+// localhostOrHTTPS reports whether a redirect URI is a localhost URL or an https one.
+func localhostOrHTTPS(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	return u.Scheme == "https" || (u.Scheme == "http" && (h == "localhost" || h == "127.0.0.1" || h == "::1"))
+}
+
+func judgeRedirectURI(v *View) Finding {
+	auths := v.authorizeReqs()
+	if len(auths) == 0 {
+		return v.noAuthorization()
+	}
+	registered, where := v.registeredRedirects()
+	if v.Revision < harness.Rev20250618 {
+		where = "" // 2025-03-26 asks a localhost or https URL, not yet a registered one
+	}
+	for _, a := range auths {
+		ru := a.query.Get("redirect_uri")
+		switch {
+		case ru == "":
+			return violated("%s: the authorization request (record %d) names no redirect_uri", v.Scenario, v.seq(a.at))
+		case !localhostOrHTTPS(ru):
+			return violated("%s: the authorization request (record %d) names redirect_uri %q, neither a localhost nor an https URL", v.Scenario, v.seq(a.at), ru)
+		case where != "" && !slices.Contains(registered, ru):
+			return violated("%s: the authorization request (record %d) names redirect_uri %q, which is not among those of %s: %v", v.Scenario, v.seq(a.at), ru, where, registered)
+		}
+	}
+	if where == "" {
+		return passed("%s: every authorization request names a localhost or https redirect_uri (registration not judged: pre-registered, unseen, or 2025-03-26)", v.Scenario)
+	}
+	return passed("%s: every authorization request names a localhost or https redirect_uri registered in %s", v.Scenario, where)
+}
+
+// registration is the client's dynamic registration request, -1 if none.
+func (v *View) registration() (int, map[string]json.RawMessage) {
+	for _, o := range v.oauthReqs() {
+		if o.method == "POST" && strings.HasSuffix(o.path, "/register") {
+			var body map[string]json.RawMessage
+			_ = json.Unmarshal([]byte(v.Records[o.at].Body), &body)
+			return o.at, body
+		}
+	}
+	return -1, nil
+}
+
+// offlineAsked says whether the client asked for offline_access, for the messages.
+func (v *View) offlineAsked() string {
+	for _, a := range v.authorizeReqs() {
+		if slices.Contains(scopeSet(a.query.Get("scope")), probe.ScopeOffline) {
+			return " (it asked for offline_access too)"
+		}
+	}
+	return ""
+}
+
+func judgeRefreshGrantType(v *View) Finding {
+	var grants []string
+	var where string
+	if at, body := v.registration(); at >= 0 {
+		where = fmt.Sprintf("its registration request (record %d)", v.seq(at))
+		if raw, ok := body["grant_types"]; ok {
+			_ = json.Unmarshal(raw, &grants)
+		} else {
+			grants = []string{"authorization_code"} // RFC 7591 § 2's default
+			where += ", which names none (RFC 7591's default: authorization_code)"
+		}
+	} else {
+		for _, r := range v.Records {
+			if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.CIMDGrantsNote) {
+				where = "its Client ID Metadata Document"
+				grants = strings.Fields(strings.Trim(strings.TrimPrefix(r.Body, probe.CIMDGrantsNote), "[]"))
+				if len(grants) == 0 {
+					grants = []string{"authorization_code"}
+					where += ", which names none (the default: authorization_code)"
+				}
+			}
+		}
+	}
+	if where == "" {
+		if v.challenged() < 0 {
+			return v.notChallenged()
+		}
+		return untestable("%s: the client registered neither dynamically nor by a Client ID Metadata Document the probe could fetch, so its grant_types are unseen", v.Scenario)
+	}
+	if !slices.Contains(grants, "refresh_token") {
+		return violated("%s: the grant_types of %s are %v, without refresh_token%s", v.Scenario, where, grants, v.offlineAsked())
+	}
+	return passed("%s: the grant_types of %s are %v%s", v.Scenario, where, grants, v.offlineAsked())
+}
+
+func judgeApplicationType(v *View) Finding {
+	at, body := v.registration()
+	if at < 0 {
+		if v.challenged() < 0 {
+			return v.notChallenged()
+		}
+		return na("%s: the client did not register dynamically", v.Scenario)
+	}
+	var appType string
+	if raw, ok := body["application_type"]; !ok || json.Unmarshal(raw, &appType) != nil || appType == "" {
+		return violated("%s: the registration request (record %d) carries no application_type", v.Scenario, v.seq(at))
+	}
+	return passed("%s: the registration request (record %d) carries application_type %q", v.Scenario, v.seq(at), appType)
+}
+
+// assertionVerdict is what the probe made of the client_assertion of the token request at
+// index at: the rest of its AssertionNote ("verified: …" or "rejected: …").
+func (v *View) assertionVerdict(at int) string {
+	for _, r := range v.Records[at+1:] {
+		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.AssertionNote) {
+			return strings.TrimPrefix(r.Body, probe.AssertionNote)
+		}
+	}
+	return "the probe recorded no verdict on it"
+}
+
+// migrated is the index of the probe's note that the protected resource metadata names the
+// second authorization server from now on, -1 if the scenario never got there.
+func (v *View) migrated() int {
+	for i, r := range v.Records {
+		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.MigratedNote) {
+			return i
+		}
+	}
+	return -1
+}
+
+// notMigrated is the finding of a run in which the authorization server never changed.
+func (v *View) notMigrated() Finding {
+	if v.issued() < 0 {
+		if len(v.authorizeReqs()) == 0 {
+			return v.noAuthorization()
+		}
+		return untestable("%s: the client was issued no token", v.Scenario)
+	}
+	return untestable("%s: the client never called a tool with its token, so the authorization server never changed", v.Scenario)
+}
+
+func judgeASBinding(v *View) Finding {
+	m := v.migrated()
+	if m < 0 {
+		return v.notMigrated()
+	}
+	for _, r := range v.Records[m:] {
+		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.CrossASNote) {
+			return violated("%s: after the protected resource metadata came to name another authorization server, the client presented the old one's credentials to it: %s (record %d)", v.Scenario, strings.TrimPrefix(r.Body, probe.CrossASNote), r.Seq)
+		}
+	}
+	registered := false
+	for _, o := range v.oauthReqs() {
+		if o.at < m || !strings.HasPrefix(o.path, probe.MigratedIssuerPath+"/") {
+			continue
+		}
+		switch {
+		case o.method == "POST" && o.path == probe.MigratedIssuerPath+"/register":
+			registered = true
+		case o.method == "GET" && o.path == probe.MigratedIssuerPath+"/authorize":
+			id := o.query.Get("client_id")
+			if !registered && !strings.HasPrefix(id, "http") {
+				return violated("%s: the client sent the new authorization server an authorization request (record %d) with client_id %q without registering with it", v.Scenario, v.seq(o.at), id)
+			}
+			return passed("%s: the client registered with the new authorization server and authorized there as client %q (record %d)", v.Scenario, id, v.seq(o.at))
+		}
+	}
+	return untestable("%s: the client never sent the new authorization server an authorization request", v.Scenario)
+}
+
+// tokenIssuers maps the label of each access token the probe issued to its issuer.
+func (v *View) tokenIssuers() map[string]string {
+	out := map[string]string{}
+	for _, r := range v.Records {
+		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.IssuedNote) {
+			label, _, _ := strings.Cut(strings.TrimPrefix(r.Body, probe.IssuedNote), " ")
+			if _, iss, ok := strings.Cut(r.Body, probe.IssuerMark); ok {
+				out[label] = iss
+			}
+		}
+	}
+	return out
+}
+
+func judgeTokenIssuer(v *View) Finding {
+	m := v.migrated()
+	if m < 0 {
+		return v.notMigrated()
+	}
+	newIssuer := strings.TrimPrefix(v.Records[m].Body, probe.MigratedNote)
+	// The client learns of the move when it reads the protected resource metadata again.
+	learnt := -1
+	for _, o := range v.prmReqs() {
+		if o.at > m {
+			learnt = o.at
+			break
+		}
+	}
+	if learnt < 0 {
+		return untestable("%s: refused its token, the client never read the protected resource metadata again, so it never learnt that the server's authorization server changed", v.Scenario)
+	}
+	issuers := v.tokenIssuers()
+	n := 0
+	for _, r := range v.Records[learnt:] {
+		if r.Dir != probe.Recv || r.Channel == probe.ChanOAuth {
+			continue
+		}
+		a, _ := r.HasHeader("Authorization")
+		label := strings.TrimSpace(strings.TrimPrefix(a, "Bearer "))
+		if label == "" {
+			continue
+		}
+		if iss := issuers[label]; iss != newIssuer {
+			from := "an authorization server's it was never issued by"
+			if iss != "" {
+				from = iss + "'s"
+			}
+			return violated("%s: after the protected resource metadata named %s (read again at record %d), the client sent the server %s token (record %d)", v.Scenario, newIssuer, v.seq(learnt), from, r.Seq)
+		}
+		n++
+	}
+	if n == 0 {
+		return untestable("%s: the client sent the server no token after it learnt the authorization server changed", v.Scenario)
+	}
+	return passed("%s: after the protected resource metadata named %s, the client's %d requests carry only its tokens", v.Scenario, newIssuer, n)
+}
+
+func judgeMetadataIssuer(v *View) Finding {
+	if v.challenged() < 0 {
+		return v.notChallenged()
+	}
+	p := v.plan()
+	meta := v.wellKnown(p.ASMetaPath)
+	if len(meta) == 0 {
+		return untestable("%s: the client never fetched the authorization server metadata (%s)", v.Scenario, p.ASMetaPath)
+	}
+	for _, o := range v.oauthReqs() {
+		if o.at > meta[0].at && ((o.method == "GET" && strings.HasSuffix(o.path, "/authorize")) || (o.method == "POST" && (strings.HasSuffix(o.path, "/token") || strings.HasSuffix(o.path, "/register")))) {
+			return violated("%s: the metadata at %s names issuer %s, not the one the URL was built from, yet the client went on to %s %s (record %d)", v.Scenario, p.ASMetaPath, p.MetadataIssuer, o.method, o.path, v.seq(o.at))
+		}
+	}
+	return passed("%s: the metadata names issuer %s, not the one the URL was built from, and the client did not use it", v.Scenario, p.MetadataIssuer)
 }
