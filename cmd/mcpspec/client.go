@@ -272,6 +272,7 @@ func (cfg *clientConfig) plan() ([]scenarioRun, error) {
 				continue
 			}
 			sr := scenarioRun{script: probe.Script{Scenario: scenario, Revision: rev, AnswerWait: cfg.timeouts.Request}, label: rev}
+			var riders []*clientsuite.Check
 			for _, c := range all {
 				if !c.Judges(scenario) || !c.AppliesTo(rev, cfg.transport) {
 					continue
@@ -282,9 +283,14 @@ func (cfg *clientConfig) plan() ([]scenarioRun, error) {
 				if !cfg.focus.MatchString(fmt.Sprintf("%s (%s, %s)", c.Title(), rev, cfg.transport)) {
 					continue
 				}
+				if c.Rides && scenario != c.Scenario {
+					riders = append(riders, c)
+					continue
+				}
 				sr.checks = append(sr.checks, c)
 			}
 			if len(sr.checks) > 0 {
+				sr.checks = append(sr.checks, riders...)
 				runs = append(runs, sr)
 			}
 		}

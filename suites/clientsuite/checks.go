@@ -54,7 +54,7 @@ func init() {
 			Summary: "every GET lists text/event-stream in Accept",
 			Judge:   judgeGetAccept},
 		Check{ID: "HTTP-POST-PER-MESSAGE", Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly, Transports: httpOnly, Versions: httpRevisions26,
-			Summary: "every message the client sends is a POST of its own to the MCP endpoint (a batch array only at 2025-03-26)",
+			Summary: "every message the client sends travels by POST to the MCP endpoint, never in another request's body (a POST's body is HTTP-POST-BODY's matter)",
 			Judge:   judgePostPerMessage},
 		Check{ID: "HTTP-SESSION-CLIENT", Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly, Transports: httpOnly,
 			Summary: "every request after the InitializeResult carries the Mcp-Session-Id it assigned",
@@ -168,10 +168,14 @@ func judgeSchema(v *View) Finding {
 		case m.IsNotification():
 			defs = append(defs, "ClientNotification")
 		}
+		raw := m.Raw
+		if m.IsRequest() && !validID(m.ID) {
+			raw = withValidID(raw) // the id is MSG-REQ-ID-TYPE's or MSG-REQ-ID-NOT-NULL's matter
+		}
 		for _, d := range defs {
 			// Each message of a batch is judged on its own; the batch itself is
-			// HTTP-POST-PER-MESSAGE's matter.
-			if err := v.Validator.Definition(rev, d, m.Raw); err != nil {
+			// HTTP-POST-BODY's matter.
+			if err := v.Validator.Definition(rev, d, raw); err != nil {
 				return violated("record %d: %s is not a valid %s at %s: %v", v.Records[m.Rec].Seq, describe(m), d, rev, err)
 			}
 		}
@@ -318,11 +322,7 @@ func judgePostPerMessage(v *View) Finding {
 			return violated("the client sent a message in the body of a %s request, not a POST", r.Channel)
 		}
 	}
-	for _, m := range v.Msgs {
-		if m.Batch && v.Revision != harness.Rev20250326 {
-			return violated("POST (record %d) carries several messages in one array; at %s each message is a POST of its own (batches were removed after 2025-03-26)", v.Records[m.Rec].Seq, v.Revision)
-		}
-	}
+	// What one POST's body holds (a single message, or a batch at 2025-03-26) is HTTP-POST-BODY's.
 	return passed("each of the client's %d messages came in a POST to %s", len(v.Msgs), probe.Path)
 }
 

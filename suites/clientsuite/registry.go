@@ -28,6 +28,9 @@ type Check struct {
 	// Also: other scenarios whose recordings it judges too, those whose exchange holds what it
 	// reads (the handshake, the HTTP headers).
 	Also []string
+	// Rides: the check judges its Also scenarios only where another check has them served; it
+	// never has one served for itself alone (its Scenario it does).
+	Rides bool
 	// Capability is the client capability the check is about ("roots", …): a client that
 	// declares none makes the checks needing it untestable.
 	Capability string
