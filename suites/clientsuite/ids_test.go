@@ -2,6 +2,7 @@ package clientsuite
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
@@ -116,6 +117,19 @@ func TestPostBodyAndPerMessage(t *testing.T) {
 		}
 		if f := judgePostPerMessage(v); f.Outcome != tc.per {
 			t.Errorf("%s: HTTP-POST-PER-MESSAGE %v %s, want %v", tc.name, f.Outcome, f.Message, tc.per)
+		}
+	}
+}
+
+// A scenario added to the probe is judged by the id checks too, unless it is an authorization
+// one (a request refused 401 and sent again after authorizing is no reuse).
+func TestIDChecksRideEveryScenario(t *testing.T) {
+	for _, s := range probe.Known() {
+		if s == probe.ScenarioTools || probe.IsAuth(s) {
+			continue
+		}
+		if !slices.Contains(idScenarios, s) {
+			t.Errorf("scenario %s is not in idScenarios: the MSG-REQ-ID checks never judge it", s)
 		}
 	}
 }
