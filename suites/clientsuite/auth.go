@@ -264,10 +264,13 @@ func judgePRMDiscovery(v *View) Finding {
 		}
 	}
 	order := probe.PRMDiscoveryOrder()
+	// onlyEarly: the client found its metadata before any challenge and asked none after one
+	// (a later challenge, for a request sent without the token, taught it nothing new).
+	onlyEarly := len(late) == 0
 	if len(early) > 0 {
 		if v.Revision < harness.Rev20251125 {
-			if ch < 0 {
-				return untestable("%s: the client asked %v before any request, never challenged; the well-known fallback is 2025-11-25's", v.Scenario, paths(early))
+			if onlyEarly {
+				return untestable("%s: the client asked %v before any challenge; the well-known fallback is 2025-11-25's", v.Scenario, paths(early))
 			}
 		} else {
 			for i, o := range early {
@@ -278,7 +281,10 @@ func judgePRMDiscovery(v *View) Finding {
 					return passed("%s: before any challenge the client asked %v, the well-known URIs in order", v.Scenario, paths(early[:i+1]))
 				}
 			}
-			if ch < 0 {
+			if onlyEarly && ch >= 0 && p.PRMInChallenge {
+				return violated("%s: challenged (record %d) with resource_metadata %s, the client never asked it (before the challenge it asked %v)", v.Scenario, v.seq(ch), p.PRMPath, paths(early))
+			}
+			if onlyEarly {
 				if slices.Contains(order, p.PRMPath) {
 					return violated("%s: the client asked %v and never %s, where the metadata is", v.Scenario, paths(early), p.PRMPath)
 				}
