@@ -189,3 +189,74 @@ func TestClientAuthSecretsStayOut(t *testing.T) {
 		}
 	}
 }
+
+// TestClientAuthEagerDiscovery: a client that discovers from the well-known URIs before its first
+// request (--auth-eager, as mcp-go does) is never challenged where the metadata is there, and is
+// still judged by its discovery requests: the clean one passes (no untestable but the 2025-06-18
+// fallback, which is 2025-11-25's), and each discovery fault breaks its check.
+func TestClientAuthEagerDiscovery(t *testing.T) {
+	t.Parallel()
+	scenarios := "auth/metadata-default,auth/metadata-var2,auth/metadata-var3,auth/resource-mismatch,auth/basic-cimd"
+	for _, tc := range []struct{ fault, check string }{
+		{"", ""},
+		{"AUTH-CLIENT-PRM-DISCOVERY", "AUTH-CLIENT-PRM-DISCOVERY"},
+		{"AUTH-CLIENT-AS-DISCOVERY", "AUTH-CLIENT-AS-DISCOVERY"},
+		{"AUTH-CLIENT-PRM-RESOURCE-MATCH", "AUTH-CLIENT-PRM-RESOURCE-MATCH"},
+	} {
+		t.Run("fault="+tc.fault, func(t *testing.T) {
+			d := newRunDir(t)
+			flags := " --auth-eager"
+			if tc.fault != "" {
+				flags += " --fault " + tc.fault
+			}
+			out := t.TempDir()
+			args := append([]string{"client", "--cmd", d.mcpspec + " reference-client" + flags, "--scenario", scenarios, "--out", out}, clientTestTimeouts...)
+			r := runBinary(t, clientRunTimeout, d.mcpspec, args...)
+			run := assertReports(t, out)
+			early, broken := 0, 0
+			for _, res := range run.Results {
+				switch {
+				case res.ID == tc.check && res.Status == reports.Fail:
+					broken++
+				case res.Status == reports.Pass || res.Status == reports.NA:
+					if strings.Contains(res.Message, "before any challenge") {
+						early++
+					}
+				case res.Status == reports.Untestable && res.ID == "AUTH-CLIENT-PRM-DISCOVERY" && res.Version == "2025-06-18":
+				case tc.fault == "" || res.Status != reports.Untestable:
+					t.Errorf("%s %s: %s: %s", res.ID, res.Version, res.Status, res.Message)
+				}
+			}
+			if tc.fault == "" {
+				if r.code != reports.ExitOK || early == 0 {
+					t.Errorf("exit %d, %d results judged before any challenge; want 0 and some\nstdout:\n%s", r.code, early, r.stdout)
+				}
+			} else if broken == 0 {
+				t.Errorf("the fault %s made no %s result fail\nstdout:\n%s", tc.fault, tc.check, r.stdout)
+			}
+			assertNoLeftovers(t, d)
+		})
+	}
+}
+
+// TestClientAuthClientCredentialsGrant: in auth/client-credentials-basic the TOKEN-AUTH-METHOD
+// fault authenticates as registered but runs the authorization code flow; the grant type alone
+// fails it.
+func TestClientAuthClientCredentialsGrant(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	out := t.TempDir()
+	args := append([]string{"client", "--cmd", d.mcpspec + " reference-client --fault AUTH-CLIENT-TOKEN-AUTH-METHOD", "--scenario", "auth/client-credentials-basic", "--out", out}, clientTestTimeouts...)
+	r := runBinary(t, clientRunTimeout, d.mcpspec, args...)
+	run := assertReports(t, out)
+	failed := 0
+	for _, res := range run.Results {
+		if res.ID == "AUTH-CLIENT-TOKEN-AUTH-METHOD" && res.Status == reports.Fail && strings.Contains(res.Message, `grant_type "authorization_code"`) {
+			failed++
+		}
+	}
+	if failed == 0 || r.code != reports.ExitFailures {
+		t.Errorf("exit %d, %d grant type failures; want 1 and some\nstdout:\n%s", r.code, failed, r.stdout)
+	}
+	assertNoLeftovers(t, d)
+}

@@ -283,3 +283,30 @@ func (a AuthPlan) ASDiscoveryOrder(revision string) []string {
 // PRMDiscoveryOrder is the order of the well-known protected resource metadata URIs a client
 // of 2025-11-25 tries when the challenge names none: path-based first, then the root.
 func PRMDiscoveryOrder() []string { return []string{prmPathBased, prmRoot} }
+
+// metadataResource is the resource the protected resource metadata names. At the root
+// well-known URI (auth/metadata-var2) that is the origin: RFC 9728 § 3.3 wants the resource
+// identifier the well-known suffix was inserted into, and the root URI is built from the bare
+// origin (the official suite's metadata-var2 names the origin too). A client that checks § 3.3
+// strictly (the Go SDK) would rightly discard a root document naming …/mcp.
+func (p AuthPlan) metadataResource(canonical string) string {
+	switch {
+	case p.PRMResource != "":
+		return p.PRMResource
+	case p.PRMPath == prmRoot:
+		return strings.TrimSuffix(canonical, Path)
+	}
+	return canonical
+}
+
+// rootResource reports whether resource is the origin the root metadata names (with or without
+// the trailing slash a URL parser adds): a token bound to it is for this server too, since the
+// server's own metadata gives that identifier, while the checks still want clients to ask for
+// the canonical URI where they judge resource.
+func (p AuthPlan) rootResource(resource, canonical string) bool {
+	if p.PRMPath != prmRoot || p.PRMResource != "" {
+		return false
+	}
+	origin := strings.TrimSuffix(canonical, Path)
+	return resource == origin || resource == origin+"/"
+}

@@ -298,10 +298,7 @@ func (a *authServer) serve(w http.ResponseWriter, r *http.Request, canonical str
 	}
 	switch {
 	case r.Method == http.MethodGet && p.PRMPath != "" && path == p.PRMPath:
-		resource := canonical
-		if p.PRMResource != "" {
-			resource = p.PRMResource
-		}
+		resource := p.metadataResource(canonical)
 		doc := map[string]any{"resource": resource, "authorization_servers": []string{iss}, "bearer_methods_supported": []string{"header"}}
 		if p.ScopesSupported != nil {
 			doc["scopes_supported"] = p.ScopesSupported
@@ -784,7 +781,7 @@ func (a *authServer) gate(r *http.Request, msgs []message, canonical string) (in
 	switch {
 	case t == nil:
 		return invalid("the token was not issued by this server's authorization server")
-	case t.resource != canonical:
+	case t.resource != canonical && !p.rootResource(t.resource, canonical):
 		return invalid("the token was issued for " + t.resource + ", not this server")
 	case t.expired:
 		return invalid("the token expired")

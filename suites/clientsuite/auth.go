@@ -229,14 +229,72 @@ func paths(os []oauthReq) []string {
 	return out
 }
 
+// discovered reports whether the client asked the authorization side anything: a client that
+// discovers before its first request (mcp-go) is judged by those requests although the probe
+// never challenged it.
+func (v *View) discovered() bool { return len(v.oauthReqs()) > 0 }
+
+// fetched reports whether the client requested path (a GET).
+func (v *View) fetched(path string) bool {
+	for _, o := range v.oauthReqs() {
+		if o.method == "GET" && o.path == path {
+			return true
+		}
+	}
+	return false
+}
+
+// judgePRMDiscovery: the challenge's resource_metadata when the client was challenged with
+// one; else (2025-11-25 on) the well-known URIs in order. "Otherwise" in the 2025-11-25 text
+// (§ Protected Resource Metadata Discovery Requirements: the header's URL "when present;
+// otherwise … the well-known URIs in the order listed") covers a client that asks before any
+// request too, so requests made before the first challenge are judged by that order.
 func judgePRMDiscovery(v *View) Finding {
-	if v.challenged() < 0 {
+	ch := v.challenged()
+	if ch < 0 && !v.discovered() {
 		return v.notChallenged()
 	}
 	p := v.plan()
-	got := v.prmReqs()
+	var early, late []oauthReq
+	for _, o := range v.prmReqs() {
+		if ch < 0 || o.at < ch {
+			early = append(early, o)
+		} else {
+			late = append(late, o)
+		}
+	}
+	order := probe.PRMDiscoveryOrder()
+	// onlyEarly: the client found its metadata before any challenge and asked none after one
+	// (a later challenge, for a request sent without the token, taught it nothing new).
+	onlyEarly := len(late) == 0
+	if len(early) > 0 {
+		if v.Revision < harness.Rev20251125 {
+			if onlyEarly {
+				return untestable("%s: the client asked %v before any challenge; the well-known fallback is 2025-11-25's", v.Scenario, paths(early))
+			}
+		} else {
+			for i, o := range early {
+				if i >= len(order) || o.path != order[i] {
+					return violated("%s: before any challenge the client asked %v; the order is %v, up to the one served (%s)", v.Scenario, paths(early), order, p.PRMPath)
+				}
+				if o.path == p.PRMPath {
+					return passed("%s: before any challenge the client asked %v, the well-known URIs in order", v.Scenario, paths(early[:i+1]))
+				}
+			}
+			if onlyEarly && ch >= 0 && p.PRMInChallenge {
+				return violated("%s: challenged (record %d) with resource_metadata %s, the client never asked it (before the challenge it asked %v)", v.Scenario, v.seq(ch), p.PRMPath, paths(early))
+			}
+			if onlyEarly {
+				if slices.Contains(order, p.PRMPath) {
+					return violated("%s: the client asked %v and never %s, where the metadata is", v.Scenario, paths(early), p.PRMPath)
+				}
+				return untestable("%s: the metadata is only at the URL the challenge names, and the client, having asked %v, never sent the MCP server a request to be challenged", v.Scenario, paths(early))
+			}
+		}
+	}
+	got := late
 	if len(got) == 0 {
-		return violated("%s: challenged (record %d), the client never asked for the protected resource metadata", v.Scenario, v.seq(v.challenged()))
+		return violated("%s: challenged (record %d), the client never asked for the protected resource metadata", v.Scenario, v.seq(ch))
 	}
 	if p.PRMInChallenge {
 		if got[0].path != p.PRMPath {
@@ -247,7 +305,6 @@ func judgePRMDiscovery(v *View) Finding {
 	if v.Revision < harness.Rev20251125 {
 		return na("%s: the well-known fallback is 2025-11-25's", v.Scenario)
 	}
-	order := probe.PRMDiscoveryOrder()
 	for i, o := range got {
 		if i >= len(order) || o.path != order[i] {
 			return violated("%s: with no resource_metadata in the challenge the client asked %v; the order is %v, up to the one served (%s)", v.Scenario, paths(got), order, p.PRMPath)
@@ -260,10 +317,15 @@ func judgePRMDiscovery(v *View) Finding {
 }
 
 func judgeASDiscovery(v *View) Finding {
-	if v.challenged() < 0 {
+	if v.challenged() < 0 && !v.discovered() {
 		return v.notChallenged()
 	}
 	p := v.plan()
+	if p.PRMPath != "" && !v.fetched(p.PRMPath) {
+		// The miss is AUTH-CLIENT-PRM-DISCOVERY's; where the client looked for the
+		// authorization server without the metadata naming it is not judged twice.
+		return untestable("%s: the client never found the protected resource metadata that names the authorization server", v.Scenario)
+	}
 	var got []oauthReq
 	for _, o := range v.oauthReqs() {
 		if o.method == "GET" && (strings.Contains(o.path, "/.well-known/oauth-authorization-server") || strings.Contains(o.path, "/.well-known/openid-configuration")) {
@@ -286,9 +348,6 @@ func judgeASDiscovery(v *View) Finding {
 		return passed("%s: the client asked %s (404), then used the default endpoints", v.Scenario, order[0])
 	}
 	if len(got) == 0 {
-		if len(v.prmReqs()) == 0 && p.PRMPath != "" {
-			return untestable("%s: the client never found the protected resource metadata that names the authorization server", v.Scenario)
-		}
 		return violated("%s: the client never asked for the authorization server's metadata", v.Scenario)
 	}
 	for i, o := range got {
@@ -307,7 +366,7 @@ func judgeASDiscovery(v *View) Finding {
 
 // noAuthorization is the finding of a run in which the client made no authorization request.
 func (v *View) noAuthorization() Finding {
-	if v.challenged() < 0 {
+	if v.challenged() < 0 && !v.discovered() {
 		return v.notChallenged()
 	}
 	return untestable("%s: the client made no authorization request", v.Scenario)
@@ -514,7 +573,7 @@ func judgeState(v *View) Finding {
 }
 
 func judgePKCERefuse(v *View) Finding {
-	if v.challenged() < 0 {
+	if v.challenged() < 0 && !v.discovered() {
 		return v.notChallenged()
 	}
 	p := v.plan()
@@ -529,7 +588,7 @@ func judgePKCERefuse(v *View) Finding {
 }
 
 func judgePRMResourceMatch(v *View) Finding {
-	if v.challenged() < 0 {
+	if v.challenged() < 0 && !v.discovered() {
 		return v.notChallenged()
 	}
 	if len(v.prmReqs()) == 0 {
@@ -547,7 +606,7 @@ func judgePRMResourceMatch(v *View) Finding {
 func judgeRegistration(v *View) Finding {
 	auths := v.authorizeReqs()
 	if len(auths) == 0 {
-		if v.challenged() >= 0 && v.Scenario == probe.AuthBasicCIMD && len(v.wellKnown(v.plan().ASMetaPath)) > 0 {
+		if v.Scenario == probe.AuthBasicCIMD && len(v.wellKnown(v.plan().ASMetaPath)) > 0 {
 			return violated("%s: the authorization server takes Client ID Metadata Documents (and offers no registration endpoint), yet the client never sent an authorization request with a URL client_id", v.Scenario)
 		}
 		return v.noAuthorization()
@@ -633,10 +692,20 @@ func (v *View) registeredMethod() string {
 func judgeTokenAuthMethod(v *View) Finding {
 	toks := v.tokenReqs()
 	if len(toks) == 0 {
-		if v.challenged() < 0 {
+		if v.challenged() < 0 && !v.discovered() {
 			return v.notChallenged()
 		}
 		return untestable("%s: the client made no token request", v.Scenario)
+	}
+	// The client credentials scenarios give the client its credentials for the
+	// client_credentials grant (the contract; the OAuth Client Credentials extension): an
+	// authorization code flow with them is not that method, whatever it authenticates by.
+	if v.plan().ClientCredentials {
+		for _, t := range toks {
+			if g := t.form.Get("grant_type"); g != "client_credentials" {
+				return violated("%s: given client credentials, the client's token request (record %d) uses grant_type %q, not client_credentials", v.Scenario, v.seq(t.at), g)
+			}
+		}
 	}
 	want := v.registeredMethod()
 	if want == "" {
