@@ -152,17 +152,55 @@ func (e Entry) SpecURL(revision string) string {
 		revision = e.Versions[len(e.Versions)-1]
 	}
 	base := "https://modelcontextprotocol.io/specification/" + revision
-	m := mdxRef.FindStringSubmatch(e.Source)
+	source := e.sourceAt(revision)
+	m := mdxRef.FindStringSubmatch(source.page)
 	if m == nil {
 		return base
 	}
 	page := strings.TrimSuffix(m[1], "/index")
 	url := base + "/" + page
-	if s := sectRef.FindStringSubmatch(e.Source); s != nil {
+	if s := sectRef.FindStringSubmatch(source.section); s != nil {
 		parts := strings.Split(s[1], "›")
 		url += "#" + slug(parts[len(parts)-1])
 	}
 	return url
+}
+
+// revPrefix is a source segment's leading revisions, as "25-06", "25-03/25-06" or "25-06, 25-11".
+var revPrefix = regexp.MustCompile(`^(\d{2}-\d{2}(?:\s*[,/]\s*\d{2}-\d{2})*)\s+(.*)$`)
+
+// sourceText is where a source names the page (page) and the section (section) of one revision.
+type sourceText struct{ page, section string }
+
+// sourceAt picks, from a source that words each revision apart ("25-06 basic/authorization.mdx
+// § A; 25-11 § B; 26-07 basic/authorization/index.mdx § C"), the segment of revision: its section,
+// and its page or, where it names none, the page the segments before it named. A source without
+// such a segment for revision is taken whole.
+func (e Entry) sourceAt(revision string) sourceText {
+	whole := sourceText{e.Source, e.Source}
+	if len(revision) < 7 {
+		return whole
+	}
+	short := revision[2:7] // 2026-07-28 → 26-07
+	var revs []string
+	lastPage := ""
+	for _, seg := range strings.Split(e.Source, ";") {
+		seg = strings.TrimSpace(seg)
+		if m := revPrefix.FindStringSubmatch(seg); m != nil {
+			revs = regexp.MustCompile(`\d{2}-\d{2}`).FindAllString(m[1], -1)
+			seg = m[2]
+		}
+		if mdxRef.MatchString(seg) {
+			lastPage = seg
+		}
+		if slices.Contains(revs, short) {
+			if lastPage == "" {
+				return whole
+			}
+			return sourceText{lastPage, seg}
+		}
+	}
+	return whole
 }
 
 // slug turns a heading into the anchor the spec site gives it.

@@ -76,3 +76,25 @@ func TestClientRowSpecURL(t *testing.T) {
 		}
 	}
 }
+
+// A source that words each revision apart links each revision's own page and section.
+func TestSpecURLPerRevision(t *testing.T) {
+	const site = "https://modelcontextprotocol.io/specification/"
+	cases := []struct{ id, revision, want string }{
+		{"AUTH-CLIENT-PKCE", "2025-03-26", site + "2025-03-26/basic/authorization#protocol-requirements"},
+		{"AUTH-CLIENT-PKCE", "2025-06-18", site + "2025-06-18/basic/authorization#authorization-code-protection"},
+		{"AUTH-CLIENT-PKCE", "2025-11-25", site + "2025-11-25/basic/authorization#authorization-code-protection"},
+		{"AUTH-CLIENT-PKCE", "2026-07-28", site + "2026-07-28/basic/authorization/security-considerations#authorization-code-protection"},
+		{"AUTH-CLIENT-ISS", "2026-07-28", site + "2026-07-28/basic/authorization#authorization-response-validation"},
+		{"PING-RESPOND", "2025-11-25", site + "2025-11-25/basic/utilities/ping#behavior-requirements"},
+	}
+	for _, c := range cases {
+		e, ok := Lookup(c.id)
+		if !ok {
+			t.Fatalf("%s missing", c.id)
+		}
+		if got := e.SpecURL(c.revision); got != c.want {
+			t.Errorf("%s at %s: got %s, want %s", c.id, c.revision, got, c.want)
+		}
+	}
+}
