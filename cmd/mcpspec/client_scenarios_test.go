@@ -17,17 +17,7 @@ func TestClientElicitDefaultsScenario(t *testing.T) {
 			t.Parallel()
 			for _, fault := range []string{"", "ELICIT-CLIENT-DEFAULTS"} {
 				d := newRunDir(t)
-				cmd := d.mcpspec + " reference-client"
-				if fault != "" {
-					cmd += " --fault " + fault
-				}
-				out := t.TempDir()
-				args := append([]string{"client", "--cmd", cmd, "--out", out, "--scenario", "elicitation-sep1034-client-defaults"}, clientTestTimeouts...)
-				if transport != "http" {
-					args = append(args, "--"+transport)
-				}
-				r := runBinary(t, clientRunTimeout, d.mcpspec, args...)
-				run := assertReports(t, out)
+				r, run := runClientScenarios(t, d, transport, "elicitation-sep1034-client-defaults", fault)
 				seen := map[string]bool{}
 				for _, res := range run.Results {
 					seen[res.ID] = true

@@ -30,18 +30,28 @@ var clientTestTimeouts = []string{"--timeout-request", "500ms", "--timeout-idle"
 // scenario judges (task-cancel, subscriptions), so that every check has a result.
 var selfTestScenarios = strings.Join(append(slices.Clone(probe.Scenarios), probe.ScenarioTaskCancel, probe.ScenarioSubscriptions), ",")
 
-// runClient runs `mcpspec client` on the reference client (with faults) over a transport.
+// runClient runs `mcpspec client` on the reference client (with faults) over a transport, in
+// the self-test's scenarios.
 func runClient(t *testing.T, d runDir, transport string, faults ...string) (procRun, *reports.Run) {
+	t.Helper()
+	return runClientScenarios(t, d, transport, selfTestScenarios, faults...)
+}
+
+// runClientScenarios runs `mcpspec client --scenario scenarios` on the reference client (with
+// faults, "" for none) over a transport.
+func runClientScenarios(t *testing.T, d runDir, transport, scenarios string, faults ...string) (procRun, *reports.Run) {
 	t.Helper()
 	cmd := d.mcpspec + " reference-client"
 	if transport == "sse" {
 		cmd += " --sse"
 	}
 	for _, f := range faults {
-		cmd += " --fault " + f
+		if f != "" {
+			cmd += " --fault " + f
+		}
 	}
 	out := t.TempDir()
-	args := append([]string{"client", "--cmd", cmd, "--out", out, "--scenario", selfTestScenarios}, clientTestTimeouts...)
+	args := append([]string{"client", "--cmd", cmd, "--out", out, "--scenario", scenarios}, clientTestTimeouts...)
 	if transport != "http" {
 		args = append(args, "--"+transport)
 	}
@@ -105,17 +115,7 @@ func TestClientInitializeScenario(t *testing.T) {
 			}
 			for _, fault := range []string{"", "LIFE-INITIALIZED-NOTIF"} {
 				d := newRunDir(t)
-				cmd := d.mcpspec + " reference-client"
-				if fault != "" {
-					cmd += " --fault " + fault
-				}
-				out := t.TempDir()
-				args := append([]string{"client", "--cmd", cmd, "--out", out, "--scenario", "initialize"}, clientTestTimeouts...)
-				if transport != "http" {
-					args = append(args, "--"+transport)
-				}
-				r := runBinary(t, clientRunTimeout, d.mcpspec, args...)
-				run := assertReports(t, out)
+				r, run := runClientScenarios(t, d, transport, "initialize", fault)
 				seen := map[string]bool{}
 				for _, res := range run.Results {
 					seen[res.ID] = true
