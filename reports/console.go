@@ -47,7 +47,8 @@ func PrintSummary(w io.Writer, r *Run, opt ConsoleOptions) error {
 	b.WriteString("  " + countsLine(countStatuses(r.Results), paint) + fmt.Sprintf(" (total %d)\n", len(r.Results)))
 
 	for _, e := range r.Errors {
-		b.WriteString("  " + paint(statusColor[Error], "harness error") + ": " + oneLine(e, messageWidth) + "\n")
+		// Wider than a finding's message: a harness error is often the one cause of a run.
+		b.WriteString("  " + paint(statusColor[Error], "harness error") + ": " + oneLine(e, 2*messageWidth) + "\n")
 	}
 	notServed, rows := arrange(r.Results)
 	for _, n := range notServed {

@@ -198,3 +198,14 @@ func TestPrintSummaryQuotesServerStderrOnce(t *testing.T) {
 		}
 	}
 }
+
+func TestErrorLines(t *testing.T) {
+	stderr := "starting client\nnode v22\nError: set MCPSPEC_SDK_NODE_MODULES to the SDK's node_modules\n    at main (index.js:3)\nbye\n"
+	got := ErrorLines(stderr, 2)
+	if len(got) != 1 || got[0] != "Error: set MCPSPEC_SDK_NODE_MODULES to the SDK's node_modules" {
+		t.Errorf("ErrorLines = %q", got)
+	}
+	if got := ErrorLines("all fine\n", 2); len(got) != 0 {
+		t.Errorf("ErrorLines of a calm stderr = %q", got)
+	}
+}

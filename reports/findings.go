@@ -143,6 +143,21 @@ const whyLines = 3
 // errorLooking matches a line that says why something failed, among a stderr tail's banners.
 var errorLooking = regexp.MustCompile(`(?i)error|fatal|panic|exception|cannot|can't|could not|couldn't|not found|no such|denied|refused|failed|failure|missing|invalid|unable|must|required|undefined|traceback|usage:`)
 
+// ErrorLines returns the lines of text (a program's stderr) that look like they say why it
+// failed, at most n of them, the last ones when there are more.
+func ErrorLines(text string, n int) []string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimSpace(l); l != "" && errorLooking.MatchString(l) {
+			out = append(out, l)
+		}
+	}
+	if len(out) > n {
+		out = out[len(out)-n:]
+	}
+	return out
+}
+
 // explain picks, from the results of one cause, the lines the target wrote that explain it:
 // the error-looking lines of the stderr tail a message quotes (its last line when none looks
 // like an error), then the lines on stdout that were not JSON-RPC.

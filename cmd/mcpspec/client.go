@@ -480,7 +480,7 @@ func launchClient(cfg *clientConfig, script probe.Script) launchOutcome {
 		out.err = fmt.Sprintf("the client crashed or failed (%v)", proc.ExitErr())
 	}
 	if out.err != "" && out.stderr != "" {
-		out.err += "; its stderr ends: " + stderrTail(out.stderr, 400)
+		out.err += stderrHint(out.stderr)
 	}
 	return out
 }
@@ -591,6 +591,16 @@ func randomToken() string {
 
 // shellQuote quotes s for /bin/sh.
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// stderrHint quotes a client's stderr: the lines that say why it failed first, which a cut tail
+// could lose, then how it ends.
+func stderrHint(s string) string {
+	hint := ""
+	if why := reports.ErrorLines(s, 2); len(why) > 0 {
+		hint = "; its stderr says: " + strings.Join(why, " | ")
+	}
+	return hint + "; its stderr ends: " + stderrTail(s, 400)
+}
 
 func stderrTail(s string, n int) string {
 	s = strings.TrimSpace(s)

@@ -286,3 +286,12 @@ func TestCLIMissingCommandIsOneCause(t *testing.T) {
 		t.Errorf("results.json holds %d results, %d of them errors; want every check, in error", len(run.Results), run.Summary[reports.Error])
 	}
 }
+
+// A client's stderr is quoted by the line that says why it failed, however long its tail.
+func TestStderrHintQuotesTheReason(t *testing.T) {
+	stderr := "Error: set MCPSPEC_SDK_NODE_MODULES to the SDK's node_modules\n" + strings.Repeat("    at frame (file.js:1:1)\n", 40)
+	hint := stderrHint(stderr)
+	if !strings.HasPrefix(hint, "; its stderr says: Error: set MCPSPEC_SDK_NODE_MODULES to the SDK's node_modules; its stderr ends: …") {
+		t.Errorf("hint %q", hint)
+	}
+}
