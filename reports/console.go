@@ -70,9 +70,9 @@ func PrintSummary(w io.Writer, r *Run, opt ConsoleOptions) error {
 	for split < len(findings) && findings[split].Status == Fail {
 		split++
 	}
-	writeFindings(&b, findings[:split], opt.Verbose, paint)
-	writeCauses(&b, errs, opt.Verbose, paint)
-	writeFindings(&b, findings[split:], opt.Verbose, paint)
+	writeFindings(&b, findings[:split], r.Revisions, opt.Verbose, paint)
+	writeCauses(&b, errs, r.Revisions, opt.Verbose, paint)
+	writeFindings(&b, findings[split:], r.Revisions, opt.Verbose, paint)
 	if n := countStatuses(r.Results)[Untestable]; n > 0 && !opt.Verbose {
 		fmt.Fprintf(&b, "%s: %s, each missing a prerequisite (-v or report.html lists them)\n", paint(statusColor[Untestable], string(Untestable)), checksWord(n))
 	}
@@ -97,7 +97,7 @@ func PrintSummary(w io.Writer, r *Run, opt ConsoleOptions) error {
 
 // writeFindings writes findings a status at a time, each status headed by how many
 // requirements have it.
-func writeFindings(b *strings.Builder, findings []Finding, verbose bool, paint func(code, s string) string) {
+func writeFindings(b *strings.Builder, findings []Finding, revisions []string, verbose bool, paint func(code, s string) string) {
 	for i, f := range findings {
 		if i == 0 || findings[i-1].Status != f.Status {
 			n := 0
@@ -108,13 +108,13 @@ func writeFindings(b *strings.Builder, findings []Finding, verbose bool, paint f
 			}
 			fmt.Fprintf(b, "%s: %s\n", paint(statusColor[f.Status], string(f.Status)), requirementsWord(n))
 		}
-		writeFinding(b, f, verbose)
+		writeFinding(b, f, revisions, verbose)
 	}
 }
 
 // writeCauses writes the errors grouped by the cause they state, the commonest first, each
 // with the lines the target wrote that explain it.
-func writeCauses(b *strings.Builder, errs []Result, verbose bool, paint func(code, s string) string) {
+func writeCauses(b *strings.Builder, errs []Result, revisions []string, verbose bool, paint func(code, s string) string) {
 	causes := groupCauses(errs)
 	if len(causes) == 0 {
 		return
@@ -133,7 +133,7 @@ func writeCauses(b *strings.Builder, errs []Result, verbose bool, paint func(cod
 		for j, res := range c.Results {
 			cells[j] = Cell{res.Version, res.Transport}
 		}
-		fmt.Fprintf(b, "  %s at %s: %s\n", checksWord(len(c.Results)), oneLine(cellsText(cells), messageWidth), oneLine(c.Text, messageWidth))
+		fmt.Fprintf(b, "  %s (%s): %s\n", checksWord(len(c.Results)), oneLine(cellsText(cells, revisions), messageWidth), oneLine(c.Text, messageWidth))
 		for _, line := range c.Why {
 			b.WriteString("    " + oneLine(line, messageWidth) + "\n")
 		}
@@ -147,9 +147,9 @@ const causesShown = 5
 const titleWidth = 72
 
 // writeFinding writes one requirement's line; with verbose, every cell's whole message under it.
-func writeFinding(b *strings.Builder, f Finding, verbose bool) {
+func writeFinding(b *strings.Builder, f Finding, revisions []string, verbose bool) {
 	fmt.Fprintf(b, "  %s [%s] %s (%s): %s\n", oneLine(f.ID, messageWidth), oneLine(f.EffectiveLevel(), messageWidth),
-		oneLine(clipRunes(f.Summary(), titleWidth), messageWidth), oneLine(cellsText(f.Cells()), messageWidth),
+		oneLine(clipRunes(f.Summary(), titleWidth), messageWidth), oneLine(cellsText(f.Cells(), revisions), messageWidth),
 		oneLine(f.Message(), messageWidth))
 	if !verbose {
 		return

@@ -23,15 +23,15 @@ func TestPrintSummary(t *testing.T) {
 		"mcpspec: ERROR — 1 check ended in error, 1 unexpected failure, 1 stale baseline entry",
 		"  1 fail, 1 error, 1 stale, 1 warn, 1 untestable, 1 expected, 1 na, 1 pass (total 8)",
 		"fail: 1 requirement",
-		"  FAIL-ONE [MUST] the FAIL-ONE check (2025-03-26 stdio): server said <script>alert(1)</script> …",
+		"  FAIL-ONE [MUST] the FAIL-ONE check (stdio: 2025-03-26): server said <script>alert(1)</script> …",
 		"error: 1 check, 1 cause",
-		`  1 check at 2025-11-25 http: connection reset "><img src=x onerror=alert(1)>`,
+		`  1 check (http: 2025-11-25): connection reset "><img src=x onerror=alert(1)>`,
 		"stale: 1 requirement",
-		"  STALE-ONE [MUST] the STALE-ONE check (2025-03-26 sse): " + staleMessage,
+		"  STALE-ONE [MUST] the STALE-ONE check (sse: 2025-03-26): " + staleMessage,
 		"warn: 1 requirement",
-		"  WARN-ONE [MUST] the WARN-ONE check (2025-06-18 http): warn message for WARN-ONE",
+		"  WARN-ONE [MUST] the WARN-ONE check (http: 2025-06-18): warn message for WARN-ONE",
 		"expected: 1 requirement",
-		"  EXPECTED-ONE [MUST] the EXPECTED-ONE check (2025-03-26 http): baseline: known bug #12",
+		"  EXPECTED-ONE [MUST] the EXPECTED-ONE check (http: 2025-03-26): baseline: known bug #12",
 		"untestable: 1 check, each missing a prerequisite (-v or report.html lists them)",
 	}
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
@@ -67,7 +67,7 @@ func TestPrintSummaryVerbose(t *testing.T) {
 
 // A requirement failing at every revision and transport is one line, whatever the number of cells.
 func TestPrintSummaryOneLinePerRequirement(t *testing.T) {
-	run := &Run{}
+	run := &Run{Revisions: []string{"2025-03-26", "2025-06-18", "2025-11-25"}}
 	for i := range 15 {
 		for _, v := range []string{"2025-03-26", "2025-06-18", "2025-11-25"} {
 			for _, tr := range []string{"stdio", "http"} {
@@ -84,7 +84,7 @@ func TestPrintSummaryOneLinePerRequirement(t *testing.T) {
 	if n := strings.Count(out, "\n  REQ-"); n != 15 {
 		t.Errorf("%d requirement lines for 15 failed requirements:\n%s", n, out)
 	}
-	if !strings.Contains(out, "fail: 15 requirements\n  REQ-00 [MUST] the REQ-00 check (2025-03-26, 2025-06-18, 2025-11-25 http; 2025-03-26, 2025-06-18, 2025-11-25 stdio): broken at 2025-03-26 http …\n") {
+	if !strings.Contains(out, "fail: 15 requirements\n  REQ-00 [MUST] the REQ-00 check (http: every revision; stdio: every revision): broken at 2025-03-26 http …\n") {
 		t.Errorf("the line of a requirement lacks its cells or message:\n%s", out)
 	}
 	if strings.Contains(out, "SLOW-") || !strings.Contains(out, "untestable: 60 checks") {
@@ -101,7 +101,7 @@ func TestPrintSummaryEscalatedLevel(t *testing.T) {
 	r.Level, r.Title = "SHOULD", "JRPC-ERROR-MESSAGE [SHOULD] an error message is one short sentence"
 	r.Message = "JRPC-REPLY-REQUIRED [MUST]: request 7 (ping) was never answered\nthe message was long"
 	out := printed(t, &Run{Results: []Result{r}}, ConsoleOptions{})
-	want := "  JRPC-ERROR-MESSAGE [MUST (SHOULD check)] an error message is one short sentence (2025-06-18 stdio): JRPC-REPLY-REQUIRED [MUST]: request 7 (ping) was never answered …\n"
+	want := "  JRPC-ERROR-MESSAGE [MUST (SHOULD check)] an error message is one short sentence (stdio: 2025-06-18): JRPC-REPLY-REQUIRED [MUST]: request 7 (ping) was never answered …\n"
 	if !strings.Contains(out, want) {
 		t.Errorf("want %q in:\n%s", want, out)
 	}
@@ -117,7 +117,7 @@ func TestPrintSummaryOneCause(t *testing.T) {
 	}
 	out := printed(t, run, ConsoleOptions{})
 	want := "mcpspec: ERROR — 500 checks ended in error\n  500 error (total 500)\nerror: 500 checks, 1 cause\n" +
-		`  500 checks at 2025-06-18, 2025-11-25 stdio: cannot start the server nope: exec: "nope": executable file not found in $PATH` + "\n"
+		`  500 checks (stdio: 2025-06-18, 2025-11-25): cannot start the server nope: exec: "nope": executable file not found in $PATH` + "\n"
 	if out != want {
 		t.Errorf("got:\n%s\nwant:\n%s", out, want)
 	}
@@ -136,7 +136,7 @@ func TestPrintSummaryCauseQuotesTheTarget(t *testing.T) {
 	}
 	out := printed(t, run, ConsoleOptions{})
 	for _, want := range []string{
-		"  90 checks at 2025-06-18 stdio: the server did not answer initialize (2025-06-18): nothing within 20s\n",
+		"  90 checks (stdio: 2025-06-18): the server did not answer initialize (2025-06-18): nothing within 20s\n",
 		"    stderr: Error: set MCPSPEC_SDK_NODE_MODULES to the SDK's node_modules\n",
 		`    stdout, not JSON-RPC: "Starting server v1\x1b[2J"` + "\n",
 	} {
@@ -157,14 +157,14 @@ func TestPrintSummaryLeadsWithFindings(t *testing.T) {
 		"  not served 2025-06-18 stdio: 40 checks na; it answered initialize without a result: ",
 		"  not served 2025-11-25 stdio: 40 checks na; it answered initialize without a result: ",
 		"fail: 2 requirements",
-		"  ZZ-FAIL [MUST] the ZZ-FAIL check (2026-07-28 stdio): the id came back as a string",
-		"  ZZ-OWN-CONN [MUST] the ZZ-OWN-CONN check (2025-06-18 stdio): a check on its own connection failed at a refused revision",
+		"  ZZ-FAIL [MUST] the ZZ-FAIL check (stdio: 2026-07-28): the id came back as a string",
+		"  ZZ-OWN-CONN [MUST] the ZZ-OWN-CONN check (stdio: 2025-06-18): a check on its own connection failed at a refused revision",
 		"error: 1 check, 1 cause",
-		"  1 check at 2026-07-28 stdio: connection reset",
+		"  1 check (stdio: 2026-07-28): connection reset",
 		"stale: 1 requirement",
-		"  YY-STALE [MUST] the YY-STALE check (2026-07-28 stdio): listed in the baseline",
+		"  YY-STALE [MUST] the YY-STALE check (stdio: 2026-07-28): listed in the baseline",
 		"warn: 1 requirement",
-		"  ZZ-WARN [MUST] the ZZ-WARN check (2026-07-28 stdio): the message is two paragraphs",
+		"  ZZ-WARN [MUST] the ZZ-WARN check (stdio: 2026-07-28): the message is two paragraphs",
 		"untestable: 1 check",
 	}
 	if len(lines) != 2+len(want) {

@@ -75,9 +75,12 @@ func groupFindings(rows []Result) []Finding {
 	return out
 }
 
-// cellsText names cells compactly, revisions grouped by transport: "2025-06-18, 2025-11-25 stdio;
-// 2026-07-28 http".
-func cellsText(cells []Cell) string {
+// cellsText names cells compactly, revisions grouped by transport: "stdio: 2025-06-18, 2025-11-25;
+// http: 2026-07-28", or "stdio: every revision" when they are all of the run's revisions (more
+// than one).
+func cellsText(cells []Cell, revisions []string) string {
+	all := slices.Clone(revisions)
+	slices.Sort(all)
 	var transports []string
 	byTransport := map[string][]string{}
 	for _, c := range cells {
@@ -92,7 +95,15 @@ func cellsText(cells []Cell) string {
 	for _, t := range transports {
 		vs := byTransport[t]
 		slices.Sort(vs)
-		parts = append(parts, strings.TrimSpace(strings.Join(vs, ", ")+" "+t))
+		which := strings.Join(vs, ", ")
+		if len(all) > 1 && slices.Equal(vs, all) {
+			which = "every revision"
+		}
+		if which == "" {
+			parts = append(parts, t)
+			continue
+		}
+		parts = append(parts, t+": "+which)
 	}
 	return strings.Join(parts, "; ")
 }

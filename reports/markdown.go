@@ -80,7 +80,7 @@ func encodeSummaryMarkdown(r *Run) []byte {
 			}
 			budget--
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", mdLink(f.ID, f.SpecURL), mdCell(f.EffectiveLevel()),
-				mdCell(f.Summary()), mdCell(cellsText(f.Cells())), mdCell(f.Message()))
+				mdCell(f.Summary()), mdCell(cellsText(f.Cells(), r.Revisions)), mdCell(f.Message()))
 		}
 	}
 	writeTable(Fail)
@@ -97,7 +97,7 @@ func encodeSummaryMarkdown(r *Run) []byte {
 			for j, res := range c.Results {
 				cells[j] = Cell{res.Version, res.Transport}
 			}
-			fmt.Fprintf(&b, "| %d | %s | %s | %s |\n", len(c.Results), mdCell(cellsText(cells)), mdCell(c.Text), mdCell(strings.Join(c.Why, " · ")))
+			fmt.Fprintf(&b, "| %d | %s | %s | %s |\n", len(c.Results), mdCell(cellsText(cells, r.Revisions)), mdCell(c.Text), mdCell(strings.Join(c.Why, " · ")))
 		}
 	}
 	writeTable(Stale)

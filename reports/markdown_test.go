@@ -11,10 +11,10 @@ func TestSummaryMarkdown(t *testing.T) {
 	for _, want := range []string{
 		"**mcpspec: ERROR** — 1 check ended in error, 1 unexpected failure, 1 stale baseline entry",
 		"### Failures: 1 requirement\n\n| Requirement | Level | What it asks | Where | Message |\n|---|---|---|---|---|\n" +
-			"| [FAIL-ONE](https://modelcontextprotocol.io/specification/2025-03-26/basic) | MUST | the FAIL-ONE check | 2025-03-26 stdio | server said \\<script\\>alert(1)\\</script\\> … |\n",
+			"| [FAIL-ONE](https://modelcontextprotocol.io/specification/2025-03-26/basic) | MUST | the FAIL-ONE check | stdio: 2025-03-26 | server said \\<script\\>alert(1)\\</script\\> … |\n",
 		"### Errors: 1 check, 1 cause\n",
-		"| 1 | 2025-11-25 http | connection reset \"\\>\\<img src=x onerror=alert(1)\\> |  |\n",
-		"| [EXPECTED-ONE](https://modelcontextprotocol.io/specification/2025-03-26/basic) | MUST | the EXPECTED-ONE check | 2025-03-26 http | baseline: known bug \\#12 |",
+		"| 1 | http: 2025-11-25 | connection reset \"\\>\\<img src=x onerror=alert(1)\\> |  |\n",
+		"| [EXPECTED-ONE](https://modelcontextprotocol.io/specification/2025-03-26/basic) | MUST | the EXPECTED-ONE check | http: 2025-03-26 | baseline: known bug \\#12 |",
 		"\n1 fail, 1 error, 1 stale, 1 warn, 1 untestable, 1 expected, 1 na, 1 pass (total 8); report.html lists every check",
 	} {
 		if !strings.Contains(md, want) {
