@@ -75,6 +75,19 @@ func PrintSummary(w io.Writer, r *Run, opt ConsoleOptions) error {
 	writeFindings(&b, findings[split:], r.Revisions, opt.Verbose, paint)
 	if n := countStatuses(r.Results)[Untestable]; n > 0 && !opt.Verbose {
 		fmt.Fprintf(&b, "%s: %s, each missing a prerequisite (-v or report.html lists them)\n", paint(statusColor[Untestable], string(Untestable)), checksWord(n))
+		// The commonest reasons name the flag that would make those checks run.
+		var untestable []Result
+		for _, res := range r.Results {
+			if res.Status == Untestable {
+				untestable = append(untestable, res)
+			}
+		}
+		for i, c := range groupCauses(untestable) {
+			if i == untestableReasons {
+				break
+			}
+			fmt.Fprintf(&b, "  %s: %s\n", checksWord(len(c.Results)), oneLine(c.Text, messageWidth))
+		}
 	}
 
 	writeServerStderr(&b, r.Errors, rows)
@@ -139,6 +152,9 @@ func writeCauses(b *strings.Builder, errs []Result, revisions []string, verbose 
 		}
 	}
 }
+
+// untestableReasons bounds how many reasons for untestable checks the console gives without -v.
+const untestableReasons = 3
 
 // causesShown bounds how many causes of errors the console lists without -v.
 const causesShown = 5

@@ -33,6 +33,7 @@ func TestPrintSummary(t *testing.T) {
 		"expected: 1 requirement",
 		"  EXPECTED-ONE [MUST] the EXPECTED-ONE check (http: 2025-03-26): baseline: known bug #12",
 		"untestable: 1 check, each missing a prerequisite (-v or report.html lists them)",
+		"  1 check: untestable message for UNTESTABLE-ONE",
 	}
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
@@ -78,7 +79,10 @@ func TestPrintSummaryOneLinePerRequirement(t *testing.T) {
 		}
 	}
 	for i := range 60 {
-		run.Results = append(run.Results, sampleResult(fmt.Sprintf("SLOW-%02d", i), Untestable, "2025-06-18", "stdio"))
+		r := sampleResult(fmt.Sprintf("SLOW-%02d", i), Untestable, "2025-06-18", "stdio")
+		r.Message = []string{"needs a tool that takes a while; name one with --slow-tool NAME", "needs a log tool; --log-tool NAME",
+			"needs an input tool", "needs a list tool", "needs a list tool"}[i%5] + "\nmore"
+		run.Results = append(run.Results, r)
 	}
 	out := printed(t, run, ConsoleOptions{})
 	if n := strings.Count(out, "\n  REQ-"); n != 15 {
@@ -90,7 +94,12 @@ func TestPrintSummaryOneLinePerRequirement(t *testing.T) {
 	if strings.Contains(out, "SLOW-") || !strings.Contains(out, "untestable: 60 checks") {
 		t.Errorf("untestable checks are a count without -v:\n%s", out)
 	}
-	if lines := strings.Count(out, "\n"); lines > 20 {
+	// With their three commonest reasons, which name the flag that makes them run.
+	if !strings.Contains(out, "\n  24 checks: needs a list tool\n  12 checks: needs a tool that takes a while; name one with --slow-tool NAME\n  12 checks: needs a log tool; --log-tool NAME\n") ||
+		strings.Contains(out, "input tool") {
+		t.Errorf("the untestable count lacks its three commonest reasons:\n%s", out)
+	}
+	if lines := strings.Count(out, "\n"); lines > 23 {
 		t.Errorf("%d lines for 15 findings and a count:\n%s", lines, out)
 	}
 }
@@ -166,6 +175,7 @@ func TestPrintSummaryLeadsWithFindings(t *testing.T) {
 		"warn: 1 requirement",
 		"  ZZ-WARN [MUST] the ZZ-WARN check (stdio: 2026-07-28): the message is two paragraphs",
 		"untestable: 1 check",
+		"  1 check: no slow tool",
 	}
 	if len(lines) != 2+len(want) {
 		t.Fatalf("got %d lines, want %d", len(lines), 2+len(want))
