@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -46,9 +47,15 @@ func PrintSummary(w io.Writer, r *Run, opt ConsoleOptions) error {
 	b.WriteString(paint(verdictColor[v.Code], "mcpspec: "+v.Word) + " — " + v.Detail + "\n")
 	b.WriteString("  " + countsLine(countStatuses(r.Results), paint) + fmt.Sprintf(" (total %d)\n", len(r.Results)))
 
-	for _, e := range r.Errors {
+	for _, h := range groupHarnessErrors(r.Errors) {
 		// Wider than a finding's message: a harness error is often the one cause of a run.
-		b.WriteString("  " + paint(statusColor[Error], "harness error") + ": " + oneLine(e, 2*messageWidth) + "\n")
+		line := "  " + paint(statusColor[Error], "harness error") + ": " + oneLine(h.text, 2*messageWidth)
+		if len(h.where) > 1 {
+			line += fmt.Sprintf(" (%d times: %s)", len(h.where), oneLine(clipRunes(strings.Join(h.where, ", "), messageWidth/2), messageWidth))
+		} else if len(h.where) == 1 {
+			line = "  " + paint(statusColor[Error], "harness error") + ": " + oneLine(h.where[0]+": "+h.text, 2*messageWidth)
+		}
+		b.WriteString(line + "\n")
 	}
 	notServed, rows := arrange(r.Results)
 	for _, n := range notServed {
@@ -155,6 +162,38 @@ func writeCauses(b *strings.Builder, errs []Result, revisions []string, verbose 
 
 // untestableReasons bounds how many reasons for untestable checks the console gives without -v.
 const untestableReasons = 3
+
+// harnessError is one harness error text and where it happened ("tools_call at 2025-06-18"),
+// once however many scenarios or sessions it stopped.
+type harnessError struct {
+	text  string
+	where []string
+}
+
+// errorPlace is the "SCENARIO at LABEL: " that begins the harness errors of `mcpspec client`.
+var errorPlace = regexp.MustCompile(`^(\S+ at \S+): `)
+
+// groupHarnessErrors merges harness errors that differ only by their place, in first-seen order.
+func groupHarnessErrors(errs []string) []harnessError {
+	var out []harnessError
+	index := map[string]int{}
+	for _, e := range errs {
+		text, where := e, ""
+		if m := errorPlace.FindStringSubmatch(e); m != nil {
+			text, where = e[len(m[0]):], m[1]
+		}
+		i, ok := index[text]
+		if !ok || where == "" {
+			i = len(out)
+			index[text] = i
+			out = append(out, harnessError{text: text})
+		}
+		if where != "" {
+			out[i].where = append(out[i].where, where)
+		}
+	}
+	return out
+}
 
 // causesShown bounds how many causes of errors the console lists without -v.
 const causesShown = 5

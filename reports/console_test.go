@@ -219,3 +219,25 @@ func TestErrorLines(t *testing.T) {
 		t.Errorf("ErrorLines of a calm stderr = %q", got)
 	}
 }
+
+// The same harness error in many scenarios is one line naming where it happened.
+func TestPrintSummaryGroupsHarnessErrors(t *testing.T) {
+	run := &Run{}
+	for _, where := range []string{"tools_call at 2025-03-26", "tools_call at 2025-06-18", "sse-retry at 2025-06-18"} {
+		run.Errors = append(run.Errors, where+`: launch the client: exec: "nope": executable file not found in $PATH`)
+	}
+	run.Errors = append(run.Errors, "interrupted (SIGINT): the servers were stopped", "session-expiry at 2025-06-18: the client hung")
+	out := printed(t, run, ConsoleOptions{})
+	for _, want := range []string{
+		"  harness error: launch the client: exec: \"nope\": executable file not found in $PATH (3 times: tools_call at 2025-03-26, tools_call at 2025-06-18, sse-retry at 2025-06-18)\n",
+		"  harness error: interrupted (SIGINT): the servers were stopped\n",
+		"  harness error: session-expiry at 2025-06-18: the client hung\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "harness error:"); n != 3 {
+		t.Errorf("%d harness error lines, want 3:\n%s", n, out)
+	}
+}

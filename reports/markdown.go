@@ -44,8 +44,16 @@ func encodeSummaryMarkdown(r *Run) []byte {
 
 	if len(r.Errors) > 0 {
 		fmt.Fprintf(&b, "\n### Harness errors (%d)\n\n", len(r.Errors))
-		for _, e := range r.Errors {
-			b.WriteString("- " + mdEscape(oneLine(e, 2*messageWidth)) + "\n")
+		for _, h := range groupHarnessErrors(r.Errors) {
+			line := h.text
+			switch len(h.where) {
+			case 0:
+			case 1:
+				line = h.where[0] + ": " + h.text
+			default:
+				line += fmt.Sprintf(" (%d times: %s)", len(h.where), strings.Join(h.where, ", "))
+			}
+			b.WriteString("- " + mdEscape(oneLine(line, 2*messageWidth)) + "\n")
 		}
 	}
 

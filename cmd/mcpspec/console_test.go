@@ -295,3 +295,20 @@ func TestStderrHintQuotesTheReason(t *testing.T) {
 		t.Errorf("hint %q", hint)
 	}
 }
+
+// A client command that does not exist is short too: its harness error once, its cause once.
+func TestCLIClientMissingCommandIsShort(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	out := t.TempDir()
+	code, stdout, stderr := runPlain(t, plainEnv(), d.mcpspec, "client", "--cmd", "mcpspec-no-such-client", "--out", out)
+	if code != reports.ExitHarness {
+		t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, reports.ExitHarness, stdout, stderr)
+	}
+	if lines := strings.Split(strings.TrimSpace(stdout+stderr), "\n"); len(lines) > 10 {
+		t.Errorf("%d lines, want at most 10:\n%s%s", len(lines), stdout, stderr)
+	}
+	if strings.Count(stdout, "executable file not found") != 2 || strings.ContainsRune(stdout, '\x1b') {
+		t.Errorf("want the cause once as a harness error and once as the checks' cause, in plain text:\n%s", stdout)
+	}
+}
