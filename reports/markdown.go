@@ -126,6 +126,21 @@ func encodeSummaryMarkdown(r *Run) []byte {
 		b.WriteString("; report.html lists every check, passes, na and untestable ones included")
 	}
 	b.WriteString(".\n")
+	var untestable []Result
+	for _, res := range r.Results {
+		if res.Status == Untestable {
+			untestable = append(untestable, res)
+		}
+	}
+	if causes := groupCauses(untestable); len(causes) > 0 {
+		b.WriteString("\nThe commonest reasons for untestable checks:\n\n")
+		for i, c := range causes {
+			if i == untestableReasons {
+				break
+			}
+			fmt.Fprintf(&b, "- %s: %s\n", checksWord(len(c.Results)), mdCell(c.Text))
+		}
+	}
 	return b.Bytes()
 }
 
