@@ -100,6 +100,18 @@ func TestActionYAML(t *testing.T) {
 	if len(a.Runs.Steps) == 0 || !strings.HasPrefix(a.Runs.Steps[0].Uses, "actions/setup-go@") || !strings.Contains(a.Runs.Steps[0].With["go-version-file"], "github.action_path") {
 		t.Errorf("the first step must set up the Go of the action's own go.mod: %+v", a.Runs.Steps)
 	}
+	// setup-go's cache hashes its dependency path with hashFiles, which sees only the workspace:
+	// the action's own go.sum is outside it (actions/setup-go#467), so the cache must be off.
+	if len(a.Runs.Steps) > 0 {
+		with := a.Runs.Steps[0].With
+		if with["cache"] != "false" || strings.Contains(with["cache-dependency-path"], "github.action_path") {
+			t.Errorf("setup-go must run with cache: false and no cache-dependency-path in the action's checkout: %v", with)
+		}
+		goMod := strings.ReplaceAll(with["go-version-file"], "${{ github.action_path }}", "../..")
+		if _, err := os.Stat(goMod); err != nil {
+			t.Errorf("go-version-file %q does not resolve with the action at the repository's root: %v", with["go-version-file"], err)
+		}
+	}
 	if !slices.ContainsFunc(uses, func(u string) bool { return strings.HasPrefix(u, "actions/upload-artifact@") }) {
 		t.Errorf("no step uploads the reports: %q", uses)
 	}

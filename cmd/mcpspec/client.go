@@ -87,7 +87,7 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 		baseline  = fs.String("baseline", "", "YAML `FILE` of expected failures")
 		writeBase = fs.String("write-baseline", "", "write the current failures and warnings as a baseline to `FILE`")
 		strict    = fs.Bool("strict", false, "warnings (broken SHOULDs) fail the run")
-		noColor   = fs.Bool("no-color", false, "no ANSI colours (also NO_COLOR)")
+		noColor   = fs.Bool("no-color", false, "no ANSI colours (also NO_COLOR; only a terminal or CLICOLOR_FORCE gets them)")
 		name      = fs.String("name", "", "record `NAME` as the client's name in results.json (letters, digits, '.', '_', '-'), the column heading `mcpspec matrix --merge` gives it")
 		tStartup  = fs.Duration("timeout-startup", d.Startup, "bound on launching the client until its first message reaches the probe")
 		tRequest  = fs.Duration("timeout-request", d.Request, "bound on the client's answer to a request the probe sends it (ping)")
@@ -173,7 +173,7 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 		}
 	}
 	cfg.run.out, cfg.run.strict, cfg.run.writeBase = *out, *strict, *writeBase
-	cfg.run.color = !*noColor && os.Getenv("NO_COLOR") == ""
+	cfg.run.color = useColor(*noColor, stdout)
 	if *baseline != "" {
 		if cfg.run.base, err = reports.LoadBaseline(*baseline, catalog.Known); err != nil {
 			return nil, usageErrorf("client: --baseline: %v", err)
@@ -480,7 +480,7 @@ func launchClient(cfg *clientConfig, script probe.Script) launchOutcome {
 		out.err = fmt.Sprintf("the client crashed or failed (%v)", proc.ExitErr())
 	}
 	if out.err != "" && out.stderr != "" {
-		out.err += "; its stderr ends: " + stderrTail(out.stderr, 400)
+		out.err += stderrHint(out.stderr)
 	}
 	return out
 }
@@ -591,6 +591,16 @@ func randomToken() string {
 
 // shellQuote quotes s for /bin/sh.
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// stderrHint quotes a client's stderr: the lines that say why it failed first, which a cut tail
+// could lose, then how it ends.
+func stderrHint(s string) string {
+	hint := ""
+	if why := reports.ErrorLines(s, 2); len(why) > 0 {
+		hint = "; its stderr says: " + strings.Join(why, " | ")
+	}
+	return hint + "; its stderr ends: " + stderrTail(s, 400)
+}
 
 func stderrTail(s string, n int) string {
 	s = strings.TrimSpace(s)

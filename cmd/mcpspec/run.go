@@ -102,10 +102,10 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		jsonrpc    = fs.Bool("jsonrpc", false, "the JSON-RPC profile: test the JSON-RPC 2.0 layer alone, with no MCP handshake (version "+harness.RevJSONRPC+"; not with --sse or --versions; no target: the bundled plain JSON-RPC server)")
 		name       = fs.String("name", "", "record `NAME` as the target's name in results.json (letters, digits, '.', '_', '-'), the column heading `mcpspec matrix --merge` gives it")
 		transcript = fs.String("transcript", "", "write every session's whole wire transcript to `DIR`/transcript.jsonl (one JSON object a line; secrets redacted)")
-		verbose    = fs.Bool("v", false, "verbose: Ginkgo's full spec output")
+		verbose    = fs.Bool("v", false, "verbose: Ginkgo's full spec output, and in the summary every message in full, the untestable checks and the counts by area")
 		sessions   = fs.Int("sessions", 3, "shared sessions per revision and transport (`N`), each running its share of the checks that need no fresh server")
 		workers    = fs.Int("parallel", 16, "how many checks may run at once (`N`); checks sharing a session always run one after another")
-		noColor    = fs.Bool("no-color", false, "no ANSI colours (also NO_COLOR)")
+		noColor    = fs.Bool("no-color", false, "no ANSI colours (also NO_COLOR; colours are only ever written to a terminal, or where CLICOLOR_FORCE is set)")
 		github     = fs.Bool("github", false, "print each failure and warning as a GitHub Actions annotation (::error title=ID::message) and append summary.md to $GITHUB_STEP_SUMMARY when set; on by default when GITHUB_ACTIONS=true (--github=false turns it off)")
 		tStartup   = fs.Duration("timeout-startup", harness.DefaultTimeouts().Startup, "bound on starting a server and its initialize")
 		tRequest   = fs.Duration("timeout-request", harness.DefaultTimeouts().Request, "bound on one request's response")
@@ -137,7 +137,7 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 	if *workers < 1 {
 		return nil, usageErrorf("run: --parallel must be at least 1, got %d", *workers)
 	}
-	cfg.color = !*noColor && os.Getenv("NO_COLOR") == ""
+	cfg.color = useColor(*noColor, stdout)
 	cfg.github = *github || (!given(fs, "github") && os.Getenv("GITHUB_ACTIONS") == "true")
 	cfg.conform.Validator = newValidator()
 	cfg.conform.Timeouts = harness.Timeouts{Startup: *tStartup, Request: *tRequest, Quiet: *tQuiet, Shutdown: *tShutdown}
@@ -464,7 +464,7 @@ func finish(cfg *runConfig, run *reports.Run, stdout, stderr io.Writer, runErr e
 	reports.Redact(run, cfg.secrets)
 	run.Summarize()
 	writeErr := reports.WriteAll(cfg.out, run)
-	if err := reports.PrintSummary(stdout, run, cfg.color); err != nil {
+	if err := reports.PrintSummary(stdout, run, reports.ConsoleOptions{Color: cfg.color, Verbose: cfg.verbose}); err != nil {
 		fmt.Fprintf(stderr, "mcpspec: printing the summary: %v\n", err)
 	}
 	if cfg.github {
@@ -480,12 +480,31 @@ func finish(cfg *runConfig, run *reports.Run, stdout, stderr io.Writer, runErr e
 		fmt.Fprintf(stderr, "mcpspec: writing reports to %s: %s\n", cfg.out, strings.ReplaceAll(writeErr.Error(), "\n", "; "))
 		return reports.ExitHarness, runErr
 	}
-	fmt.Fprintf(stdout, "reports: %s\n", filepath.Join(cfg.out, reports.ResultsFile))
+	fmt.Fprintf(stdout, "reports: %s\n", reportsLine(cfg.out))
 	code := runExitCode(run)
 	if code == reports.ExitNothingRan && len(run.Results) > 0 {
 		fmt.Fprintln(stderr, "mcpspec: no check could run: every result is na or untestable (does the server serve any of the requested revisions?)")
 	}
 	return code, runErr
+}
+
+// reportsLine names the four reports of a run in dir.
+func reportsLine(dir string) string {
+	return fmt.Sprintf("%s (open it in a browser), %s, %s, %s", filepath.Join(dir, reports.HTMLFile),
+		filepath.Join(dir, reports.SummaryFile), filepath.Join(dir, reports.ResultsFile), filepath.Join(dir, reports.JUnitFile))
+}
+
+// useColor decides whether the console gets ANSI colours: never with --no-color or NO_COLOR
+// (https://no-color.org), always with CLICOLOR_FORCE (not "0"), otherwise only when stdout is a
+// terminal, so that output redirected to a file or a CI log holds no escape sequences.
+func useColor(noColor bool, stdout io.Writer) bool {
+	switch {
+	case noColor || os.Getenv("NO_COLOR") != "":
+		return false
+	case os.Getenv("CLICOLOR_FORCE") != "" && os.Getenv("CLICOLOR_FORCE") != "0":
+		return true
+	}
+	return isTerminal(stdout)
 }
 
 // runExitCode is the exit code of a run whose reports were written, decided by its results alone
