@@ -38,11 +38,14 @@ type clientTimeouts struct {
 	Request  time.Duration // the probe's wait for the client's answer to a request it sent
 	Idle     time.Duration // a connected client silent this long, and still running, is hung
 	Shutdown time.Duration // each step of stopping the client (SIGTERM, SIGKILL)
+	// Launch bounds one launch as a whole: a client that keeps talking is never idle, and
+	// would otherwise hold the run forever.
+	Launch time.Duration
 }
 
 func defaultClientTimeouts() clientTimeouts {
 	d := harness.DefaultTimeouts()
-	return clientTimeouts{Startup: d.Startup, Request: d.Request, Idle: 15 * time.Second, Shutdown: d.Shutdown}
+	return clientTimeouts{Startup: d.Startup, Request: d.Request, Idle: 15 * time.Second, Shutdown: d.Shutdown, Launch: 60 * time.Second}
 }
 
 // clientConfig is everything `mcpspec client` was asked to do.
@@ -93,6 +96,7 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 		tRequest  = fs.Duration("timeout-request", d.Request, "bound on the client's answer to a request the probe sends it (ping)")
 		tIdle     = fs.Duration("timeout-idle", d.Idle, "a connected client that neither sends anything nor exits for this long is hung, and stopped")
 		tShutdown = fs.Duration("timeout-shutdown", d.Shutdown, "bound on each step of stopping the client")
+		tLaunch   = fs.Duration("timeout-launch", d.Launch, "bound on one launch of the client as a whole, however much it talks: a client still running then is stopped")
 		envs      repeatFlag
 	)
 	fs.Var(&envs, "env", "`K=V` added to the client's environment (repeatable)")
@@ -135,8 +139,8 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 			return nil, usageErrorf("client: --cmd holds %s, which only %s fills (want %s)", other, map[bool]string{true: "an HTTP or --sse run", false: "a --stdio run"}[other == "{url}"], placeholder)
 		}
 	}
-	cfg.timeouts = clientTimeouts{Startup: *tStartup, Request: *tRequest, Idle: *tIdle, Shutdown: *tShutdown}
-	for name, v := range map[string]time.Duration{"startup": *tStartup, "request": *tRequest, "idle": *tIdle, "shutdown": *tShutdown} {
+	cfg.timeouts = clientTimeouts{Startup: *tStartup, Request: *tRequest, Idle: *tIdle, Shutdown: *tShutdown, Launch: *tLaunch}
+	for name, v := range map[string]time.Duration{"startup": *tStartup, "request": *tRequest, "idle": *tIdle, "shutdown": *tShutdown, "launch": *tLaunch} {
 		if v <= 0 {
 			return nil, usageErrorf("client: --timeout-%s must be positive, got %s", name, v)
 		}
@@ -323,11 +327,24 @@ func executeClient(cfg *clientConfig, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return finish(&cfg.run, run, stdout, stderr, err)
 	}
+	// SIGINT and SIGTERM stop the launch under way as `run` stops its servers: the client and
+	// probe are stopped, the unfinished checks become errors, and the reports are written.
+	intr := &interruption{done: make(chan struct{})}
+	_, stopWatch := watchSignals(intr.interrupt)
+	defer stopWatch()
 	val := schema.New()
 	for _, sr := range runs {
-		out := launchClient(cfg, sr.script)
+		if intr.reason() != "" {
+			run.Results = append(run.Results, interruptedResults(sr, cfg.transport, intr.reason(), "before its launch")...)
+			continue
+		}
+		out := launchClient(cfg, sr.script, intr.done)
 		// Whatever the authorization scenario minted or saw is redacted from every report.
 		cfg.run.secrets = append(cfg.run.secrets, out.secrets...)
+		if intr.reason() != "" {
+			run.Results = append(run.Results, interruptedResults(sr, cfg.transport, intr.reason(), "while the client ran")...)
+			continue
+		}
 		if out.clientInfo != nil && run.Target.ServerInfo == nil {
 			run.Target.ServerInfo = out.clientInfo
 		}
@@ -339,6 +356,9 @@ func executeClient(cfg *clientConfig, stdout, stderr io.Writer) (int, error) {
 			run.Results = append(run.Results, clientResult(c, sr.label, cfg.transport, view, out))
 		}
 	}
+	if why := intr.reason(); why != "" {
+		run.Errors = append(run.Errors, fmt.Sprintf("interrupted (%s): the client was stopped and the unfinished checks are errors", why))
+	}
 	if cfg.run.base != nil {
 		run.Results = cfg.run.base.Apply(run.Results)
 	}
@@ -349,6 +369,38 @@ func executeClient(cfg *clientConfig, stdout, stderr io.Writer) (int, error) {
 		}
 	}
 	return finish(&cfg.run, run, stdout, stderr, nil)
+}
+
+// interruption is closed by the first SIGINT or SIGTERM.
+type interruption struct {
+	done chan struct{}
+	why  string // written before done is closed
+}
+
+func (i *interruption) interrupt(why string) {
+	i.why = why
+	close(i.done)
+}
+
+// reason is the signal's name once interrupted, "" before.
+func (i *interruption) reason() string {
+	select {
+	case <-i.done:
+		return i.why
+	default:
+		return ""
+	}
+}
+
+// interruptedResults are a launch's checks when a signal ended the run before they were judged.
+func interruptedResults(sr scenarioRun, transport, why, when string) []reports.Result {
+	var out []reports.Result
+	for _, c := range sr.checks {
+		e, _ := catalog.Lookup(c.ID)
+		out = append(out, reports.Result{ID: c.ID, Title: c.Title(), Area: c.Area(), Level: c.Level, Version: sr.label, Transport: transport,
+			SpecURL: e.SpecURL(sr.label), Status: reports.Error, Message: fmt.Sprintf("interrupted (%s) %s: the check was not judged", why, when)})
+	}
+	return out
 }
 
 // clientResult judges one check on one launch's recording.
@@ -409,9 +461,9 @@ type launchOutcome struct {
 	secrets    []string // an authorization scenario's tokens, codes, client secrets, verifiers
 }
 
-// launchClient serves one scenario and runs the client against it until it exits, or until a
-// named timeout ends it. The client's process group is killed in any case.
-func launchClient(cfg *clientConfig, script probe.Script) launchOutcome {
+// launchClient serves one scenario and runs the client against it until it exits, a named
+// timeout ends it, or stop is closed. The client's process group is killed in any case.
+func launchClient(cfg *clientConfig, script probe.Script, stop <-chan struct{}) launchOutcome {
 	start := time.Now()
 	rec := probe.NewRecorder(nil)
 	var target, placeholder string
@@ -463,7 +515,7 @@ func launchClient(cfg *clientConfig, script probe.Script) launchOutcome {
 		stopProbe()
 		return launchOutcome{err: fmt.Sprintf("launch the client: %v", err), secrets: secrets()}
 	}
-	problem := awaitClient(proc, rec, cfg.timeouts)
+	problem := awaitClient(proc, rec, cfg.timeouts, stop)
 	proc.Stop(cfg.timeouts.Shutdown) // the group: a probe the client launched goes too
 	stopProbe()
 	out := launchOutcome{records: rec.Records(), stderr: proc.StderrTail(), durationMs: time.Since(start).Milliseconds(), secrets: secrets()}
@@ -486,15 +538,22 @@ func launchClient(cfg *clientConfig, script probe.Script) launchOutcome {
 }
 
 // awaitClient waits until the client exits, or a bound passes: Startup until its first message,
-// then Idle without a new record. It returns why it stopped waiting early, "" when it exited.
-func awaitClient(proc *stdio.Process, rec *probe.Recorder, t clientTimeouts) string {
+// then Idle without a new record, and Launch in all, unless stop is closed first. It returns why
+// it stopped waiting early, "" when it exited.
+func awaitClient(proc *stdio.Process, rec *probe.Recorder, t clientTimeouts, stop <-chan struct{}) string {
 	timer := time.NewTimer(t.Startup)
 	defer timer.Stop()
+	overall := time.NewTimer(t.Launch)
+	defer overall.Stop()
 	connected := false
 	for {
 		select {
 		case <-proc.Done():
 			return ""
+		case <-stop:
+			return "interrupted"
+		case <-overall.C:
+			return fmt.Sprintf("the client was still running at the launch timeout (%s); it was stopped", t.Launch)
 		case <-rec.Activity():
 			connected = true
 			if !timer.Stop() {

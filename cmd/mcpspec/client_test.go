@@ -280,6 +280,7 @@ func TestClientBadFlagsExit2(t *testing.T) {
 		{[]string{"--cmd", "c", "--versions", "2020-01-01"}, `client: --versions: unknown revision "2020-01-01"`},
 		{[]string{"--cmd", "c", "--focus", "("}, "client: --focus:"},
 		{[]string{"--cmd", "c", "--timeout-idle", "0s"}, "--timeout-idle must be positive"},
+		{[]string{"--cmd", "c", "--timeout-launch", "-1s"}, "--timeout-launch must be positive"},
 		{[]string{"--cmd", "c", "--timeout-idle", "1s", "--timeout-request", "2s"}, "--timeout-idle (1s) must exceed --timeout-request (2s)"},
 		{[]string{"--cmd", "c", "--env", "NOVALUE"}, `--env "NOVALUE": want K=V`},
 		{[]string{"--cmd", "c", "--cwd", "/no/such/dir"}, `--cwd "/no/such/dir" is not a directory`},
@@ -299,7 +300,7 @@ func TestClientBadFlagsExit2(t *testing.T) {
 			t.Errorf("client %q: exit %d, stderr %q; want exit 2 and one line with %q", tc.args, code, msg, tc.want)
 		}
 	}
-	for _, args := range [][]string{{}, {"--fault", "NO-SUCH"}, {"--fault", ""}, {"--timeout", "0s", "http://127.0.0.1:1/mcp"}, {"--sse", "server-command", "arg"}} {
+	for _, args := range [][]string{{}, {"--fault", "NO-SUCH"}, {"--fault", ""}, {"--timeout", "0s", "http://127.0.0.1:1/mcp"}, {"--sse", "server-command", "arg"}, {"--chatty", "-1s", "http://127.0.0.1:1/mcp"}} {
 		var stdout, stderr strings.Builder
 		if code := Main(append([]string{"reference-client"}, args...), &stdout, &stderr); code != reports.ExitUsage {
 			t.Errorf("reference-client %q: exit %d, want 2 (stderr %q)", args, code, stderr.String())
