@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/mcpspec/mcpspec/harness/probe"
 	"github.com/mcpspec/mcpspec/harness/schema"
 	"github.com/mcpspec/mcpspec/harness/stdio"
+	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/reports"
 	"github.com/mcpspec/mcpspec/suites/catalog"
@@ -359,6 +361,9 @@ func executeClient(cfg *clientConfig, stdout, stderr io.Writer) (int, error) {
 	if why := intr.reason(); why != "" {
 		run.Errors = append(run.Errors, fmt.Sprintf("interrupted (%s): the client was stopped and the unfinished checks are errors", why))
 	}
+	if kb, ok := peakRSSKB(); ok {
+		run.Stats = map[string]int64{"peakRSSKB": kb}
+	}
 	if cfg.run.base != nil {
 		run.Results = cfg.run.base.Apply(run.Results)
 	}
@@ -407,15 +412,17 @@ func interruptedResults(sr scenarioRun, transport, why, when string) []reports.R
 func clientResult(c *clientsuite.Check, revision, transport string, view *clientsuite.View, out launchOutcome) reports.Result {
 	e, _ := catalog.Lookup(c.ID)
 	res := reports.Result{ID: c.ID, Title: c.Title(), Area: c.Area(), Level: c.Level, Version: revision, Transport: transport,
-		SpecURL: e.SpecURL(revision), Evidence: evidence(view.Records, out.stderr)}
+		SpecURL: e.SpecURL(revision)}
 	start := time.Now()
 	if !out.connected {
 		res.Status, res.Message = reports.Error, "the client never reached the probe: "+out.err
+		res.Evidence = evidence(out, "")
 		return res
 	}
 	f := c.Judge(view)
 	res.DurationMs = time.Since(start).Milliseconds() + out.durationMs
 	res.Message = f.Message
+	res.Evidence = evidence(out, f.Message)
 	switch f.Outcome {
 	case clientsuite.Pass:
 		res.Status = reports.Pass
@@ -432,26 +439,40 @@ func clientResult(c *clientsuite.Check, revision, transport string, view *client
 	return res
 }
 
-// maxEvidence bounds the exchanges one result keeps, as for server checks.
-const maxEvidence = 200
+// citedRecord finds the records a verdict cites: its messages name them "record N".
+var citedRecord = regexp.MustCompile(`\brecord (\d+)\b`)
 
-func evidence(recs []probe.Record, stderr string) []reports.Exchange {
-	var out []reports.Exchange
-	for _, r := range recs {
-		if len(out) == maxEvidence-1 {
-			out = append(out, reports.Exchange{Seq: r.Seq, AtMs: r.AtMs, Direction: probe.Note, Channel: "probe", Body: fmt.Sprintf("… %d more records", len(recs)-len(out))})
-			break
-		}
-		out = append(out, reports.Exchange{Seq: r.Seq, AtMs: r.AtMs, Direction: r.Dir, Channel: r.Channel, Meta: r.Meta(), Body: r.Body})
+// evidence is a launch's recording and the client's stderr, bounded as a server check's
+// evidence is (transcript.Evidence), always with the records the message cites.
+func evidence(out launchOutcome, message string) []reports.Exchange {
+	cited := map[int]bool{}
+	for _, m := range citedRecord.FindAllStringSubmatch(message, -1) {
+		n, _ := strconv.Atoi(m[1])
+		cited[n] = true
 	}
-	if stderr != "" {
-		out = append(out, reports.Exchange{Seq: len(recs) + 1, Direction: probe.Note, Channel: "stderr", Meta: "the client's stderr (tail)", Body: stderr})
+	entries := transcript.Evidence(out.entries(), func(seq int) bool { return cited[seq] })
+	ex := make([]reports.Exchange, 0, len(entries)+1)
+	for _, e := range entries {
+		ex = append(ex, reports.Exchange{Seq: e.Seq, AtMs: e.At.Sub(out.started).Milliseconds(), Direction: e.Dir, Channel: e.Channel, Meta: e.Meta, Body: e.Body})
 	}
-	return out
+	if out.stderr != "" {
+		ex = append(ex, reports.Exchange{Seq: len(out.records) + 1, Direction: probe.Note, Channel: "stderr", Meta: "the client's stderr (tail)", Body: out.stderr})
+	}
+	return ex
+}
+
+// entries are the launch's records as transcript entries, timed from its start.
+func (out launchOutcome) entries() []transcript.Entry {
+	es := make([]transcript.Entry, len(out.records))
+	for i, r := range out.records {
+		es[i] = transcript.Entry{Seq: r.Seq, At: out.started.Add(time.Duration(r.AtMs) * time.Millisecond), Dir: r.Dir, Channel: r.Channel, Meta: r.Meta(), Body: r.Body}
+	}
+	return es
 }
 
 // launchOutcome is what one launch of the client came to.
 type launchOutcome struct {
+	started    time.Time // when the recording began: records are timed from it
 	records    []probe.Record
 	connected  bool   // the client's first message reached the probe
 	err        string // a harness-level problem: never connected, hung, crashed; "" if none
@@ -464,8 +485,8 @@ type launchOutcome struct {
 // launchClient serves one scenario and runs the client against it until it exits, a named
 // timeout ends it, or stop is closed. The client's process group is killed in any case.
 func launchClient(cfg *clientConfig, script probe.Script, stop <-chan struct{}) launchOutcome {
-	start := time.Now()
 	rec := probe.NewRecorder(nil)
+	start := rec.Started()
 	var target, placeholder string
 	var stopProbe func()
 	var authContext map[string]any
@@ -518,7 +539,7 @@ func launchClient(cfg *clientConfig, script probe.Script, stop <-chan struct{}) 
 	problem := awaitClient(proc, rec, cfg.timeouts, stop)
 	proc.Stop(cfg.timeouts.Shutdown) // the group: a probe the client launched goes too
 	stopProbe()
-	out := launchOutcome{records: rec.Records(), stderr: proc.StderrTail(), durationMs: time.Since(start).Milliseconds(), secrets: secrets()}
+	out := launchOutcome{started: start, records: rec.Records(), stderr: proc.StderrTail(), durationMs: time.Since(start).Milliseconds(), secrets: secrets()}
 	out.connected = len(out.records) > 0
 	out.clientInfo = clientInfo(out.records)
 	switch {

@@ -7,14 +7,18 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/reports"
 )
 
@@ -132,5 +136,59 @@ func TestClientInterruptedWritesReportsAndExits3(t *testing.T) {
 				t.Errorf("no summary on stdout:\n%s", tail(stdout.String(), 20))
 			}
 		})
+	}
+}
+
+// TestClientOversizeMessageBounded: one valid 3.9 MB message from a client leaves a small
+// results.json and a small mcpspec (before the shared bound: 274 MB and 2 GB).
+func TestClientOversizeMessageBounded(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	out := t.TempDir()
+	r := runBinary(t, clientRunTimeout, d.mcpspec, "client", "--cmd", d.mcpspec+" reference-client --oversize 3900000",
+		"--out", out, "--scenario", "tools_call")
+	if r.code != reports.ExitOK {
+		t.Errorf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", r.code, tail(r.stdout, 20), r.stderr)
+	}
+	run := assertReports(t, out)
+	fi, err := os.Stat(filepath.Join(out, reports.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() >= 10<<20 {
+		t.Errorf("results.json is %d bytes, want under 10 MB", fi.Size())
+	}
+	if kb, ok := run.Stats["peakRSSKB"]; !ok || kb >= 300<<10 {
+		t.Errorf("peak RSS %d KB (recorded: %v), want under 300 MB", kb, ok)
+	}
+	clipped := false
+	for _, res := range run.Results {
+		for _, ex := range res.Evidence {
+			clipped = clipped || strings.HasSuffix(ex.Body, "more bytes]")
+		}
+	}
+	if !clipped {
+		t.Error("no evidence body was clipped: did the client send its 3.9 MB message?")
+	}
+	assertNoLeftovers(t, d)
+}
+
+// TestClientEvidenceKeepsCitedRecord: past the evidence bound, the record a verdict cites stays.
+func TestClientEvidenceKeepsCitedRecord(t *testing.T) {
+	out := launchOutcome{started: time.Now()}
+	for i := 1; i <= 1000; i++ {
+		out.records = append(out.records, probe.Record{Seq: i, AtMs: int64(i), Dir: probe.Recv, Channel: probe.ChanPOST, Body: fmt.Sprintf(`{"n":%d}`, i)})
+	}
+	ex := evidence(out, "the client did wrong (record 500) and worse (record 700)")
+	if len(ex) > transcript.MaxEvidence+5 {
+		t.Errorf("%d exchanges, want the bound (%d) and a few notes", len(ex), transcript.MaxEvidence)
+	}
+	for _, want := range []int{1, 500, 700, 1000} {
+		if !slices.ContainsFunc(ex, func(e reports.Exchange) bool { return e.Seq == want && e.Direction == probe.Recv }) {
+			t.Errorf("record %d is not in the evidence", want)
+		}
+	}
+	if e := ex[slices.IndexFunc(ex, func(e reports.Exchange) bool { return e.Seq == 500 })]; e.AtMs != 500 {
+		t.Errorf("record 500 at %d ms, want 500", e.AtMs)
 	}
 }
