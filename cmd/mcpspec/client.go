@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/onsi/ginkgo/v2/types"
+
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/probe"
 	"github.com/mcpspec/mcpspec/harness/schema"
@@ -25,6 +27,7 @@ import (
 	"github.com/mcpspec/mcpspec/reports"
 	"github.com/mcpspec/mcpspec/suites/catalog"
 	"github.com/mcpspec/mcpspec/suites/clientsuite"
+	"github.com/mcpspec/mcpspec/suites/conform"
 )
 
 // Environment variables a client under test is launched with, as the official conformance
@@ -88,11 +91,6 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 		versions  = fs.String("versions", "all", "revisions to test: `LIST` (comma-separated) or all")
 		focus     = fs.String("focus", "", "run only checks whose title matches `REGEX` (titles begin with the requirement ID)")
 		scenarios = fs.String("scenario", "", "serve only the scenarios in `LIST` (comma-separated; a trailing /* selects a group, e.g. 'auth/*': the authorization scenarios, Streamable HTTP only, with the probe authorization server), among them those served only on request, such as the official suite's initialize and every auth/* one (default: "+strings.Join(probe.Scenarios, ",")+")")
-		out       = fs.String("out", "mcpspec-report", "write junit.xml, results.json, summary.md and report.html into `DIR`")
-		baseline  = fs.String("baseline", "", "YAML `FILE` of expected failures")
-		writeBase = fs.String("write-baseline", "", "write the current failures and warnings as a baseline to `FILE`")
-		strict    = fs.Bool("strict", false, "warnings (broken SHOULDs) fail the run")
-		noColor   = fs.Bool("no-color", false, "no ANSI colours (also NO_COLOR; only a terminal or CLICOLOR_FORCE gets them)")
 		name      = fs.String("name", "", "record `NAME` as the client's name in results.json (letters, digits, '.', '_', '-'), the column heading `mcpspec matrix --merge` gives it")
 		tStartup  = fs.Duration("timeout-startup", d.Startup, "bound on launching the client until its first message reaches the probe")
 		tRequest  = fs.Duration("timeout-request", d.Request, "bound on the client's answer to a request the probe sends it (ping)")
@@ -100,6 +98,7 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 		tShutdown = fs.Duration("timeout-shutdown", d.Shutdown, "bound on each step of stopping the client")
 		tLaunch   = fs.Duration("timeout-launch", d.Launch, "bound on one launch of the client as a whole, however much it talks: a client still running then is stopped")
 		envs      repeatFlag
+		outputs   = addOutputFlags(fs, "each check's verdict as it is judged, and in the summary every message in full, the untestable checks and the counts by area")
 	)
 	fs.Var(&envs, "env", "`K=V` added to the client's environment (repeatable)")
 	onlyOnce(fs, "cmd", "name", "scenario")
@@ -178,12 +177,8 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 			return nil, usageErrorf("client: --cwd %q is not a directory", *cwd)
 		}
 	}
-	cfg.run.out, cfg.run.strict, cfg.run.writeBase = *out, *strict, *writeBase
-	cfg.run.color = useColor(*noColor, stdout)
-	if *baseline != "" {
-		if cfg.run.base, err = reports.LoadBaseline(*baseline, catalog.Known); err != nil {
-			return nil, usageErrorf("client: --baseline: %v", err)
-		}
+	if err := outputs.apply("client", &cfg.run, stdout); err != nil {
+		return nil, err
 	}
 	if cfg.self, err = os.Executable(); err != nil {
 		return nil, fmt.Errorf("find the mcpspec binary to serve the stdio probe: %w", err)
@@ -268,6 +263,11 @@ func (cfg *clientConfig) plan() ([]scenarioRun, error) {
 			revs = append(revs, r)
 		}
 	}
+	// --label-filter was checked when parsed; "" selects every check.
+	selected, err := types.ParseLabelFilter(cfg.run.labels)
+	if err != nil {
+		return nil, err
+	}
 	var runs []scenarioRun
 	for _, scenario := range cfg.scenarios {
 		if probe.IsAuth(scenario) && cfg.transport != wire.HTTP {
@@ -286,7 +286,8 @@ func (cfg *clientConfig) plan() ([]scenarioRun, error) {
 				if c.Once && rev != newestApplicable(c, revs, cfg.transport) {
 					continue
 				}
-				if !cfg.focus.MatchString(fmt.Sprintf("%s (%s, %s)", c.Title(), rev, cfg.transport)) {
+				if !cfg.focus.MatchString(fmt.Sprintf("%s (%s, %s)", c.Title(), rev, cfg.transport)) ||
+					!selected(conform.CheckLabels(c.ID, c.Level, c.Area(), rev, cfg.transport)) {
 					continue
 				}
 				if c.Rides && scenario != c.Scenario {
@@ -325,9 +326,41 @@ func executeClient(cfg *clientConfig, stdout, stderr io.Writer) (int, error) {
 		Revisions: cfg.revisions,
 		Strict:    cfg.run.strict,
 	}
+	// Secrets grow as authorization scenarios mint them: the archive redacts with those known
+	// when each launch's lines are written.
+	redact := reports.Redactor(cfg.run.secrets)
+	var archive *transcript.Archive
+	if cfg.run.transcriptDir != "" {
+		var err error
+		if archive, err = transcript.NewArchive(cfg.run.transcriptDir, func(s string) string { return redact(s) }); err != nil {
+			return reports.ExitUsage, usageErrorf("client: --transcript %q: %v", cfg.run.transcriptDir, err)
+		}
+	}
 	runs, err := cfg.plan()
 	if err != nil {
 		return finish(&cfg.run, run, stdout, stderr, err)
+	}
+	// The console gets what `run` gives it: with -v each verdict as it is judged, else on a
+	// terminal the progress line; the summary at the end either way.
+	var line *progress
+	if !cfg.run.verbose && isTerminal(stdout) {
+		line = &progress{w: stdout, base: cfg.run.base, strict: cfg.run.strict}
+		total := 0
+		for _, sr := range runs {
+			total += len(sr.checks)
+		}
+		line.setTotal(total)
+		defer line.clear()
+	}
+	emit := func(res reports.Result) {
+		run.Results = append(run.Results, res)
+		switch {
+		case line != nil:
+			line.result(res)
+		case cfg.run.verbose:
+			msg, _, _ := strings.Cut(res.Message, "\n")
+			fmt.Fprintln(stdout, redact(fmt.Sprintf("%-10s %s (%s, %s): %s", res.Status, res.ID, res.Version, res.Transport, msg)))
+		}
 	}
 	// SIGINT and SIGTERM stop the launch under way as `run` stops its servers: the client and
 	// probe are stopped, the unfinished checks become errors, and the reports are written.
@@ -337,14 +370,20 @@ func executeClient(cfg *clientConfig, stdout, stderr io.Writer) (int, error) {
 	val := schema.New()
 	for _, sr := range runs {
 		if intr.reason() != "" {
-			run.Results = append(run.Results, interruptedResults(sr, cfg.transport, intr.reason(), "before its launch")...)
+			for _, res := range interruptedResults(sr, cfg.transport, intr.reason(), "before its launch") {
+				emit(res)
+			}
 			continue
 		}
 		out := launchClient(cfg, sr.script, intr.done)
 		// Whatever the authorization scenario minted or saw is redacted from every report.
 		cfg.run.secrets = append(cfg.run.secrets, out.secrets...)
+		redact = reports.Redactor(cfg.run.secrets)
+		archive.Write(cfg.transport, sr.script.Scenario+"@"+sr.label, out.archived())
 		if intr.reason() != "" {
-			run.Results = append(run.Results, interruptedResults(sr, cfg.transport, intr.reason(), "while the client ran")...)
+			for _, res := range interruptedResults(sr, cfg.transport, intr.reason(), "while the client ran") {
+				emit(res)
+			}
 			continue
 		}
 		if out.clientInfo != nil && run.Target.ServerInfo == nil {
@@ -355,8 +394,14 @@ func executeClient(cfg *clientConfig, stdout, stderr io.Writer) (int, error) {
 		}
 		view := clientsuite.NewView(sr.script.Scenario, sr.label, cfg.transport, sr.script.Offered(), out.records, val)
 		for _, c := range sr.checks {
-			run.Results = append(run.Results, clientResult(c, sr.label, cfg.transport, view, out))
+			emit(clientResult(c, sr.label, cfg.transport, view, out))
 		}
+	}
+	if err := archive.Close(); err != nil {
+		run.Errors = append(run.Errors, fmt.Sprintf("--transcript: %v", err))
+	}
+	if line != nil {
+		line.clear()
 	}
 	if why := intr.reason(); why != "" {
 		run.Errors = append(run.Errors, fmt.Sprintf("interrupted (%s): the client was stopped and the unfinished checks are errors", why))
@@ -459,6 +504,19 @@ func evidence(out launchOutcome, message string) []reports.Exchange {
 		ex = append(ex, reports.Exchange{Seq: len(out.records) + 1, Direction: probe.Note, Channel: "stderr", Meta: "the client's stderr (tail)", Body: out.stderr})
 	}
 	return ex
+}
+
+// archived is the launch's whole recording for --transcript, bodies clipped as a server
+// session's transcript is, and the client's stderr tail.
+func (out launchOutcome) archived() []transcript.Entry {
+	es := out.entries()
+	for i := range es {
+		es[i].Body = transcript.ClipBody(es[i].Body)
+	}
+	if out.stderr != "" {
+		es = append(es, transcript.Entry{Seq: len(out.records) + 1, At: out.started.Add(time.Duration(out.durationMs) * time.Millisecond), Dir: transcript.Note, Channel: "stderr", Meta: "the client's stderr (tail)", Body: out.stderr})
+	}
+	return es
 }
 
 // entries are the launch's records as transcript entries, timed from its start.

@@ -279,6 +279,7 @@ func TestClientBadFlagsExit2(t *testing.T) {
 		{[]string{"--cmd", "c {url}", "--stdio"}, "--cmd holds {url}"},
 		{[]string{"--cmd", "c", "--versions", "2020-01-01"}, `client: --versions: unknown revision "2020-01-01"`},
 		{[]string{"--cmd", "c", "--focus", "("}, "client: --focus:"},
+		{[]string{"--cmd", "c", "--label-filter", "("}, "client: --label-filter:"},
 		{[]string{"--cmd", "c", "--timeout-idle", "0s"}, "--timeout-idle must be positive"},
 		{[]string{"--cmd", "c", "--timeout-launch", "-1s"}, "--timeout-launch must be positive"},
 		{[]string{"--cmd", "c", "--timeout-idle", "1s", "--timeout-request", "2s"}, "--timeout-idle (1s) must exceed --timeout-request (2s)"},
