@@ -468,19 +468,7 @@ func clientResult(c *clientsuite.Check, revision, transport string, view *client
 	res.DurationMs = time.Since(start).Milliseconds() + out.durationMs
 	res.Message = f.Message
 	res.Evidence = evidence(out, f.Message)
-	switch f.Outcome {
-	case clientsuite.Pass:
-		res.Status = reports.Pass
-	case clientsuite.NotApplicable:
-		res.Status = reports.NA
-	case clientsuite.Untestable:
-		res.Status = reports.Untestable
-	case clientsuite.Violation:
-		res.Status = reports.Fail
-		if c.Level == "SHOULD" {
-			res.Status = reports.Warn
-		}
-	}
+	res.Status = f.Outcome.Status(c.Level)
 	return res
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/suites/catalog"
+	"github.com/mcpspec/mcpspec/suites/finding"
 )
 
 // Check is one requirement's client check.
@@ -142,34 +143,32 @@ func Lookup(id string) (*Check, bool) {
 	return c, ok
 }
 
-// Outcome is what a check found.
-type Outcome int
-
-const (
-	Pass Outcome = iota
-	Violation
-	NotApplicable
-	Untestable
+// Outcome and Finding are the verdict of every check, client and server alike (package finding).
+type (
+	Outcome = finding.Outcome
+	Finding = finding.Finding
 )
 
-// Finding is a check's verdict with its reason.
-type Finding struct {
-	Outcome Outcome
-	Message string
-}
+// The outcomes a client check gives, as package finding names them.
+const (
+	Pass          = finding.Pass
+	Violation     = finding.Violation
+	NotApplicable = finding.NotApplicable
+	Untestable    = finding.Untestable
+)
 
 func passed(format string, args ...any) Finding {
-	return Finding{Pass, fmt.Sprintf(format, args...)}
+	return Finding{Outcome: Pass, Message: fmt.Sprintf(format, args...)}
 }
 
 func violated(format string, args ...any) Finding {
-	return Finding{Violation, fmt.Sprintf(format, args...)}
+	return Finding{Outcome: Violation, Message: fmt.Sprintf(format, args...)}
 }
 
 func na(format string, args ...any) Finding {
-	return Finding{NotApplicable, fmt.Sprintf(format, args...)}
+	return Finding{Outcome: NotApplicable, Message: fmt.Sprintf(format, args...)}
 }
 
 func untestable(format string, args ...any) Finding {
-	return Finding{Untestable, fmt.Sprintf(format, args...)}
+	return Finding{Outcome: Untestable, Message: fmt.Sprintf(format, args...)}
 }

@@ -305,23 +305,7 @@ func (r *Runner) execute(c *Check, revision, transport string, slot int, worker 
 	return res
 }
 
-func statusOf(o Outcome, level string) reports.Status {
-	switch o {
-	case Pass:
-		return reports.Pass
-	case Violation:
-		if level == "MUST" {
-			return reports.Fail
-		}
-		return reports.Warn
-	case NotApplicable:
-		return reports.NA
-	case Untestable:
-		return reports.Untestable
-	default:
-		return reports.Error
-	}
-}
+func statusOf(o Outcome, level string) reports.Status { return o.Status(level) }
 
 // run acquires the connection the check needs, runs it, and returns its finding with the
 // transcript entries that are its evidence.
