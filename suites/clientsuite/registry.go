@@ -6,6 +6,7 @@ package clientsuite
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -39,6 +40,9 @@ type Check struct {
 	// selected revision only.
 	Once  bool
 	Judge func(v *View) Finding
+	// File is the source file that registered the check (set by Register), as a server check's
+	// conform.Check.File: where the layout test looks for it.
+	File string
 }
 
 // Title begins with the ID, so --focus 'ID' selects the check.
@@ -70,10 +74,12 @@ var (
 // Register adds checks; an unknown or duplicate ID or a malformed check is an error that
 // Checks reports.
 func Register(cs ...Check) {
+	_, file, _, _ := runtime.Caller(1)
 	regMu.Lock()
 	defer regMu.Unlock()
 	for i := range cs {
 		c := cs[i]
+		c.File = file
 		if err := c.validate(); err != nil {
 			regErrs = append(regErrs, err)
 			continue
