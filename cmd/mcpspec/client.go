@@ -231,19 +231,6 @@ func knownScenarios() string {
 	return fmt.Sprintf("%s; auth/* for the %d authorization scenarios: %s", strings.Join(plain, ", "), len(probe.AuthScenarios()), strings.Join(probe.AuthScenarios(), ", "))
 }
 
-// transportRevisions are the revisions a transport's probe serves: Streamable HTTP begins at
-// 2025-03-26, the legacy HTTP+SSE transport is 2024-11-05's, and the stateless 2026-07-28 is
-// served over Streamable HTTP and stdio.
-func transportRevisions(transport string) []string {
-	switch transport {
-	case wire.HTTP:
-		return []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125, harness.Rev20260728}
-	case wire.SSE:
-		return []string{harness.Rev20241105}
-	}
-	return append(slices.Clone(harness.HandshakeRevisions), harness.Rev20260728)
-}
-
 // scenarioRun is one launch of the client: a scenario at a revision, and the checks judging it.
 type scenarioRun struct {
 	script probe.Script
@@ -259,7 +246,7 @@ func (cfg *clientConfig) plan() ([]scenarioRun, error) {
 	}
 	var revs []string
 	for _, r := range cfg.revisions {
-		if slices.Contains(transportRevisions(cfg.transport), r) {
+		if slices.Contains(harness.TransportRevisions(cfg.transport), r) {
 			revs = append(revs, r)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpspec/mcpspec/fixtures/refclient"
+	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/probe"
 	"github.com/mcpspec/mcpspec/reports"
 	"github.com/mcpspec/mcpspec/suites/clientsuite"
@@ -84,7 +85,7 @@ func TestClientReferencePasses(t *testing.T) {
 				}
 			}
 			for _, c := range checks {
-				applies := slices.ContainsFunc(transportRevisions(transport), func(r string) bool { return c.AppliesTo(r, transport) })
+				applies := slices.ContainsFunc(harness.TransportRevisions(transport), func(r string) bool { return c.AppliesTo(r, transport) })
 				// The authorization checks judge the auth/* scenarios, served only on request
 				// (client_auth_test.go).
 				if applies && !seen[c.ID] && !probe.IsAuth(c.Scenario) {
@@ -170,7 +171,7 @@ func TestClientFaultsFail(t *testing.T) {
 			continue // client_auth_test.go
 		}
 		for _, transport := range c.Transports {
-			if !slices.ContainsFunc(transportRevisions(transport), func(r string) bool { return c.AppliesTo(r, transport) }) {
+			if !slices.ContainsFunc(harness.TransportRevisions(transport), func(r string) bool { return c.AppliesTo(r, transport) }) {
 				continue // elicitation is younger than the legacy SSE transport
 			}
 			// One after another: each run is short, and a burst of them would load the
