@@ -7,18 +7,14 @@ package main
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/mcpspec/mcpspec/harness/probe"
-	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/reports"
 )
 
@@ -171,24 +167,4 @@ func TestClientOversizeMessageBounded(t *testing.T) {
 		t.Error("no evidence body was clipped: did the client send its 3.9 MB message?")
 	}
 	assertNoLeftovers(t, d)
-}
-
-// TestClientEvidenceKeepsCitedRecord: past the evidence bound, the record a verdict cites stays.
-func TestClientEvidenceKeepsCitedRecord(t *testing.T) {
-	out := launchOutcome{started: time.Now()}
-	for i := 1; i <= 1000; i++ {
-		out.records = append(out.records, probe.Record{Seq: i, AtMs: int64(i), Dir: probe.Recv, Channel: probe.ChanPOST, Body: fmt.Sprintf(`{"n":%d}`, i)})
-	}
-	ex := evidence(out, "the client did wrong (record 500) and worse (record 700)")
-	if len(ex) > transcript.MaxEvidence+5 {
-		t.Errorf("%d exchanges, want the bound (%d) and a few notes", len(ex), transcript.MaxEvidence)
-	}
-	for _, want := range []int{1, 500, 700, 1000} {
-		if !slices.ContainsFunc(ex, func(e reports.Exchange) bool { return e.Seq == want && e.Direction == probe.Recv }) {
-			t.Errorf("record %d is not in the evidence", want)
-		}
-	}
-	if e := ex[slices.IndexFunc(ex, func(e reports.Exchange) bool { return e.Seq == 500 })]; e.AtMs != 500 {
-		t.Errorf("record 500 at %d ms, want 500", e.AtMs)
-	}
 }
