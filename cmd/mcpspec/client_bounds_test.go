@@ -136,13 +136,13 @@ func TestClientInterruptedWritesReportsAndExits3(t *testing.T) {
 }
 
 // TestClientOversizeMessageBounded: one valid 3.9 MB message from a client leaves a small
-// results.json and a small mcpspec (before the shared bound: 274 MB and 2 GB).
+// results.json and a small mcpspec (before the shared bound, at four revisions: 274 MB and 2 GB).
 func TestClientOversizeMessageBounded(t *testing.T) {
 	t.Parallel()
 	d := newRunDir(t)
 	out := t.TempDir()
 	r := runBinary(t, clientRunTimeout, d.mcpspec, "client", "--cmd", d.mcpspec+" reference-client --oversize 3900000",
-		"--out", out, "--scenario", "tools_call")
+		"--out", out, "--scenario", "tools_call", "--versions", "2025-06-18")
 	if r.code != reports.ExitOK {
 		t.Errorf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", r.code, tail(r.stdout, 20), r.stderr)
 	}
