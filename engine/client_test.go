@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/stdio"
 	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/reports"
 )
@@ -46,6 +47,41 @@ func TestInterruptionFirstReasonStands(t *testing.T) {
 	}
 	if i.Reason() != "SIGTERM" {
 		t.Errorf("reason %q, want the first, SIGTERM", i.Reason())
+	}
+}
+
+// TestAwaitEndsAtLaunchBound: a client that never falls silent is never idle; the launch bound
+// ends the wait anyway, and so does an interruption.
+func TestAwaitEndsAtLaunchBound(t *testing.T) {
+	proc, err := stdio.Start(stdio.Command{Argv: []string{"sleep", "600"}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proc.Stop(time.Second)
+	rec := probe.NewRecorder(nil)
+	quit := make(chan struct{})
+	defer close(quit)
+	go func() { // a record every 10 ms, as a chatty client's pings
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-tick.C:
+				rec.Add(probe.Record{Dir: probe.Recv, Channel: probe.ChanPOST})
+			}
+		}
+	}()
+	bounds := ClientTimeouts{Startup: time.Minute, Request: time.Second, Idle: time.Minute, Shutdown: time.Second, Launch: 200 * time.Millisecond}
+	if got := awaitClient(proc, rec, bounds, nil); !strings.Contains(got, "still running at the launch timeout (200ms)") {
+		t.Errorf("awaitClient = %q, want the launch bound", got)
+	}
+	stop := make(chan struct{})
+	close(stop)
+	bounds.Launch = time.Hour
+	if got := awaitClient(proc, rec, bounds, stop); got != "interrupted" {
+		t.Errorf("awaitClient after stop = %q, want interrupted", got)
 	}
 }
 
