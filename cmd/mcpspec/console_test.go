@@ -287,15 +287,6 @@ func TestCLIMissingCommandIsOneCause(t *testing.T) {
 	}
 }
 
-// A client's stderr is quoted by the line that says why it failed, however long its tail.
-func TestStderrHintQuotesTheReason(t *testing.T) {
-	stderr := "Error: set MCPSPEC_SDK_NODE_MODULES to the SDK's node_modules\n" + strings.Repeat("    at frame (file.js:1:1)\n", 40)
-	hint := stderrHint(stderr)
-	if !strings.HasPrefix(hint, "; its stderr says: Error: set MCPSPEC_SDK_NODE_MODULES to the SDK's node_modules; its stderr ends: …") {
-		t.Errorf("hint %q", hint)
-	}
-}
-
 // A client command that does not exist is short too: its harness error once, its cause once.
 func TestCLIClientMissingCommandIsShort(t *testing.T) {
 	t.Parallel()

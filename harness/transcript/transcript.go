@@ -25,10 +25,11 @@ type Entry struct {
 	Body    string
 }
 
-// Limits bound what a transcript keeps, so a flooding server cannot exhaust memory.
+// Limits bound what a transcript keeps, so a flooding target cannot exhaust memory: the same
+// for the server side's transcripts and the client side's probe recordings.
 const (
-	maxEntries   = 20000
-	maxBodyBytes = 64 << 10
+	maxEntries   = MaxEntries
+	maxBodyBytes = MaxBodyBytes
 )
 
 // Transcript is safe for concurrent use. The zero value is not usable; use New.
@@ -52,11 +53,7 @@ func (t *Transcript) Add(dir, channel, meta string, body []byte) int {
 		t.dropped++
 		return t.seq
 	}
-	b := string(body)
-	if len(b) > maxBodyBytes {
-		b = fmt.Sprintf("%s… [%d more bytes]", b[:maxBodyBytes], len(b)-maxBodyBytes)
-	}
-	t.entries = append(t.entries, Entry{Seq: t.seq, At: time.Now(), Dir: dir, Channel: channel, Meta: meta, Body: b})
+	t.entries = append(t.entries, Entry{Seq: t.seq, At: time.Now(), Dir: dir, Channel: channel, Meta: meta, Body: ClipBody(string(body))})
 	return t.seq
 }
 
