@@ -11,11 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpspec/mcpspec/engine"
 	"github.com/mcpspec/mcpspec/harness/probe"
 	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/reports"
+	"github.com/mcpspec/mcpspec/suites/engine"
 )
 
 // clientConfig is everything `mcpspec client` was asked to do.
