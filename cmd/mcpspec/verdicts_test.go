@@ -89,3 +89,24 @@ func TestUnservedRevisionsAreNA(t *testing.T) {
 		t.Error("no check was na at the unserved revisions")
 	}
 }
+
+// A server slow to answer initialize (it serves ping meanwhile) is slow, not refusing: the
+// check that cancels initialize waits for the answer as long as for a start, and passes.
+func TestSlowInitializeIsNotRefusal(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "out")
+	r := runBinary(t, referenceRunTimeout, bins.mcpspec, "run", "--stdio", bins.mcpspec+" reference --init-delay 2s",
+		"--focus", "^CANCEL-NO-INIT-CANCEL", "--out", out)
+	if r.code != reports.ExitOK {
+		t.Errorf("exit code %d, want %d\n%s", r.code, reports.ExitOK, r.stdout)
+	}
+	run := assertReports(t, out)
+	if len(run.Results) == 0 {
+		t.Fatal("no results")
+	}
+	for _, res := range run.Results {
+		if res.ID == "CANCEL-NO-INIT-CANCEL" && res.Status != reports.Pass {
+			t.Errorf("%s %s %s: %s, want pass: %s", res.ID, res.Version, res.Transport, res.Status, res.Message)
+		}
+	}
+}
