@@ -30,6 +30,17 @@ func init() {
 		conform.Check{ID: "JRPC-INVALID-REQUEST", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "an object that is not a valid request (method not a string, no method) is answered with -32600", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Run: checkInvalidRequest},
 		conform.Check{ID: "JRPC-METHOD-NOT-FOUND", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "an unknown method is answered with -32601 and the request's id", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Run: checkMethodNotFound},
 		conform.Check{ID: "JRPC-INVALID-PARAMS", Revisions: conform.AllCatalogued, Level: "MUST", Summary: "a known method with missing required params is answered with -32602", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Run: checkInvalidParams},
+		// Ids that many JSON parsers cannot carry: an integer beyond a double's exact range, and a
+		// number with a fraction. A connection of their own keeps what comes back (an id the MCP
+		// schema does not allow) out of the shared session's evidence.
+		conform.Check{ID: "JRPC-ID-LARGE-INT", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Connection: conform.Fresh,
+			Summary:     "a request with an integer id above 2^53 (" + largeIntID + ") is answered under exactly that id, or refused with a null id",
+			LevelReason: "JSON-RPC §5: the response's id MUST be the request's, and every request MUST be answered. RFC 8259 §6 lets a parser hold numbers as doubles, so refusing such an id as unreadable (an error with a null id) passes; an answer under a rounded id answers no request, and silence leaves it unanswered.",
+			Run:         checkIDProbe(largeIntID)},
+		conform.Check{ID: "JRPC-ID-FRACTIONAL", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Connection: conform.Fresh,
+			Summary:     "a request with a fractional id (" + fractionalID + ") is answered under exactly that id, or refused with a null id",
+			LevelReason: "JSON-RPC allows number ids and only asks clients to avoid fractions (SHOULD NOT), and MCP asks clients for string or integer ids: both bind the sender. A server may refuse such an id (an error with a null id), but JSON-RPC §5 makes it answer every request under the request's own id (MUST).",
+			Run:         checkIDProbe(fractionalID)},
 		conform.Check{ID: "JRPC-RPC-PREFIX", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "methods starting with rpc. are reserved: a call to one is answered with -32601", Run: checkRPCPrefix},
 		// Handshake revisions only: at 2026-07-28 a request whose params are not an object cannot
 		// carry the required _meta, so every server refuses it for that alone and the check could
@@ -352,6 +363,35 @@ func checkParamsStructured(t *conform.T) conform.Finding {
 		return f
 	}
 	return conform.Passed("")
+}
+
+// Ids of JRPC-ID-LARGE-INT (2^53 + 1, which a double rounds to 2^53) and JRPC-ID-FRACTIONAL.
+const (
+	largeIntID   = "9007199254740993"
+	fractionalID = "1.5"
+)
+
+// checkIDProbe sends a request with the literal id and judges what comes back.
+func checkIDProbe(literal string) func(t *conform.T) conform.Finding {
+	return func(t *conform.T) conform.Finding {
+		id := jsonrpc.ID(literal)
+		method := probeMethod(t.S)
+		if t.S.JSONRPCOnly() {
+			method = unknownMethod // answered with an error under the id: enough to judge it
+		}
+		t.S.Sent(id, method)
+		frame := modernFrame(t.S, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q}`, literal, method)))
+		resp, _, err := reply(t, frame, id)
+		switch {
+		case err != nil:
+			return conform.Violated("%s with id %s: %v", method, literal, err)
+		case resp.HasID && resp.ID == id:
+			return conform.Passed("answered under id %s", literal)
+		case resp.HasError:
+			return conform.Passed("refused with an id-less error: %s", show(resp))
+		}
+		return conform.Violated("%s with id %s got a result without its id: %s", method, literal, show(resp))
+	}
 }
 
 func checkRPCPrefix(t *conform.T) conform.Finding {
