@@ -92,10 +92,38 @@ func undeclaredTasksReady(t *conform.T) (conform.Finding, bool) {
 	if taskCallsDeclared(t.S) {
 		return conform.NA("the server declares task-augmented tools/call"), true
 	}
-	if t.Options().SlowTool == "" || !t.S.HasCapability("tools") {
-		return conform.CannotTest("needs a tool that is safe to call: name one with --slow-tool NAME --slow-tool-args JSON"), true
+	if !t.S.HasCapability("tools") {
+		return conform.NA("the server declares no tools"), true
 	}
 	return conform.Finding{}, false
+}
+
+// ignoredTaskTool is the tool TASK-IGNORE-IF-UNDECLARED calls with params.task: the slow tool
+// when given, else a listed read-only tool whose arguments mcpspec can build (one the tool
+// checks call anyway), so the check needs no flag where the server lists such a tool.
+func ignoredTaskTool(t *conform.T) (taskTarget, *conform.Finding) {
+	if o := t.Options(); o.SlowTool != "" {
+		return taskTarget{o.SlowTool, o.SlowToolArgs, ""}, nil
+	}
+	defs, f := listedTools(t)
+	if f != nil {
+		return taskTarget{}, f
+	}
+	safe := readOnlyTools(t, defs)
+	for _, d := range defs {
+		if !safe[d.name] {
+			continue
+		}
+		if args, ok := sampleArgs(d.obj["inputSchema"]); ok {
+			raw, err := json.Marshal(args)
+			if err != nil {
+				continue
+			}
+			return taskTarget{name: d.name, args: raw}, nil
+		}
+	}
+	f2 := conform.CannotTest("needs a tool that is safe to call: the server lists no tool annotated readOnlyHint: true whose arguments mcpspec can build (%d tools listed); name one with --slow-tool NAME --slow-tool-args JSON", len(defs))
+	return taskTarget{}, &f2
 }
 
 // startTask picks a tool and creates a task of it.
@@ -181,7 +209,10 @@ func checkTaskCap(t *conform.T) conform.Finding {
 }
 
 func checkTaskIgnored(t *conform.T) conform.Finding {
-	tt := taskTarget{t.Options().SlowTool, t.Options().SlowToolArgs, ""}
+	tt, f := ignoredTaskTool(t)
+	if f != nil {
+		return *f
+	}
 	resp, err := callTool(t, callParams(tt, true, ""))
 	if err != nil {
 		return conform.Crashed("a tools/call of %q with params.task got no response: %v", tt.name, err)

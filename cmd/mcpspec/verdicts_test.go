@@ -110,3 +110,35 @@ func TestSlowInitializeIsNotRefusal(t *testing.T) {
 		}
 	}
 }
+
+// Untestable only when the run had nothing to judge: a read-only tool the server lists is
+// enough for TASK-IGNORE-IF-UNDECLARED, and the slow tool's progress is enough for
+// MSG-NOTIF-NO-ID, without the flags each once demanded.
+func TestJudgedWithoutTheirOwnFlags(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, server, focus string
+		flags               []string
+		want                reports.Status
+	}{
+		{"task ignored on a read-only tool", "--without tasks", "^TASK-IGNORE-IF-UNDECLARED", nil, reports.Pass},
+		{"task refused on a read-only tool", "--without tasks --fault TASK-IGNORE-IF-UNDECLARED", "^TASK-IGNORE-IF-UNDECLARED", nil, reports.Fail},
+		{"progress with an id, no log tool", "--fault MSG-NOTIF-NO-ID:progress", "^MSG-NOTIF-NO-ID", []string{"--slow-tool", "slow", "--slow-tool-args", `{"steps":3,"stepMs":20}`}, reports.Fail},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "out")
+			args := append([]string{"run", "--stdio", bins.mcpspec + " reference " + c.server, "--focus", c.focus, "--out", out}, c.flags...)
+			runBinary(t, referenceRunTimeout, bins.mcpspec, args...)
+			run := assertReports(t, out)
+			if len(run.Results) == 0 {
+				t.Fatal("no results")
+			}
+			for _, res := range run.Results {
+				if res.Status != c.want {
+					t.Errorf("%s %s: %s, want %s: %s", res.ID, res.Version, res.Status, c.want, res.Message)
+				}
+			}
+		})
+	}
+}
