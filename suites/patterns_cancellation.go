@@ -159,9 +159,10 @@ func checkInitNotCancelled(t *conform.T) conform.Finding {
 		return conform.Crashed("sending the cancellation of initialize: %v", err)
 	}
 	resp, err := awaitInit(t, d, from, id)
-	if err != nil && len(t.S.Conn.Inbox().Since(from)) == 0 {
-		// Not a word came, not even to the sentinel: the target is not there (yet), which says
-		// nothing about cancellations.
+	if err != nil && t.Transport == wire.Stdio && len(t.S.Conn.Inbox().Since(from)) == 0 {
+		// Not a word came over stdio, not even to the sentinel: the target is not there (yet),
+		// which says nothing about cancellations. (Over HTTP the connection and the POST's
+		// status already show a server that is there.)
 		return conform.Failed(fmt.Errorf("target unavailable: it answered nothing at all, neither initialize nor a ping after it: %w", err))
 	}
 	if err != nil {
