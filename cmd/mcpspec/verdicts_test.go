@@ -4,6 +4,7 @@ package main
 // handshake, whatever the selection.
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -140,5 +141,28 @@ func TestJudgedWithoutTheirOwnFlags(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A server that answers a ping as JSON but streams the slow tool's call, and drops the
+// connection of that stream right after its response: the SSE checks judge the slow tool's
+// stream, and an abrupt close after a complete answer is neither a timeout nor a stream left
+// open.
+func TestAbruptCloseAfterACompleteAnswer(t *testing.T) {
+	t.Parallel()
+	addr := fmt.Sprintf("127.0.0.1:%d", loopbackPort(t))
+	server := bins.mcpspec + " reference --http-responses calls --sse-abort --http " + addr
+	out := filepath.Join(t.TempDir(), "out")
+	runBinary(t, referenceRunTimeout, bins.mcpspec, "run", "--http-cmd", server, "--url", "http://"+addr+"/mcp",
+		"--slow-tool", "slow", "--slow-tool-args", `{"steps":3,"stepMs":20}`,
+		"--focus", "^HTTP-(SSE-(RELATED|INCLUDES|CLOSE-AFTER|PRIME|NO-EARLY)|EVENT-ID)", "--out", out)
+	run := assertReports(t, out)
+	if len(run.Results) == 0 {
+		t.Fatal("no results")
+	}
+	for _, res := range run.Results {
+		if res.Status != reports.Pass {
+			t.Errorf("%s %s: %s, want pass: %s", res.ID, res.Version, res.Status, res.Message)
+		}
 	}
 }
