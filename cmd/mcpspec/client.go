@@ -371,9 +371,11 @@ func clientResult(c *clientsuite.Check, revision, transport string, view *client
 		res.Status = reports.NA
 	case clientsuite.Untestable:
 		res.Status = reports.Untestable
+	case clientsuite.Broken:
+		res.Status = reports.Error
 	case clientsuite.Violation:
 		res.Status = reports.Fail
-		if c.Level == "SHOULD" {
+		if c.Level == "SHOULD" && !f.Severe {
 			res.Status = reports.Warn
 		}
 	}

@@ -150,26 +150,35 @@ const (
 	Violation
 	NotApplicable
 	Untestable
+	// Broken: mcpspec itself could not judge (a schema it lacks, say): a harness error,
+	// never the client's failure.
+	Broken
 )
 
 // Finding is a check's verdict with its reason.
 type Finding struct {
 	Outcome Outcome
 	Message string
+	// Severe: the violation breaks a MUST, though the check's own rule is a SHOULD: it fails.
+	Severe bool
 }
 
 func passed(format string, args ...any) Finding {
-	return Finding{Pass, fmt.Sprintf(format, args...)}
+	return Finding{Outcome: Pass, Message: fmt.Sprintf(format, args...)}
 }
 
 func violated(format string, args ...any) Finding {
-	return Finding{Violation, fmt.Sprintf(format, args...)}
+	return Finding{Outcome: Violation, Message: fmt.Sprintf(format, args...)}
 }
 
 func na(format string, args ...any) Finding {
-	return Finding{NotApplicable, fmt.Sprintf(format, args...)}
+	return Finding{Outcome: NotApplicable, Message: fmt.Sprintf(format, args...)}
 }
 
 func untestable(format string, args ...any) Finding {
-	return Finding{Untestable, fmt.Sprintf(format, args...)}
+	return Finding{Outcome: Untestable, Message: fmt.Sprintf(format, args...)}
+}
+
+func broken(format string, args ...any) Finding {
+	return Finding{Outcome: Broken, Message: fmt.Sprintf(format, args...)}
 }

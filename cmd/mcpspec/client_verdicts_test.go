@@ -1,0 +1,44 @@
+package main
+
+// Client verdicts on clients unlike the reference: judged at the revisions they say they
+// speak, by the rule they break.
+
+import (
+	"testing"
+
+	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/reports"
+)
+
+// A client that speaks only the handshake revisions and sends a request before initialize is
+// not judged by 2026-07-28's rules (it never said it speaks that revision), and its request
+// before initialize breaks "initialization MUST be the first interaction": a failure, not a
+// warning.
+func TestOlderClientJudgedAtItsRevisions(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	out := t.TempDir()
+	cmd := d.mcpspec + " reference-client --handshake-only --fault LIFE-PRE-INIT-REQUEST"
+	args := append([]string{"client", "--cmd", cmd, "--out", out, "--scenario", "tools_call"}, clientTestTimeouts...)
+	runBinary(t, clientRunTimeout, d.mcpspec, args...)
+	run := assertReports(t, out)
+	preInit := 0
+	for _, res := range run.Results {
+		switch {
+		case res.Version == harness.Rev20260728:
+			if res.Status != reports.NA {
+				t.Errorf("%s %s: %s, want na for a client that never said it speaks it: %s", res.ID, res.Version, res.Status, res.Message)
+			}
+		case res.ID == "LIFE-PRE-INIT-REQUEST":
+			preInit++
+			if res.Status != reports.Fail {
+				t.Errorf("%s %s: %s, want fail: %s", res.ID, res.Version, res.Status, res.Message)
+			}
+		case res.Status == reports.Fail || res.Status == reports.Error:
+			t.Errorf("%s %s: %s: %s", res.ID, res.Version, res.Status, res.Message)
+		}
+	}
+	if preInit == 0 {
+		t.Error("LIFE-PRE-INIT-REQUEST did not run")
+	}
+}
