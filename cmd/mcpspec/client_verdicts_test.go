@@ -4,6 +4,7 @@ package main
 // speak, by the rule they break.
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/mcpspec/mcpspec/harness"
@@ -40,5 +41,33 @@ func TestOlderClientJudgedAtItsRevisions(t *testing.T) {
 	}
 	if preInit == 0 {
 		t.Error("LIFE-PRE-INIT-REQUEST did not run")
+	}
+}
+
+// A client that never follows nextCursor shows no page-size assumption and no reading of
+// nextCursor "": the paging checks are untestable ("did not page"), and nothing fails.
+func TestClientThatDoesNotPage(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	out := t.TempDir()
+	args := append([]string{"client", "--cmd", d.mcpspec + " reference-client --no-paging", "--out", out, "--scenario", "tools_call"}, clientTestTimeouts...)
+	runBinary(t, clientRunTimeout, d.mcpspec, args...)
+	run := assertReports(t, out)
+	judged := 0
+	for _, res := range run.Results {
+		switch res.ID {
+		case "PAGE-CLIENT-NO-FIXED-SIZE", "PAGE-EMPTY-STRING-CURSOR":
+			judged++
+			if res.Status != reports.Untestable || !strings.Contains(res.Message, "did not page") {
+				t.Errorf("%s %s: %s, want untestable (did not page): %s", res.ID, res.Version, res.Status, res.Message)
+			}
+		default:
+			if res.Status == reports.Fail || res.Status == reports.Warn || res.Status == reports.Error {
+				t.Errorf("%s %s: %s: %s", res.ID, res.Version, res.Status, res.Message)
+			}
+		}
+	}
+	if judged == 0 {
+		t.Error("no paging check ran")
 	}
 }

@@ -166,7 +166,10 @@ func judgeNoClientResponses(v *View) Finding {
 func judgeEmptyCursor(v *View) Finding {
 	at := slices.IndexFunc(v.Records, func(r probe.Record) bool { return r.Dir == probe.Note && r.Body == probe.EmptyCursorNote })
 	if at < 0 {
-		return untestable("the client never listed the tools, so the probe sent no nextCursor \"\"")
+		if !slices.ContainsFunc(v.Msgs, func(m Msg) bool { return m.IsRequest() && m.Method == "tools/list" }) {
+			return untestable("the client never listed the tools, so the probe sent no nextCursor \"\"")
+		}
+		return untestable("the client did not page: it never followed the first page's nextCursor %q, so it never met nextCursor \"\"", probe.ModernPageCursor)
 	}
 	for _, m := range v.Msgs {
 		if m.Rec <= at || m.Method != "tools/list" {
