@@ -355,7 +355,7 @@ func executeClient(cfg *clientConfig, stdout, stderr io.Writer) (int, error) {
 func clientResult(c *clientsuite.Check, revision, transport string, view *clientsuite.View, out launchOutcome) reports.Result {
 	e, _ := catalog.Lookup(c.ID)
 	res := reports.Result{ID: c.ID, Title: c.Title(), Area: c.Area(), Level: c.Level, Version: revision, Transport: transport,
-		SpecURL: e.SpecURL(revision), Evidence: evidence(view.Records, out.stderr)}
+		Scenario: view.Scenario, SpecURL: e.SpecURL(revision), Evidence: evidence(view.Records, out.stderr)}
 	start := time.Now()
 	if !out.connected {
 		res.Status, res.Message = reports.Error, "the client never reached the probe: "+out.err

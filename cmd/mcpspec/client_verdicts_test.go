@@ -55,6 +55,9 @@ func TestClientThatDoesNotPage(t *testing.T) {
 	run := assertReports(t, out)
 	judged := 0
 	for _, res := range run.Results {
+		if res.Scenario == "" {
+			t.Errorf("%s %s %s: the row names no scenario", res.ID, res.Version, res.Transport)
+		}
 		switch res.ID {
 		case "PAGE-CLIENT-NO-FIXED-SIZE", "PAGE-EMPTY-STRING-CURSOR":
 			judged++
