@@ -74,3 +74,29 @@ func TestClientThatDoesNotPage(t *testing.T) {
 		t.Error("no paging check ran")
 	}
 }
+
+// A client that writes notifications/initialized right behind initialize, before it has read
+// the InitializeResult, sends it all the same: LIFE-INITIALIZED-NOTIF passes, every run.
+func TestPipeliningClientInitialized(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	out := t.TempDir()
+	args := append([]string{"client", "--stdio", "--cmd", d.mcpspec + " reference-client --pipeline", "--out", out, "--scenario", "tools_call"}, clientTestTimeouts...)
+	r := runBinary(t, clientRunTimeout, d.mcpspec, args...)
+	if r.code != reports.ExitOK {
+		t.Errorf("exit %d, want 0\n%s", r.code, r.stdout)
+	}
+	run := assertReports(t, out)
+	judged := 0
+	for _, res := range run.Results {
+		if res.ID == "LIFE-INITIALIZED-NOTIF" {
+			judged++
+		}
+		if res.Status != reports.Pass && res.Status != reports.NA {
+			t.Errorf("%s %s: %s: %s", res.ID, res.Version, res.Status, res.Message)
+		}
+	}
+	if judged == 0 {
+		t.Error("LIFE-INITIALIZED-NOTIF did not run")
+	}
+}

@@ -27,6 +27,7 @@ func cmdReferenceClient(args []string, stdout, stderr io.Writer) (int, error) {
 	secretsLog := fs.String("secrets-log", "", "append every OAuth secret the client handles to `FILE` and write it to stderr (for the secrets test: never in real use)")
 	handshake := fs.Bool("handshake-only", false, "speak only the handshake revisions, as a client older than 2026-07-28: never ask server/discover")
 	noPaging := fs.Bool("no-paging", false, "list the first page of tools only, never following nextCursor")
+	pipeline := fs.Bool("pipeline", false, "over stdio, write notifications/initialized right behind initialize, before reading the InitializeResult")
 	authEager := fs.Bool("auth-eager", false, "in the auth/* scenarios, discover and authorize from the well-known URIs before the first request, as a client that never waits for a challenge")
 	var faults listFlag
 	var names []string
@@ -52,7 +53,7 @@ func cmdReferenceClient(args []string, stdout, stderr io.Writer) (int, error) {
 	if *sse && (fs.NArg() != 1 || !strings.HasPrefix(fs.Arg(0), "http")) {
 		return reports.ExitUsage, usageErrorf("reference-client: --sse wants one URL, the SSE endpoint")
 	}
-	opts := refclient.Options{Faults: faults, SSE: *sse, SecretsLog: *secretsLog, Stderr: stderr, AuthEager: *authEager, Handshake: *handshake, NoPaging: *noPaging}
+	opts := refclient.Options{Faults: faults, SSE: *sse, SecretsLog: *secretsLog, Stderr: stderr, AuthEager: *authEager, Handshake: *handshake, NoPaging: *noPaging, Pipeline: *pipeline}
 	if err := opts.Validate(); err != nil {
 		return reports.ExitUsage, usageErrorf("%v", err)
 	}

@@ -142,6 +142,7 @@ func newSessionID() string {
 // whatever headers it lacks, so that a client's one slip does not hide the rest of its
 // behaviour from the checks.
 func (h *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	arrived := h.rec.Next()
 	if h.auth != nil && r.URL.Path != Path {
 		h.auth.serve(w, r, h.URL())
 		return
@@ -158,7 +159,7 @@ func (h *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	} else {
-		h.rec.Add(Record{Dir: Recv, Channel: channel, Path: r.URL.Path, Header: headerMap(r.Header), Body: string(body)})
+		h.rec.Add(Record{Dir: Recv, Channel: channel, Path: r.URL.Path, Header: headerMap(r.Header), Body: string(body), Arrived: arrived})
 	}
 	if r.URL.Path != Path {
 		h.answer(w, channel, http.StatusNotFound, "", nil)

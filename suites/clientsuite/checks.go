@@ -87,10 +87,15 @@ func judgeInitialized(v *View) Finding {
 	if len(after) == 0 {
 		return v.notProceeded()
 	}
-	for _, m := range after {
+	// Judged in the client's own order from its initialize on, not from the moment the probe
+	// answered: a notification sent right behind initialize (fire and forget, before the
+	// result was read) is sent all the same, and where the probe happened to record it beside
+	// its answer must not decide the verdict.
+	start := slices.IndexFunc(v.Msgs, func(m Msg) bool { return m.Method == "initialize" && m.IsRequest() })
+	for _, m := range v.Msgs[start+1:] {
 		switch {
 		case m.Method == "notifications/initialized":
-			return passed("notifications/initialized came first after the InitializeResult")
+			return passed("notifications/initialized came before any request but ping after initialize (record %d)", v.Records[m.Rec].Seq)
 		case m.IsRequest() && m.Method != "ping":
 			return violated("the client sent %s (record %d) before notifications/initialized", m.Method, v.Records[m.Rec].Seq)
 		}
