@@ -100,3 +100,35 @@ func TestPipeliningClientInitialized(t *testing.T) {
 		t.Error("LIFE-INITIALIZED-NOTIF did not run")
 	}
 }
+
+// The transport rules bind every exchange of every scenario: a client that goes on with the
+// ended session's id after a re-initialize (session-expiry) breaks HTTP-SESSION-CLIENT there,
+// though its tools_call exchange is clean.
+func TestSessionRuleInEveryScenario(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	out := t.TempDir()
+	args := append([]string{"client", "--cmd", d.mcpspec + " reference-client --fault HTTP-SESSION-CLIENT:reinit", "--out", out, "--scenario", "tools_call,session-expiry"}, clientTestTimeouts...)
+	r := runBinary(t, clientRunTimeout, d.mcpspec, args...)
+	if r.code != reports.ExitFailures {
+		t.Errorf("exit %d, want %d\n%s", r.code, reports.ExitFailures, r.stdout)
+	}
+	run := assertReports(t, out)
+	failed := 0
+	for _, res := range run.Results {
+		if res.ID != "HTTP-SESSION-CLIENT" {
+			continue
+		}
+		want := reports.Pass
+		if res.Scenario == "session-expiry" {
+			want = reports.Fail
+			failed++
+		}
+		if res.Status != want {
+			t.Errorf("%s %s (%s): %s, want %s: %s", res.ID, res.Version, res.Scenario, res.Status, want, res.Message)
+		}
+	}
+	if failed == 0 {
+		t.Error("HTTP-SESSION-CLIENT was not judged in session-expiry")
+	}
+}

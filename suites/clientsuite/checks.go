@@ -29,6 +29,12 @@ var (
 // handshake and the transport; and its elicitation-sep1034-client-defaults, which holds one too.
 var handshakeOnly = []string{probe.ScenarioInitialize, probe.ScenarioElicitDefaults}
 
+// everyExchange: the scenarios besides tools_call whose every exchange the transport rules bind
+// (a resumption GET, a cancellation POST, the requests after a re-initialize): each is judged
+// in every recording, not only in tools_call's.
+var everyExchange = []string{probe.ScenarioInitialize, probe.ScenarioElicitDefaults, probe.ScenarioSessionExpiry,
+	probe.ScenarioSSERetry, probe.ScenarioRequestTimeout, probe.ScenarioTaskCancel, probe.ScenarioSubscriptions}
+
 // allRevisions: the checks whose rule holds in both eras.
 var allRevisions = harness.Revisions
 
@@ -46,22 +52,22 @@ func init() {
 		Check{ID: "MSG-JSONRPC", Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly, Versions: allRevisions,
 			Summary: "every message the client sends validates against the negotiated revision's schema",
 			Judge:   judgeSchema},
-		Check{ID: "STDIO-CLIENT-STDIN", Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly, Versions: allRevisions, Transports: []string{wire.Stdio},
+		Check{ID: "STDIO-CLIENT-STDIN", Level: "MUST", Scenario: probe.ScenarioTools, Also: everyExchange, Versions: allRevisions, Transports: []string{wire.Stdio},
 			Summary: "every line the client writes to the server's stdin is a JSON-RPC message",
 			Judge:   judgeStdin},
-		Check{ID: "HTTP-POST-ACCEPT", Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly, Transports: httpOnly, Versions: httpRevisions26,
+		Check{ID: "HTTP-POST-ACCEPT", Level: "MUST", Scenario: probe.ScenarioTools, Also: everyExchange, Transports: httpOnly, Versions: httpRevisions26,
 			Summary: "every POST lists both application/json and text/event-stream in Accept",
 			Judge:   judgePostAccept},
-		Check{ID: "HTTP-GET-ACCEPT", Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly, Transports: httpOnly,
+		Check{ID: "HTTP-GET-ACCEPT", Level: "MUST", Scenario: probe.ScenarioTools, Also: everyExchange, Transports: httpOnly,
 			Summary: "every GET lists text/event-stream in Accept",
 			Judge:   judgeGetAccept},
 		Check{ID: "HTTP-POST-PER-MESSAGE", Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly, Transports: httpOnly, Versions: httpRevisions26,
 			Summary: "every message the client sends travels by POST to the MCP endpoint, never in another request's body (a POST's body is HTTP-POST-BODY's matter)",
 			Judge:   judgePostPerMessage},
-		Check{ID: "HTTP-SESSION-CLIENT", Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly, Transports: httpOnly,
+		Check{ID: "HTTP-SESSION-CLIENT", Level: "MUST", Scenario: probe.ScenarioTools, Also: everyExchange, Transports: httpOnly,
 			Summary: "every request after the InitializeResult carries the Mcp-Session-Id it assigned",
 			Judge:   judgeSession},
-		Check{ID: "LIFE-HTTP-VERSION-HEADER", Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly, Transports: httpOnly,
+		Check{ID: "LIFE-HTTP-VERSION-HEADER", Level: "MUST", Scenario: probe.ScenarioTools, Also: everyExchange, Transports: httpOnly,
 			Summary: "every HTTP request after initialization carries MCP-Protocol-Version",
 			Judge:   judgeVersionHeader},
 		Check{ID: "HTTP-RESUME-CLIENT-LAST-EVENT-ID", Level: "SHOULD", Scenario: probe.ScenarioSSERetry, Transports: httpOnly, Versions: httpRevisions,
@@ -228,11 +234,15 @@ func judgeStdin(v *View) Finding {
 		if why := notAMessage([]byte(r.Body)); why != "" {
 			return violated("line %d the client wrote to the server's stdin is not a JSON-RPC message (%s): %q", n, why, clip(r.Body))
 		}
+		// 2025-06-18 removed batches: from then on an array is no message of the revision.
+		if t := bytes.TrimSpace([]byte(r.Body)); len(t) > 0 && t[0] == '[' && v.Revision >= harness.Rev20250618 {
+			return violated("line %d the client wrote to the server's stdin is a batch, which %s does not have: %q", n, v.Revision, clip(r.Body))
+		}
 	}
 	if n == 0 {
 		return untestable("the client wrote nothing to the server's stdin")
 	}
-	return passed("all %d lines the client wrote are JSON-RPC messages", n)
+	return passed("all %d lines the client wrote are JSON-RPC messages of %s", n, v.Revision)
 }
 
 // notAMessage says why a line is not a JSON-RPC message (or a batch of them), "" if it is.
@@ -349,12 +359,19 @@ func judgeSession(v *View) Finding {
 	if len(reqs) == 0 {
 		return v.notProceeded()
 	}
-	want := sessionAssigned(v)
-	if want == "" {
+	if sessionAssigned(v) == "" {
 		return untestable("the probe assigned no session id")
 	}
+	n := 0
 	for _, i := range reqs {
 		r := v.Records[i]
+		if isInitialize(r) {
+			continue // a new session's start carries none (HTTP-SESSION-EXPIRED-CLIENT)
+		}
+		// The session in force is the one the probe assigned last before this request: after
+		// a re-initialize, the new one.
+		want := sessionBefore(v, i)
+		n++
 		got, ok := r.HasHeader("Mcp-Session-Id")
 		if !ok {
 			return violated("%s (record %d) after initialization carries no Mcp-Session-Id", r.Channel, r.Seq)
@@ -363,7 +380,23 @@ func judgeSession(v *View) Finding {
 			return violated("%s (record %d) carries Mcp-Session-Id %q, not the assigned %q", r.Channel, r.Seq, got, want)
 		}
 	}
-	return passed("all %d requests after initialization carry the assigned session id", len(reqs))
+	return passed("all %d requests after initialization carry the session id assigned to them", n)
+}
+
+// sessionBefore is the session id the probe assigned last before record i.
+func sessionBefore(v *View, i int) string {
+	id := ""
+	for _, r := range v.Records[:i] {
+		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.SessionNote) {
+			id = strings.TrimPrefix(r.Body, probe.SessionNote)
+		}
+	}
+	return id
+}
+
+// isInitialize reports whether an HTTP request's body holds an initialize request.
+func isInitialize(r probe.Record) bool {
+	return slices.ContainsFunc(parseMsgs([]byte(r.Body)), func(m Msg) bool { return m.Method == "initialize" && m.IsRequest() })
 }
 
 // sessionAssigned is the session id the probe gave (it is in the records of every request
@@ -382,13 +415,18 @@ func judgeVersionHeader(v *View) Finding {
 	if len(reqs) == 0 {
 		return v.notProceeded()
 	}
+	n := 0
 	for _, i := range reqs {
 		r := v.Records[i]
+		if isInitialize(r) {
+			continue // a re-initialize negotiates anew
+		}
+		n++
 		if _, ok := r.HasHeader("MCP-Protocol-Version"); !ok {
 			return violated("%s (record %d) after initialization at %s carries no MCP-Protocol-Version header", r.Channel, r.Seq, v.Offered)
 		}
 	}
-	return passed("all %d requests after initialization carry MCP-Protocol-Version", len(reqs))
+	return passed("all %d requests after initialization carry MCP-Protocol-Version", n)
 }
 
 func judgeVersionNegotiated(v *View) Finding {
