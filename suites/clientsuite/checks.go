@@ -31,7 +31,8 @@ var handshakeOnly = []string{probe.ScenarioInitialize, probe.ScenarioElicitDefau
 
 // everyExchange: the scenarios besides tools_call whose every exchange the transport rules bind
 // (a resumption GET, a cancellation POST, the requests after a re-initialize): each is judged
-// in every recording, not only in tools_call's.
+// in every recording another check has served, not only in tools_call's (the checks ride: a
+// scenario is never launched for them alone).
 var everyExchange = []string{probe.ScenarioInitialize, probe.ScenarioElicitDefaults, probe.ScenarioSessionExpiry,
 	probe.ScenarioSSERetry, probe.ScenarioRequestTimeout, probe.ScenarioTaskCancel, probe.ScenarioSubscriptions}
 
@@ -52,22 +53,22 @@ func init() {
 		Check{ID: "MSG-JSONRPC", Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly, Versions: allRevisions,
 			Summary: "every message the client sends validates against the negotiated revision's schema",
 			Judge:   judgeSchema},
-		Check{ID: "STDIO-CLIENT-STDIN", Level: "MUST", Scenario: probe.ScenarioTools, Also: everyExchange, Versions: allRevisions, Transports: []string{wire.Stdio},
+		Check{ID: "STDIO-CLIENT-STDIN", Level: "MUST", Scenario: probe.ScenarioTools, Also: everyExchange, Rides: true, Versions: allRevisions, Transports: []string{wire.Stdio},
 			Summary: "every line the client writes to the server's stdin is a JSON-RPC message",
 			Judge:   judgeStdin},
-		Check{ID: "HTTP-POST-ACCEPT", Level: "MUST", Scenario: probe.ScenarioTools, Also: everyExchange, Transports: httpOnly, Versions: httpRevisions26,
+		Check{ID: "HTTP-POST-ACCEPT", Level: "MUST", Scenario: probe.ScenarioTools, Also: everyExchange, Rides: true, Transports: httpOnly, Versions: httpRevisions26,
 			Summary: "every POST lists both application/json and text/event-stream in Accept",
 			Judge:   judgePostAccept},
-		Check{ID: "HTTP-GET-ACCEPT", Level: "MUST", Scenario: probe.ScenarioTools, Also: everyExchange, Transports: httpOnly,
+		Check{ID: "HTTP-GET-ACCEPT", Level: "MUST", Scenario: probe.ScenarioTools, Also: everyExchange, Rides: true, Transports: httpOnly,
 			Summary: "every GET lists text/event-stream in Accept",
 			Judge:   judgeGetAccept},
 		Check{ID: "HTTP-POST-PER-MESSAGE", Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly, Transports: httpOnly, Versions: httpRevisions26,
 			Summary: "every message the client sends travels by POST to the MCP endpoint, never in another request's body (a POST's body is HTTP-POST-BODY's matter)",
 			Judge:   judgePostPerMessage},
-		Check{ID: "HTTP-SESSION-CLIENT", Level: "MUST", Scenario: probe.ScenarioTools, Also: everyExchange, Transports: httpOnly,
+		Check{ID: "HTTP-SESSION-CLIENT", Level: "MUST", Scenario: probe.ScenarioTools, Also: everyExchange, Rides: true, Transports: httpOnly,
 			Summary: "every request after the InitializeResult carries the Mcp-Session-Id it assigned",
 			Judge:   judgeSession},
-		Check{ID: "LIFE-HTTP-VERSION-HEADER", Level: "MUST", Scenario: probe.ScenarioTools, Also: everyExchange, Transports: httpOnly,
+		Check{ID: "LIFE-HTTP-VERSION-HEADER", Level: "MUST", Scenario: probe.ScenarioTools, Also: everyExchange, Rides: true, Transports: httpOnly,
 			Summary: "every HTTP request after initialization carries MCP-Protocol-Version",
 			Judge:   judgeVersionHeader},
 		Check{ID: "HTTP-RESUME-CLIENT-LAST-EVENT-ID", Level: "SHOULD", Scenario: probe.ScenarioSSERetry, Transports: httpOnly, Versions: httpRevisions,
@@ -370,7 +371,10 @@ func judgeSession(v *View) Finding {
 		}
 		// The session in force is the one the probe assigned last before this request: after
 		// a re-initialize, the new one.
-		want := sessionBefore(v, i)
+		want, ended := sessionBefore(v, i)
+		if ended {
+			continue
+		}
 		n++
 		got, ok := r.HasHeader("Mcp-Session-Id")
 		if !ok {
@@ -383,15 +387,20 @@ func judgeSession(v *View) Finding {
 	return passed("all %d requests after initialization carry the session id assigned to them", n)
 }
 
-// sessionBefore is the session id the probe assigned last before record i.
-func sessionBefore(v *View, i int) string {
-	id := ""
+// sessionBefore is the session id the probe assigned last before record i, and whether the
+// probe had ended it by then (session-expiry): until a new one is assigned, the client has no
+// session to send, and what it does is HTTP-SESSION-EXPIRED-CLIENT's to judge.
+func sessionBefore(v *View, i int) (id string, ended bool) {
 	for _, r := range v.Records[:i] {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.SessionNote) {
-			id = strings.TrimPrefix(r.Body, probe.SessionNote)
+		switch {
+		case r.Dir != probe.Note:
+		case strings.HasPrefix(r.Body, probe.SessionNote):
+			id, ended = strings.TrimPrefix(r.Body, probe.SessionNote), false
+		case strings.HasPrefix(r.Body, probe.ExpiredNote):
+			ended = true
 		}
 	}
-	return id
+	return id, ended
 }
 
 // isInitialize reports whether an HTTP request's body holds an initialize request.
