@@ -98,34 +98,6 @@ func undeclaredTasksReady(t *conform.T) (conform.Finding, bool) {
 	return conform.Finding{}, false
 }
 
-// ignoredTaskTool is the tool TASK-IGNORE-IF-UNDECLARED calls with params.task: the slow tool
-// when given, else a listed read-only tool whose arguments mcpspec can build (one the tool
-// checks call anyway), so the check needs no flag where the server lists such a tool.
-func ignoredTaskTool(t *conform.T) (taskTarget, *conform.Finding) {
-	if o := t.Options(); o.SlowTool != "" {
-		return taskTarget{o.SlowTool, o.SlowToolArgs, ""}, nil
-	}
-	defs, f := listedTools(t)
-	if f != nil {
-		return taskTarget{}, f
-	}
-	safe := readOnlyTools(t, defs)
-	for _, d := range defs {
-		if !safe[d.name] {
-			continue
-		}
-		if args, ok := sampleArgs(d.obj["inputSchema"]); ok {
-			raw, err := json.Marshal(args)
-			if err != nil {
-				continue
-			}
-			return taskTarget{name: d.name, args: raw}, nil
-		}
-	}
-	f2 := conform.CannotTest("needs a tool that is safe to call: the server lists no tool annotated readOnlyHint: true whose arguments mcpspec can build (%d tools listed); name one with --slow-tool NAME --slow-tool-args JSON", len(defs))
-	return taskTarget{}, &f2
-}
-
 // startTask picks a tool and creates a task of it.
 func startTask(t *conform.T, token jsonrpc.ID) (taskTarget, createdTask, *conform.Finding) {
 	tt, f := pickTaskTool(t)
@@ -209,7 +181,7 @@ func checkTaskCap(t *conform.T) conform.Finding {
 }
 
 func checkTaskIgnored(t *conform.T) conform.Finding {
-	tt, f := ignoredTaskTool(t)
+	tt, f := safeTool(t)
 	if f != nil {
 		return *f
 	}
