@@ -415,6 +415,7 @@ func execute(cfg *runConfig, stdout, stderr io.Writer) (int, error) {
 		line.clear()
 	}
 	run.Results = runner.Results()
+	run.Revisions = runner.ServedRevisions() // the summary names only revisions the server serves
 	run.Errors = runner.Errors()
 	if why := runner.Interruption(); why != "" {
 		run.Errors = append(run.Errors, fmt.Sprintf("interrupted (%s): the servers were stopped and the unfinished checks are errors", why))

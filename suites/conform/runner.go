@@ -176,6 +176,30 @@ func (r *Runner) negotiation(ctx context.Context, transport, revision string) Ne
 }
 
 // sharedKey names one of the shared sessions at revision over transport.
+// ServedRevisions are the run's revisions less those the server was found not to serve: at
+// which initialize was refused, or answered with another version, over every transport that
+// tried. A revision nothing negotiated (a focus that needed no session) stays in the list.
+func (r *Runner) ServedRevisions() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, rev := range r.cfg.Revisions {
+		tried, served := false, false
+		for transport := range r.launchers {
+			sh, ok := r.shared[sharedKey(transport, rev, 0)]
+			if !ok || sh.neg.Infra {
+				continue
+			}
+			tried = true
+			served = served || sh.neg.Supported()
+		}
+		if served || !tried {
+			out = append(out, rev)
+		}
+	}
+	return out
+}
+
 func sharedKey(transport, revision string, slot int) string {
 	return fmt.Sprintf("%s/%s/%d", transport, revision, slot)
 }
