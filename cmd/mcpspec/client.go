@@ -173,6 +173,9 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 		}
 	}
 	cfg.run.out, cfg.run.strict, cfg.run.writeBase = *out, *strict, *writeBase
+	if err := checkWritableFile("client", "write-baseline", *writeBase); err != nil {
+		return nil, err
+	}
 	cfg.run.color = !*noColor && os.Getenv("NO_COLOR") == ""
 	if *baseline != "" {
 		if cfg.run.base, err = reports.LoadBaseline(*baseline, catalog.Known); err != nil {

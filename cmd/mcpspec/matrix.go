@@ -145,6 +145,14 @@ func (t matrixTarget) check(dir string) error {
 	if err := checkRevisions(t.Revisions); err != nil {
 		return err
 	}
+	if err := checkMatrixArgs(t.Args); err != nil {
+		return err
+	}
+	// A launched server told nothing of its port cannot listen where {port} says it answers.
+	if t.HTTPCmd != "" && !strings.Contains(t.HTTPCmd, "{port}") &&
+		(strings.Contains(t.URL, "{port}") || strings.Contains(t.SSE, "{port}")) {
+		return errors.New("url or sse holds {port} but httpCmd does not: the launched server would not know the port to listen on")
+	}
 	// Expanding now finds unset variables before anything runs; {port} is only a placeholder here.
 	fields := []string{t.Stdio, t.URL, t.SSE, t.HTTPCmd, t.Cwd, t.Baseline}
 	for _, v := range t.Env {
@@ -160,6 +168,24 @@ func (t matrixTarget) check(dir string) error {
 		path, _ := expandTarget(t.Baseline, dir, 0)
 		if _, err := os.Stat(resolvePath(dir, path)); err != nil {
 			return fmt.Errorf("baseline: %w", err)
+		}
+	}
+	return nil
+}
+
+// matrixOwnedFlags are the flags the matrix sets itself for every run: given again in args they
+// would send a target's reports where the matrix never reads them.
+var matrixOwnedFlags = []string{"out", "name"}
+
+// checkMatrixArgs refuses args that take a flag the matrix owns.
+func checkMatrixArgs(args []string) error {
+	for _, a := range args {
+		if a == "--" {
+			return nil
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && slices.Contains(matrixOwnedFlags, name) {
+			return fmt.Errorf("args: %q: the matrix sets --%s itself (use the matrix's --out and the target's name)", a, name)
 		}
 	}
 	return nil

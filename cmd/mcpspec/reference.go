@@ -26,6 +26,7 @@ func cmdReference(args []string, stdout, stderr io.Writer) error {
 	authNarrow := fs.String("auth-token-narrow", "", "with --auth-token: a valid `TOKEN` that lacks the scope tools/call needs (403 insufficient_scope)")
 	authForeign := fs.String("auth-token-foreign", "", "with --auth-token: a `TOKEN` issued for another resource, refused with 401")
 	authExpired := fs.String("auth-token-expired", "", "with --auth-token: a `TOKEN` of this server's that has expired, refused with 401")
+	allowRemote := fs.Bool("allow-remote", false, "let --http listen on an address that is not loopback (by default a bare :PORT means 127.0.0.1:PORT and any other host is refused)")
 	ssePoll := fs.Bool("sse-poll", false, "in 2025-11-25 sessions, close the connection of a POST's SSE stream after its first message, with a retry field, without ending the stream (resumed with GET and Last-Event-ID)")
 	var faults, without listFlag
 	fs.Var(&without, "without", "leave out the capability `NAME` (repeatable, or comma-separated): neither declared nor served; one of "+strings.Join(reference.Omittable, ", "))
@@ -42,9 +43,11 @@ func cmdReference(args []string, stdout, stderr io.Writer) error {
 	if *addr != "" && *sseAddr != "" {
 		return usageErrorf("reference: --http and --sse are the same flag (both paths are served): give one")
 	}
-	if listen := *addr + *sseAddr; listen != "" {
-		if _, port, err := net.SplitHostPort(listen); err != nil || port == "" {
-			return usageErrorf("reference: listen address %q: want HOST:PORT, such as 127.0.0.1:3001", listen)
+	listen := *addr + *sseAddr
+	if listen != "" {
+		var err error
+		if listen, err = loopbackAddr("reference", listen, *allowRemote); err != nil {
+			return err
 		}
 	}
 	opts := reference.Options{Faults: faults, Stderr: stderr, HTTPResponseMode: *mode, Era: *era,
@@ -55,10 +58,6 @@ func cmdReference(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	listen := *addr
-	if listen == "" {
-		listen = *sseAddr
-	}
 	if listen == "" && *authToken != "" {
 		return usageErrorf("reference: --auth-token needs --http or --sse: over stdio credentials come from the environment")
 	}

@@ -131,6 +131,9 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 	if *name != "" && !targetNamePattern.MatchString(*name) {
 		return nil, usageErrorf("run: --name %q: use letters, digits, '.', '_' and '-', beginning with a letter or digit", *name)
 	}
+	if err := checkWritableFile("run", "write-baseline", *writeBase); err != nil {
+		return nil, err
+	}
 	if *sessions < 1 {
 		return nil, usageErrorf("run: --sessions must be at least 1, got %d", *sessions)
 	}
@@ -191,6 +194,9 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 	}
 	header := http.Header{}
 	for _, h := range hdrs {
+		if err := checkHeaderValue("run", h); err != nil {
+			return nil, err
+		}
 		name, value, ok := strings.Cut(h, ":")
 		if !ok || strings.TrimSpace(name) == "" || strings.ContainsAny(strings.TrimSpace(name), " \t") {
 			return nil, usageErrorf("run: --header %q: want \"Name: value\"", h)
