@@ -425,9 +425,10 @@ func newMatrix() *reports.Matrix {
 // writeMatrix prints a line per target and writes the matrix files into outDir.
 func writeMatrix(m *reports.Matrix, outDir string, stdout, stderr io.Writer) error {
 	for _, t := range m.Targets {
-		fmt.Fprintln(stdout, t.String())
+		fmt.Fprintln(stdout, escapeControlBytes(t.String()))
 		if t.Error != "" {
-			fmt.Fprintf(stderr, "mcpspec matrix: %s could not run: %s\n", t.Name, t.Error)
+			// The reason may end in the target's stderr: its control bytes are shown, not obeyed.
+			fmt.Fprintf(stderr, "mcpspec matrix: %s could not run: %s\n", t.Name, escapeControlBytes(t.Error))
 		}
 	}
 	if err := reports.WriteMatrix(outDir, m); err != nil {

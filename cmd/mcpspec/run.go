@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	neturl "net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -22,6 +21,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/secrets"
 	"github.com/mcpspec/mcpspec/harness/stdio"
 	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/harness/wire"
@@ -34,8 +34,9 @@ import (
 
 // minSecretLen: values of --env and --header at least this long are redacted from every report
 // and console line. Shorter ones (PORT=8, DEBUG=1) cannot be secrets worth the name, and
-// blanking every "8" would make the reports unreadable.
-const minSecretLen = 4
+// blanking every "8" would make the reports unreadable; harness/secrets also spares JSON
+// literals and numbers (DEBUG=true).
+const minSecretLen = secrets.MinLen
 
 // runConfig is everything `mcpspec run` was asked to do.
 type runConfig struct {
@@ -210,13 +211,6 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		// elsewhere, such as in the command that launches the server.
 		if _, cred, ok := strings.Cut(value, " "); ok && strings.EqualFold(strings.TrimSpace(name), "Authorization") && len(strings.TrimSpace(cred)) >= minSecretLen {
 			cfg.secrets = append(cfg.secrets, strings.TrimSpace(cred))
-		}
-	}
-	// A credential moved into a query string (AUTH-QUERY-TOKEN) travels percent-encoded, and a
-	// server that echoes the URL shows it so: that form is a secret too.
-	for _, secret := range cfg.secrets {
-		if e := neturl.QueryEscape(secret); e != secret {
-			cfg.secrets = append(cfg.secrets, e)
 		}
 	}
 	cfg.conform.Secrets = cfg.secrets
@@ -508,7 +502,7 @@ func runExitCode(run *reports.Run) int {
 // warning on the job's page, and summary.md in the job summary. The job summary is a courtesy
 // beside the four reports, so failing to append to it is said on stderr but changes no verdict.
 func githubOutput(cfg *runConfig, run *reports.Run, stdout, stderr io.Writer) {
-	if err := reports.GitHubAnnotations(stdout, run, cfg.strict); err != nil {
+	if err := reports.GitHubAnnotations(trusted(stdout), run, cfg.strict); err != nil {
 		fmt.Fprintf(stderr, "mcpspec: %v\n", err)
 	}
 	if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
