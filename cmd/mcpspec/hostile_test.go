@@ -127,3 +127,58 @@ func TestHostileEchoedSecretsStayOut(t *testing.T) {
 	}
 	assertNoLeftovers(t, d)
 }
+
+// A server's child that leaves the process group with setsid and ignores SIGTERM escapes every
+// group kill: mcpspec, a child subreaper, inherits it and ends it before it exits.
+func TestHostileSetsidEscapeeEnds(t *testing.T) {
+	t.Parallel()
+	for _, verb := range []string{"run", "client"} {
+		t.Run(verb, func(t *testing.T) {
+			t.Parallel()
+			d := newRunDir(t)
+			target := d.misbehave + " --mode setsid-escape"
+			args := []string{"run", "--stdio", target, "--focus", "PING-RESPOND", "--versions", "2025-06-18"}
+			if verb == "client" {
+				args = []string{"client", "--stdio", "--cmd", target}
+			}
+			r := runBinary(t, hostileRunTimeout, d.mcpspec, append(args, "--out", t.TempDir())...)
+			if r.code == reports.ExitUsage {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			assertNoLeftovers(t, d)
+		})
+	}
+}
+
+// On a target's timeout the matrix stops its run with SIGTERM, so the run stops its servers
+// and writes its reports; the servers, even one that ignores SIGTERM and a setsid'd child of
+// it, do not outlive the matrix.
+func TestMatrixStopsATimedOutTargetGracefully(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	dir := t.TempDir()
+	config := filepath.Join(dir, "matrix.yaml")
+	// The server ignores SIGTERM, escapes a setsid'd child and never answers initialize, and
+	// the run waits for it far longer than the matrix's timeout.
+	script := filepath.Join(dir, "server.sh")
+	body := fmt.Sprintf("#!/bin/sh\ntrap '' TERM\n%[1]s --mode setsid-escape </dev/null >/dev/null &\n%[1]s --mode no-init --max-lifetime 5m\n", d.misbehave)
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	yaml := fmt.Sprintf("timeout: 3s\ntargets:\n  - name: slow\n    stdio: %s\n    args: [\"--timeout-startup\", \"5m\", \"--focus\", \"PING-RESPOND\", \"--versions\", \"2025-06-18\"]\n", script)
+	if err := os.WriteFile(config, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	r := runBinary(t, hostileRunTimeout, d.mcpspec, "matrix", "--config", config, "--out", out)
+	if r.code != reports.ExitHarness {
+		t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, reports.ExitHarness, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout+r.stderr, "did not finish within 3s; stopped with SIGTERM") {
+		t.Errorf("the matrix does not say the run was stopped with SIGTERM:\n%s\n%s", r.stdout, r.stderr)
+	}
+	if _, err := reports.ReadResults(filepath.Join(out, "slow", reports.ResultsFile)); err != nil {
+		t.Errorf("the stopped run wrote no reports: %v", err)
+	}
+	assertNoLeftovers(t, d)
+}

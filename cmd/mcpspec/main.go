@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
+	"github.com/mcpspec/mcpspec/harness/reaper"
 	"github.com/mcpspec/mcpspec/reports"
 )
 
@@ -66,7 +68,17 @@ func parseFlags(fs *flag.FlagSet, args []string, usageLine string, stdout io.Wri
 }
 
 func main() {
-	os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+	// A run's targets may start processes that leave their process group (setsid) and would
+	// outlive every cleanup: as a child subreaper, mcpspec inherits them and ends them at exit.
+	reaps := len(os.Args) > 1 && slices.Contains([]string{"run", "client", "matrix"}, os.Args[1])
+	if reaps {
+		reaper.Become()
+	}
+	code := Main(os.Args[1:], os.Stdout, os.Stderr)
+	if reaps {
+		reaper.EndDescendants()
+	}
+	os.Exit(code)
 }
 
 // Main runs the command line and returns the exit code.

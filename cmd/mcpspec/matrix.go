@@ -34,6 +34,9 @@ import (
 const (
 	// defaultTargetTimeout bounds one target's whole `mcpspec run`, servers included.
 	defaultTargetTimeout = 10 * time.Minute
+	// matrixStopGrace is how long a target's run may take to stop its servers and write its
+	// reports after SIGTERM (a timeout, Ctrl-C) before its process group is killed.
+	matrixStopGrace = 30 * time.Second
 	// matrixLogFile is where a target's console output goes, inside its report directory.
 	matrixLogFile = "console.log"
 )
@@ -529,20 +532,31 @@ func runSubprocess(ctx context.Context, self string, cfg *matrixConfig, t matrix
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, self, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	// Stop gracefully first: on SIGTERM the run stops its targets and still writes its
+	// reports. Only a run that has not ended within matrixStopGrace is killed.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = matrixStopGrace
 	var tail bytes.Buffer // stderr, for the reason when no results come back
 	cmd.Stdout = logFile
 	cmd.Stderr = io.MultiWriter(logFile, &tail)
-	runErr := cmd.Run()
+	runErr := startTracked(cmd)
+	if runErr == nil {
+		runErr = cmd.Wait()
+	}
+	killed := endTracked(cmd)
 	if cmd.ProcessState != nil {
 		mt.ExitCode = cmd.ProcessState.ExitCode()
 	}
 	mt.Report = reportPrefix + reports.HTMLFile
+	stopped := "stopped with SIGTERM"
+	if killed {
+		stopped = fmt.Sprintf("not ended %s after SIGTERM, killed", matrixStopGrace)
+	}
 	switch {
 	case ctx.Err() != nil:
-		mt.Error = "interrupted"
+		mt.Error = "interrupted; " + stopped
 	case runCtx.Err() != nil:
-		mt.Error = fmt.Sprintf("did not finish within %s; its processes were killed", cfg.Timeout)
+		mt.Error = fmt.Sprintf("did not finish within %s; %s", cfg.Timeout, stopped)
 	case mt.ExitCode == reports.ExitUsage:
 		mt.Error = "mcpspec " + verb + " refused the target's settings: " + lastLine(tail.String())
 	}
