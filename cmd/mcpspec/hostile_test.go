@@ -182,3 +182,24 @@ func TestMatrixStopsATimedOutTargetGracefully(t *testing.T) {
 	}
 	assertNoLeftovers(t, d)
 }
+
+// A stdout line over the framing limit is skipped, and the run says so rather than "did not
+// answer initialize".
+func TestHostileOversizeLineIsNamed(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	out := t.TempDir()
+	r := runBinary(t, hostileRunTimeout, d.mcpspec, "run", "--stdio", d.misbehave+" --mode oversize-line",
+		"--focus", "PING-RESPOND", "--versions", "2025-06-18", "--timeout-startup", "3s", "--out", out)
+	if r.code != reports.ExitHarness {
+		t.Errorf("exit %d, want %d", r.code, reports.ExitHarness)
+	}
+	b, err := os.ReadFile(filepath.Join(out, reports.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "stdout line longer than") || !strings.Contains(string(b), "framing limit") {
+		t.Errorf("results.json does not name the oversized line:\n%s", tail(string(b), 30))
+	}
+	assertNoLeftovers(t, d)
+}

@@ -9,11 +9,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"slices"
 
 	"github.com/mcpspec/mcpspec/harness/reaper"
 	"github.com/mcpspec/mcpspec/reports"
 )
+
+// softMemoryLimit is the Go runtime's soft memory limit for run, client and matrix: a bound the
+// collector works to keep the heap under, not a cap that fails the run.
+const softMemoryLimit = 192 << 20
 
 // version is mcpspec's own version, reported in every result file.
 const version = "0.1.0"
@@ -73,6 +78,12 @@ func main() {
 	reaps := len(os.Args) > 1 && slices.Contains([]string{"run", "client", "matrix"}, os.Args[1])
 	if reaps {
 		reaper.Become()
+		// A target answering with tens of megabytes, or flooding notifications, makes garbage
+		// faster than the collector's default pace frees it; a soft limit makes it collect
+		// sooner instead of growing (GOMEMLIMIT, when set, decides instead).
+		if os.Getenv("GOMEMLIMIT") == "" {
+			debug.SetMemoryLimit(softMemoryLimit)
+		}
 	}
 	code := Main(os.Args[1:], os.Stdout, os.Stderr)
 	if reaps {
