@@ -154,8 +154,13 @@ func (a *authServer) secretLocked(s, kind string) string {
 	label := fmt.Sprintf("<redacted:%s-%d>", kind, a.counts[kind])
 	if kind == "code_verifier" {
 		// The challenge a verifier yields is public (it travelled in the authorization URL): the
-		// label carries it, so a check can match the two without the verifier.
-		label = fmt.Sprintf("<redacted:code_verifier S256=%s>", s256(s))
+		// label carries it, so a check can match the two without the verifier, and whether the
+		// verifier has RFC 7636's syntax, so a check can judge that too.
+		syntax := "ok"
+		if !validVerifier(s) {
+			syntax = fmt.Sprintf("bad(%d chars)", len(s))
+		}
+		label = fmt.Sprintf("<redacted:code_verifier rfc7636=%s S256=%s>", syntax, s256(s))
 	}
 	a.secrets[s] = label
 	return label
@@ -207,6 +212,21 @@ func escapes(s string) []string {
 		}
 	}
 	return out
+}
+
+// validVerifier reports whether v is a code_verifier as RFC 7636 section 4.1 defines it: 43 to 128
+// characters of the unreserved set.
+func validVerifier(v string) bool {
+	if len(v) < 43 || len(v) > 128 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || strings.IndexByte("-._~", c) >= 0) {
+			return false
+		}
+	}
+	return true
 }
 
 func s256(verifier string) string {
@@ -671,6 +691,9 @@ func (a *authServer) token(w http.ResponseWriter, r *http.Request, form url.Valu
 			return
 		case g.clientID != c.id || g.redirectURI != form.Get("redirect_uri"):
 			a.oauthError(w, http.StatusBadRequest, "invalid_grant", "the code was issued to another client or redirect_uri")
+			return
+		case !validVerifier(form.Get("code_verifier")):
+			a.oauthError(w, http.StatusBadRequest, "invalid_grant", "PKCE: code_verifier is not 43 to 128 characters of A-Z, a-z, 0-9, '-', '.', '_', '~' (RFC 7636 section 4.1)")
 			return
 		case s256(form.Get("code_verifier")) != g.challenge:
 			a.oauthError(w, http.StatusBadRequest, "invalid_grant", "PKCE: code_verifier does not match the code_challenge (S256)")

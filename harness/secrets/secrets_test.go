@@ -48,3 +48,12 @@ func TestRedactLongestFirst(t *testing.T) {
 		t.Error("an empty redactor redacted")
 	}
 }
+
+func TestRedactFindsFormsThatBeginEscaped(t *testing.T) {
+	r := New([]string{"😀secret", `"quoted`, "%percent"})
+	for _, form := range []string{`\uD83D\ude00secret`, `\ud83d\uDE00\u0073ecret`, `\"quoted`, `\u0022quoted`, `%25percent`, `%percent`} {
+		if got := r.Redact("<" + form + ">"); got != "<"+Redacted+">" {
+			t.Errorf("%q redacted to %q", form, got)
+		}
+	}
+}
