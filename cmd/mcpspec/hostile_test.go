@@ -203,3 +203,18 @@ func TestHostileOversizeLineIsNamed(t *testing.T) {
 	}
 	assertNoLeftovers(t, d)
 }
+
+// A client under test whose stderr is full of workflow commands: its stderr tail reaches the
+// console, its commands do not reach the runner.
+func TestHostileWorkflowCommandsClient(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	args := append([]string{"client", "--stdio", "--cmd", d.misbehave + " --mode workflow-commands", "--out", t.TempDir()}, clientTestTimeouts...)
+	r := runBinary(t, clientRunTimeout, d.mcpspec, args...)
+	console := r.stdout + "\n" + r.stderr
+	if !strings.Contains(console, "stop-commands") {
+		t.Fatalf("the client's stderr never reached the console: the test proves nothing\n%s", tail(console, 20))
+	}
+	assertOnlyOwnAnnotations(t, console, false)
+	assertNoLeftovers(t, d)
+}
