@@ -13,8 +13,9 @@ import (
 // line a step prints: "::cmd::" after leading whitespace and "##[cmd]" anywhere are workflow
 // commands, and a target's "::stop-commands::x" would silence mcpspec's own annotations, while
 // "##[error]" in a message would forge one. The fence writes "\::" for a "::" that begins a
-// line and "#\#[" for "##[" anywhere; mcpspec's own annotations are written through trusted,
-// which bypasses it.
+// line and "#\u0023[" for "##[" anywhere (a JSON escape of "#": JSON that mcpspec prints, such as
+// `diff --json`, stays valid and means the same); mcpspec's own annotations are written through
+// trusted, which bypasses it.
 //
 // The fence holds back at most the two bytes that may begin a command ("::" or "##") until
 // the next byte decides; Flush writes them.
@@ -61,7 +62,7 @@ func (f *fence) step(out []byte, c byte) []byte {
 	case len(f.held) == 2: // "##"
 		f.held = f.held[:0]
 		if c == '[' {
-			return append(out, '#', '\\', '#', '[')
+			return append(out, `#\u0023[`...)
 		}
 		if c == '#' { // "###": the last two may still begin "##["
 			f.held = append(f.held, '#', '#')

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -56,10 +57,31 @@ func TestFenceNeutralisesWorkflowCommands(t *testing.T) {
 		if len(cmds) != 1 || !ownAnnotation.MatchString(cmds[0]) {
 			t.Errorf("bytewise=%v: the runner would read %q as commands; want only mcpspec's own annotation\n%s", bytewise, cmds, out)
 		}
-		for _, keep := range []string{`\::stop-commands::pwned`, "#\\#[error]forged", "a line: with :: inside is fine", "ends with ##"} {
+		for _, keep := range []string{`\::stop-commands::pwned`, `#\u0023[error]forged`, "a line: with :: inside is fine", "ends with ##"} {
 			if !strings.Contains(out, keep) {
 				t.Errorf("bytewise=%v: %q missing from\n%s", bytewise, keep, out)
 			}
 		}
+	}
+}
+
+// JSON mcpspec prints (diff --json, list --json) stays valid through the fence and decodes to
+// the same text.
+func TestFenceKeepsJSONValid(t *testing.T) {
+	const msg = "##[error]forged ###[x] ::y"
+	b, err := json.Marshal(map[string]string{"message": msg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	f := newFence(&buf)
+	f.Write(b)
+	f.Flush()
+	var got map[string]string
+	if err := json.Unmarshal(buf.Bytes(), &got); err != nil || got["message"] != msg {
+		t.Errorf("fenced JSON %s decodes to %q (%v), want %q", buf.String(), got["message"], err, msg)
+	}
+	if len(runnerCommands(buf.String())) != 0 {
+		t.Errorf("fenced JSON still holds a command: %s", buf.String())
 	}
 }

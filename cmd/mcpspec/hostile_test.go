@@ -46,7 +46,7 @@ func TestHostileWorkflowCommandsRun(t *testing.T) {
 		t.Errorf("exit %d, want 0 or 1\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 	console := r.stdout + "\n" + r.stderr
-	if !strings.Contains(console, `#\#[error]forged`) {
+	if !strings.Contains(console, `#\u0023[error]forged`) {
 		t.Fatalf("the target's forged command never reached the console: the test proves nothing\n%s", console)
 	}
 	assertOnlyOwnAnnotations(t, console, true)
@@ -66,7 +66,7 @@ func TestHostileWorkflowCommandsMatrix(t *testing.T) {
 	}
 	r := runBinary(t, hostileRunTimeout, d.mcpspec, "matrix", "--config", config, "--out", filepath.Join(dir, "out"))
 	console := r.stdout + "\n" + r.stderr
-	if !strings.Contains(console, `#\#[error]forged`) {
+	if !strings.Contains(console, `#\u0023[error]forged`) {
 		t.Fatalf("the target's text never reached the console: the test proves nothing\n%s", console)
 	}
 	assertOnlyOwnAnnotations(t, console, false)
