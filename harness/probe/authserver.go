@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpspec/mcpspec/harness/secrets"
 )
 
 // The probe authorization server: protected resource metadata (RFC 9728), authorization server
@@ -187,16 +189,57 @@ func (a *authServer) redact(s string) string {
 	}
 	sort.Slice(keys, func(i, j int) bool { return len(keys[i]) > len(keys[j]) })
 	var pairs []string
+	var short []string
 	for _, k := range keys {
+		// A value too short to be told from ordinary text ("x" as a client_secret) is labelled
+		// only where it stands as a whole value: replaced everywhere it would garble the
+		// recording the checks judge, and change their verdicts.
+		if !secrets.IsSecret(k) {
+			short = append(short, k)
+			continue
+		}
 		pairs = append(pairs, k, a.secrets[k])
 		for _, q := range escapes(k) {
 			pairs = append(pairs, q, a.secrets[k])
 		}
 	}
-	if len(pairs) == 0 {
+	if len(pairs) > 0 {
+		s = strings.NewReplacer(pairs...).Replace(s)
+	}
+	for _, k := range short {
+		for _, form := range append([]string{k}, escapes(k)...) {
+			s = replaceWholeValue(s, form, a.secrets[k])
+		}
+	}
+	return s
+}
+
+// replaceWholeValue replaces v in s where it is a whole value: after "=", a space, ":" or a quote,
+// and before "&", a space, ",", a quote or the end.
+func replaceWholeValue(s, v, label string) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i+len(v) <= len(s); {
+		j := strings.Index(s[i:], v)
+		if j < 0 {
+			break
+		}
+		at, end := i+j, i+j+len(v)
+		before := at == 0 || strings.IndexByte("= :\"", s[at-1]) >= 0
+		after := end == len(s) || strings.IndexByte("& ,\"\r\n", s[end]) >= 0
+		if before && after {
+			b.WriteString(s[last:at])
+			b.WriteString(label)
+			last, i = end, end
+			continue
+		}
+		i = at + 1
+	}
+	if last == 0 {
 		return s
 	}
-	return strings.NewReplacer(pairs...).Replace(s)
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // escapes are the forms other than itself in which a form body or query may carry s: Go's
