@@ -2,8 +2,8 @@
 # The steps of the mcpspec GitHub Action (action.yml), kept here so that `make test` runs them as
 # the action does (cmd/mcpspec/action_test.go sets the same environment).
 #
-#   action-run.sh run      build mcpspec from the action's own checkout, run it with the inputs
-#                          (INPUT_*), append summary.md to the job summary and set the outputs.
+#   action-run.sh run      build mcpspec from the action's own checkout, run it (mcpspec run, or
+#                          with INPUT_CLIENT mcpspec client) with the inputs (INPUT_*), append summary.md to the job summary and set the outputs.
 #                          It exits 0 whatever the verdict, so that the next step can upload the
 #                          reports; it fails only when nothing could run (no target, no build).
 #   action-run.sh verdict  end the job with the run's exit code (MCPSPEC_EXIT_CODE), saying why.
@@ -21,10 +21,20 @@ fail() {
 run_step() {
   : "${GITHUB_ACTION_PATH:?}" "${RUNNER_TEMP:?}" "${GITHUB_OUTPUT:?}"
   local stdio=${INPUT_STDIO:-} url=${INPUT_URL:-} sse=${INPUT_SSE:-} http_cmd=${INPUT_HTTP_CMD:-}
+  local client=${INPUT_CLIENT:-} client_transport=${INPUT_CLIENT_TRANSPORT:-http}
+  local server_target="${stdio//[[:space:]]/}${url//[[:space:]]/}${sse//[[:space:]]/}${http_cmd//[[:space:]]/}"
   # An input left empty (an unset variable, a missing secret) must never fall back to mcpspec's
   # bundled reference server and its green run.
-  if [ -z "${stdio//[[:space:]]/}${url//[[:space:]]/}${sse//[[:space:]]/}" ]; then
-    fail "no target: give the input stdio, url or sse (is the variable or secret it names set?)" 2
+  if [ -n "${client//[[:space:]]/}" ]; then
+    if [ -n "$server_target" ]; then
+      fail "client excludes stdio, url, sse and http-cmd: one target per step" 2
+    fi
+    case $client_transport in
+      http | stdio | sse) ;;
+      *) fail "client-transport \"$client_transport\": want http, stdio or sse" 2 ;;
+    esac
+  elif [ -z "${stdio//[[:space:]]/}${url//[[:space:]]/}${sse//[[:space:]]/}" ]; then
+    fail "no target: give the input stdio, url, sse or client (is the variable or secret it names set?)" 2
   fi
   local out=${INPUT_OUT:-mcpspec-report}
   case $out in /*) ;; *) out="$PWD/$out" ;; esac
@@ -42,6 +52,10 @@ run_step() {
   # summary by mcpspec itself (once: the script adds nothing to it).
   local args=(run --out "$out" --no-color --github)
   add() { if [ -n "$2" ]; then args+=("$1" "$2"); fi; }
+  if [ -n "${client//[[:space:]]/}" ]; then
+    args=(client --out "$out" --no-color --github --cmd "$client")
+    if [ "$client_transport" != http ]; then args+=("--$client_transport"); fi
+  fi
   add --name "$name"
   add --stdio "$stdio"
   add --url "$url"

@@ -1,6 +1,10 @@
 package harness
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/mcpspec/mcpspec/harness/wire"
+)
 
 // The protocol revisions mcpspec knows, oldest first.
 const (
@@ -31,3 +35,16 @@ func IsHandshake(v string) bool { return slices.Contains(HandshakeRevisions, v) 
 
 // AtLeast reports whether revision v is rev or newer (dates compare as strings).
 func AtLeast(v, rev string) bool { return v >= rev }
+
+// TransportRevisions are the revisions a transport carries, oldest first: Streamable HTTP begins
+// at 2025-03-26 (and carries the stateless 2026-07-28), the legacy HTTP+SSE transport is
+// 2024-11-05's alone, and stdio carries every one.
+func TransportRevisions(transport string) []string {
+	switch transport {
+	case wire.HTTP:
+		return slices.DeleteFunc(slices.Clone(Revisions), func(r string) bool { return r < Rev20250326 })
+	case wire.SSE:
+		return []string{Rev20241105}
+	}
+	return slices.Clone(Revisions)
+}

@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"cmp"
+	"compress/gzip"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
@@ -11,6 +12,7 @@ import (
 	"html/template"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -30,20 +32,23 @@ var reportScript string
 var reportTemplate = template.Must(template.New("report.html").Parse(reportTemplateText))
 
 type htmlPage struct {
-	Run         *Run
-	Verdict     Verdict
-	StartedAt   string
-	Counts      []htmlCount
-	Areas       []string
-	Versions    []string
-	Transports  []string
-	ServerName  string
-	ServerInfo  string // serverInfo as indented JSON
-	NotServed   []htmlNotServed
-	Findings    []htmlRow // fail, error, stale, warn, untestable, expected: in listOrder
-	Others      []htmlRow // na, then pass
-	Grid        htmlGrid
-	Shown       int // rows in Findings and Others
+	Run        *Run
+	Verdict    Verdict
+	StartedAt  string
+	Counts     []htmlCount
+	Areas      []string
+	Versions   []string
+	Transports []string
+	ServerName string
+	ServerInfo string // serverInfo as indented JSON
+	NotServed  []htmlNotServed
+	Grid       htmlGrid // the columns (revision × transport) of the requirements table
+	Reqs       []htmlReq
+	Problems   int // requirements with a failure, error, stale entry or warning
+	// Evidence is the evidence of passes and na checks, as gzip-compressed JSON in base64, which
+	// the page's script decodes when a row is opened: most of a run is passes, and their evidence
+	// would otherwise make the page many megabytes.
+	Evidence    string
 	GeneratedAt string
 	Script      template.JS
 	ScriptHash  string // CSP source expression for Script
@@ -52,14 +57,28 @@ type htmlPage struct {
 type htmlCount struct {
 	Status Status
 	Count  int
+	Rank   int // place in listOrder: the filters start on ranks 0-3 (fail, error, stale, warn)
 }
 
 type htmlRow struct {
 	Result
-	Anchor   string // the row's element id, which grid cells link to
+	Anchor   string // the element id of the result, which its cell links to
 	Summary  string // the message on one line
 	Seconds  string
 	Evidence []htmlExchange
+	EvRef    int // with Packed, the index of the evidence in htmlPage.Evidence
+	Packed   bool
+}
+
+// htmlReq is one requirement: a row of the requirements table, with a cell per revision ×
+// transport and, when opened, each result's message and evidence.
+type htmlReq struct {
+	ID, Title, Summary, Level, Area, SpecURL string
+	Worst                                    Status // its most pressing status, in listOrder
+	Headline                                 string // the first line of its most pressing result's message, unless it passed
+	Statuses                                 string // its distinct statuses, space-separated, for the filters
+	Cells                                    []htmlGridCell
+	Results                                  []htmlRow
 }
 
 type htmlExchange struct {
@@ -125,7 +144,7 @@ func encodeHTML(r *Run) ([]byte, error) {
 	}
 	counts := countStatuses(r.Results)
 	for _, s := range listOrder {
-		page.Counts = append(page.Counts, htmlCount{s, counts[s]})
+		page.Counts = append(page.Counts, htmlCount{s, counts[s], s.rank()})
 	}
 	if len(r.Target.ServerInfo) > 0 {
 		var info bytes.Buffer
@@ -161,31 +180,125 @@ func encodeHTML(r *Run) ([]byte, error) {
 			}
 		}
 	}
+	var packed [][]htmlExchange
+	packIndex := map[string]int{}
+	var htmlRows []htmlRow
 	for i, res := range rows {
 		res.Message = escapeControls(res.Message, true)
-		// Every row opens on the exchange that decided it, a pass too; a pass's is shortened
-		// here (results.json keeps it whole), so that the page stays light.
 		row := htmlRow{Result: res, Anchor: fmt.Sprintf("r%d", i+1), Summary: oneLine(res.Message, messageWidth), Seconds: seconds(res.DurationMs)}
-		if res.Status == Pass {
-			row.Evidence = htmlEvidence(passEvidence(res.Evidence), passBodyBytes)
-		} else {
+		switch res.Status {
+		case Pass, NA:
+			// Every row opens on the exchange that decided it, a pass too; a pass's is shortened
+			// (results.json keeps it whole) and packed, identical evidence once.
+			ev := htmlEvidence(passEvidence(res.Evidence), passBodyBytes)
+			if len(ev) > 0 {
+				k, _ := json.Marshal(ev)
+				n, ok := packIndex[string(k)]
+				if !ok {
+					n = len(packed)
+					packIndex[string(k)] = n
+					packed = append(packed, ev)
+				}
+				row.EvRef, row.Packed = n, true
+			}
+		default:
 			row.Evidence = htmlEvidence(res.Evidence, 0)
 		}
 		href[resultKey(res)] = "#" + row.Anchor
-		if res.Status == Pass || res.Status == NA {
-			page.Others = append(page.Others, row)
-		} else {
-			page.Findings = append(page.Findings, row)
+		htmlRows = append(htmlRows, row)
+	}
+	page.Grid = buildGrid(r, href)
+	page.Reqs = buildReqs(htmlRows, page.Grid)
+	for _, q := range page.Reqs {
+		if q.Worst.rank() <= Warn.rank() {
+			page.Problems++
 		}
 	}
-	page.Shown = len(rows)
-	page.Grid = buildGrid(r, href)
+	if len(packed) > 0 {
+		blob, err := packEvidence(packed)
+		if err != nil {
+			return nil, err
+		}
+		page.Evidence = blob
+	}
 
 	var buf bytes.Buffer
 	if err := reportTemplate.Execute(&buf, page); err != nil {
 		return nil, fmt.Errorf("render report.html: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// buildReqs groups rows by requirement, each with its cells in the grid's columns, the
+// requirements with the most pressing status first, then by area and ID.
+func buildReqs(rows []htmlRow, g htmlGrid) []htmlReq {
+	index := map[string]int{}
+	var reqs []htmlReq
+	for _, row := range rows {
+		i, ok := index[row.ID]
+		if !ok {
+			i = len(reqs)
+			index[row.ID] = i
+			f := Finding{ID: row.ID, Title: row.Title}
+			reqs = append(reqs, htmlReq{ID: row.ID, Title: row.Title, Summary: f.Summary(), Level: row.Level, Area: row.Area,
+				SpecURL: row.SpecURL, Worst: row.Status})
+		}
+		q := &reqs[i]
+		q.Results = append(q.Results, row)
+		if row.Status.rank() < q.Worst.rank() || len(q.Results) == 1 {
+			q.Worst = row.Status
+			if row.Status != Pass {
+				q.Headline = row.Summary
+			}
+		}
+		if !slices.Contains(strings.Fields(q.Statuses), string(row.Status)) {
+			q.Statuses = strings.TrimSpace(q.Statuses + " " + string(row.Status))
+		}
+	}
+	cellsOf := map[string][]htmlGridCell{}
+	for _, gr := range g.Rows {
+		cellsOf[gr.ID] = gr.Cells
+	}
+	for i := range reqs {
+		reqs[i].Cells = cellsOf[reqs[i].ID]
+		slices.SortStableFunc(reqs[i].Results, func(a, b htmlRow) int { return resultKey(a.Result).compare(resultKey(b.Result)) })
+		// A failing check below MUST failed on a broken MUST rule: say so where the level is.
+		if reqs[i].Worst == Fail && reqs[i].Level != "MUST" && reqs[i].Level != "" {
+			reqs[i].Level = "MUST (" + reqs[i].Level + " check)"
+		}
+	}
+	slices.SortStableFunc(reqs, func(a, b htmlReq) int {
+		return cmp.Or(cmp.Compare(a.Worst.rank(), b.Worst.rank()), cmp.Compare(a.Area, b.Area), cmp.Compare(a.ID, b.ID))
+	})
+	return reqs
+}
+
+// packEvidence encodes evidence lists as gzip-compressed JSON ([[[header, direction, body], …], …])
+// in base64 (URL alphabet), for the page's script to decode with DecompressionStream.
+func packEvidence(lists [][]htmlExchange) (string, error) {
+	out := make([][][3]string, len(lists))
+	for i, l := range lists {
+		for _, e := range l {
+			out[i] = append(out[i], [3]string{e.Header, e.Direction, e.Body})
+		}
+	}
+	data, err := json.Marshal(out)
+	if err != nil {
+		return "", fmt.Errorf("encode evidence: %w", err)
+	}
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if err != nil {
+		return "", fmt.Errorf("compress evidence: %w", err)
+	}
+	if _, err := zw.Write(data); err != nil {
+		return "", fmt.Errorf("compress evidence: %w", err)
+	}
+	if err := zw.Close(); err != nil {
+		return "", fmt.Errorf("compress evidence: %w", err)
+	}
+	// The URL alphabet: html/template would write every "+" as "&#43;".
+	return base64.URLEncoding.EncodeToString(buf.Bytes()), nil
 }
 
 // htmlEvidence prepares exchanges for the page, each body cut to bodyLimit bytes when it is not 0.

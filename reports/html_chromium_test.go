@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"net/url"
 	"os"
 	"os/exec"
@@ -82,8 +81,8 @@ func TestHTMLInChromium(t *testing.T) {
 		if got := renderedCount(t, dom, "count-total"); got != len(run.Results) {
 			t.Errorf("the total shows %d, want %d", got, len(run.Results))
 		}
-		if got := strings.Count(dom, "\" data-status="); got != len(run.Results) {
-			t.Errorf("%d result rows, want %d", got, len(run.Results))
+		if got := strings.Count(dom, `<div class="result" id=`); got != len(run.Results) {
+			t.Errorf("%d results, want %d", got, len(run.Results))
 		}
 	})
 
@@ -93,9 +92,19 @@ func TestHTMLInChromium(t *testing.T) {
 		if !strings.Contains(dom, `<form id="filters">`) {
 			t.Errorf("the filter form is still hidden: the script did not run\n%s", excerpt(dom, `<form id="filters"`))
 		}
-		want := fmt.Sprintf(`<output id="shown">%d of %d shown</output>`, len(run.Results), len(run.Results))
+		// The page opens on the problems: 6 requirements with a fail, error, stale entry or
+		// warning, of the 13.
+		want := `<output id="shown">6 of 13 requirements shown</output>`
 		if !strings.Contains(dom, want) {
 			t.Errorf("the filters did not count the rows: want %s\n%s", want, excerpt(dom, `<output id="shown"`))
+		}
+		for _, id := range []string{"PASS-ONE", "NA-ONE", "EXPECTED-ONE", "UNTESTABLE-ONE"} {
+			if !regexp.MustCompile(`<tr id="req-` + id + `" [^>]*hidden=""`).MatchString(dom) {
+				t.Errorf("%s is shown, though the page opens on the problems", id)
+			}
+		}
+		if regexp.MustCompile(`<tr id="req-FAIL-ONE" [^>]*hidden=""`).MatchString(dom) {
+			t.Error("a failure is hidden")
 		}
 	})
 
@@ -137,6 +146,11 @@ func TestHTMLOrderAndGridInChromium(t *testing.T) {
 		t.Skip(chromiumMissing)
 	}
 	run := unservedRun()
+	for i := range run.Results {
+		if run.Results[i].Status == Pass {
+			run.Results[i].Evidence = []Exchange{{Seq: 1, Direction: "recv", Channel: "stdout", Body: "packed-exchange-of-a-pass <b>" + run.Results[i].ID}}
+		}
+	}
 	dir := t.TempDir()
 	if err := WriteAll(dir, run); err != nil {
 		t.Fatalf("WriteAll: %v", err)
@@ -160,24 +174,24 @@ func TestHTMLOrderAndGridInChromium(t *testing.T) {
 	})
 
 	t.Run("findings first, in order", func(t *testing.T) {
-		rows := regexp.MustCompile(`<tr id="(r\d+)" data-status="(\w+)"[^>]*>\s*<td>.*?</td>\s*<td>([^<]+)</td>`).FindAllStringSubmatch(dom, -1)
+		rows := regexp.MustCompile(`<tr id="req-([^"]+)" class="req" data-status="(\w+)"`).FindAllStringSubmatch(dom, -1)
 		var order []string
 		for _, r := range rows {
-			order = append(order, r[2]+" "+r[3])
+			order = append(order, r[2]+" "+r[1])
 		}
 		want := []string{"fail ZZ-FAIL", "fail ZZ-OWN-CONN", "error YY-ERROR", "stale YY-STALE", "warn ZZ-WARN", "untestable ZZ-SLOW", "na CAP-NONE", "pass AAA-00"}
 		if len(order) != len(want)+39 || !slices.Equal(order[:len(want)], want) {
 			t.Errorf("rows in the DOM: %q…, want %q… then 39 more passes", order[:min(len(order), len(want))], want)
 		}
-		if f, g := strings.Index(dom, `<tr id="r1" `), strings.Index(dom, `<table id="grid-table">`); f < 0 || g < f {
-			t.Error("the findings must come before the grid")
+		if n, f := strings.Index(dom, `<ul class="not-served">`), strings.Index(dom, `<table id="req-table">`); n < 0 || f < n {
+			t.Error("the not-served lines must come before the requirements")
 		}
 	})
 
 	t.Run("grid", func(t *testing.T) {
-		head := regexp.MustCompile(`(?s)<table id="grid-table">\s*<thead>(.*?)</thead>`).FindStringSubmatch(dom)
+		head := regexp.MustCompile(`(?s)<table id="req-table">\s*<thead>(.*?)</thead>`).FindStringSubmatch(dom)
 		if head == nil {
-			t.Fatalf("no grid\n%s", excerpt(dom, `<h2 id="grid">`))
+			t.Fatalf("no grid\n%s", excerpt(dom, `<h2 id="requirements">`))
 		}
 		// 2025-06-18 stdio stays (a check ran there on its own connection); 2025-11-25 has nothing else.
 		for _, want := range []string{`<th colspan="1">2025-06-18</th><th colspan="1">2026-07-28</th>`, `<th>stdio</th><th>stdio</th>`} {
@@ -193,7 +207,7 @@ func TestHTMLOrderAndGridInChromium(t *testing.T) {
 			t.Fatalf("%d grid cells, want %d", len(cells), want)
 		}
 		statusOf := map[string]string{}
-		for _, r := range regexp.MustCompile(`<tr id="(r\d+)" data-status="(\w+)"`).FindAllStringSubmatch(dom, -1) {
+		for _, r := range regexp.MustCompile(`<div class="result" id="(r\d+)" data-status="(\w+)"`).FindAllStringSubmatch(dom, -1) {
 			statusOf[r[1]] = r[2]
 		}
 		counts := map[string]int{}
@@ -222,12 +236,31 @@ func TestHTMLOrderAndGridInChromium(t *testing.T) {
 			t.Fatal("no fail cell")
 		}
 		opened := chromiumDOMAt(t, file, cell[1])
-		row := regexp.MustCompile(`(?s)<tr id="` + cell[1] + `" [^>]*>.*?</tr>`).FindString(opened)
+		// The row holding the result: from the last requirement row before it to the result.
+		at := strings.Index(opened, `<div class="result" id="`+cell[1]+`"`)
+		if at < 0 {
+			t.Fatalf("no result #%s", cell[1])
+		}
+		row := opened[strings.LastIndex(opened[:at], `<tr id="req-`):at]
 		if !strings.Contains(row, "<details open=\"\">") {
 			t.Errorf("following the cell's link did not open its row's evidence:\n%s", row)
 		}
 		if strings.Count(opened, "<details open") != 1 {
 			t.Error("following a link should open exactly its row")
+		}
+	})
+
+	t.Run("a pass opens its packed evidence", func(t *testing.T) {
+		// A pass is hidden at first (the page opens on the problems); its cell's link shows its
+		// row and the script unpacks its evidence.
+		cell := regexp.MustCompile(`<a class="g g-pass" href="#(r\d+)"`).FindStringSubmatch(dom)
+		if cell == nil {
+			t.Fatal("no pass cell")
+		}
+		opened := chromiumDOMAt(t, file, cell[1])
+		result := regexp.MustCompile(`(?s)<div class="result" id="` + cell[1] + `".*?</div>\s*</div>\s*</div>`).FindString(opened)
+		if !strings.Contains(result, "packed-exchange-of-a-pass") || strings.Contains(result, `class="packed"`) {
+			t.Errorf("the pass's packed evidence was not unpacked:\n%s", excerpt(opened, `id="`+cell[1]+`"`))
 		}
 	})
 }
@@ -249,7 +282,8 @@ func chromiumDOMAt(t *testing.T, file, fragment string) string {
 	cmd := exec.CommandContext(ctx, chromiumPath,
 		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--disable-dev-shm-usage", "--user-data-dir="+filepath.Join(home, "profile"),
+		// The virtual time budget lets the page's promises (unpacking evidence) settle before the dump.
+		"--disable-dev-shm-usage", "--virtual-time-budget=5000", "--user-data-dir="+filepath.Join(home, "profile"),
 		"--dump-dom", page.String())
 	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home, "XDG_CACHE_HOME="+home)
 	// Chromium starts helper processes; its own process group lets the test end them all.

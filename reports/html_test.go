@@ -1,9 +1,12 @@
 package reports
 
 import (
+	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -58,16 +61,16 @@ func TestHTMLEscapesServerText(t *testing.T) {
 func TestHTMLShowsEveryResultWithItsEvidence(t *testing.T) {
 	run := sampleRun()
 	page := renderHTML(t, run)
-	if got := strings.Count(page, "\" data-status="); got != len(run.Results) {
-		t.Errorf("%d result rows, want %d", got, len(run.Results))
+	if got := strings.Count(page, `<div class="result" id=`); got != len(run.Results) {
+		t.Errorf("%d results, want %d", got, len(run.Results))
 	}
-	// Passes included: every verdict opens on the exchange that decided it.
-	if got := strings.Count(page, "<details>\n"); got != len(run.Results) {
-		t.Errorf("%d <details> blocks, want one per result (%d)", got, len(run.Results))
+	// One row per requirement (each of the sample's results is another requirement).
+	if got := strings.Count(page, `class="req" data-status=`); got != len(run.Results) {
+		t.Errorf("%d requirement rows, want %d", got, len(run.Results))
 	}
 	for _, want := range []string{
-		`class="verdict v3"`, "mcpspec: ERROR", `<select name="area">`, `<select name="version">`,
-		`<select name="transport">`, `value="stale" checked`, `<form id="filters" hidden>`,
+		`class="verdict v3"`, "mcpspec: ERROR", `<select name="area">`, `value="fail" checked`,
+		`value="stale" checked`, `value="warn" checked`, `value="pass">`, `value="untestable">`, `<form id="filters" hidden>`,
 		`href="https://modelcontextprotocol.io/specification/2025-03-26/basic"`,
 		"#2 &#43;9ms recv stdout [line 1]", "known bug #12",
 	} {
@@ -110,7 +113,7 @@ func TestHTMLShowsAPassShortened(t *testing.T) {
 	for i := range passExchanges + 5 {
 		pass.Evidence = append(pass.Evidence, Exchange{Seq: i + 1, Direction: "recv", Channel: "POST-JSON", Body: fmt.Sprintf("exchange-%d %s", i, strings.Repeat("x", 3*passBodyBytes))})
 	}
-	page := renderHTML(t, &Run{Results: []Result{pass}})
+	page := unpackedEvidence(t, renderHTML(t, &Run{Results: []Result{pass}}))
 	if !strings.Contains(page, "exchange-0 ") || strings.Contains(page, fmt.Sprintf("exchange-%d ", passExchanges)) {
 		t.Errorf("report.html does not show exactly the first %d exchanges of a pass", passExchanges)
 	}
@@ -129,11 +132,56 @@ func TestHTMLGridCarriesNoEvidence(t *testing.T) {
 	}
 	page := renderHTML(t, run)
 	notServed, rows := arrange(run.Results)
-	// Each row's evidence once, each not-served line's first check's once, and nothing more.
-	if got, want := strings.Count(page, "evidence-of-"), len(rows)+len(notServed); got != want {
+	// Each result's evidence once (in the page, or packed for a pass or na), each not-served
+	// line's first check's once, and nothing more.
+	if got, want := strings.Count(page, "evidence-of-")+strings.Count(unpackedEvidence(t, page), "evidence-of-"), len(rows)+len(notServed); got != want {
 		t.Errorf("evidence appears %d times, want %d (once per row and not-served line)", got, want)
 	}
-	if !strings.Contains(page, `<table id="grid-table">`) {
+	if !strings.Contains(page, `<table id="req-table">`) {
 		t.Error("no grid")
 	}
+}
+
+// Identical evidence of passes is packed once, and the pack is much smaller than the text.
+func TestHTMLPacksEvidence(t *testing.T) {
+	run := &Run{}
+	same := []Exchange{{Seq: 1, Direction: "recv", Channel: "stdout", Body: strings.Repeat(`{"jsonrpc":"2.0","id":1,"result":{}} `, 20)}}
+	for i := range 200 {
+		r := sampleResult(fmt.Sprintf("P-%03d", i), Pass, "2025-06-18", "stdio")
+		r.Evidence = same
+		if i%2 == 0 {
+			r.Evidence = []Exchange{{Seq: 1, Direction: "recv", Channel: "stdout", Body: fmt.Sprintf("own-%d %s", i, same[0].Body)}}
+		}
+		run.Results = append(run.Results, r)
+	}
+	page := renderHTML(t, run)
+	if n := strings.Count(unpackedEvidence(t, page), `"result\":{}`); n != 101*20 {
+		t.Errorf("the pack holds %d copies of the exchange, want %d (100 own, 1 shared)", n, 101*20)
+	}
+	pack := regexp.MustCompile(`<pre id="evidence-pack" hidden>([^<]*)</pre>`).FindStringSubmatch(page)
+	if raw := 200 * len(same[0].Body); pack == nil || len(pack[1]) > raw/20 {
+		t.Errorf("the pack of %d bytes of evidence is not a twentieth of it", raw)
+	}
+}
+
+// unpackedEvidence decodes the page's packed evidence (base64 of gzip of JSON) into its JSON text.
+func unpackedEvidence(t *testing.T, page string) string {
+	t.Helper()
+	m := regexp.MustCompile(`<pre id="evidence-pack" hidden>([^<]*)</pre>`).FindStringSubmatch(page)
+	if m == nil {
+		return ""
+	}
+	raw, err := base64.URLEncoding.DecodeString(strings.TrimSpace(m[1]))
+	if err != nil {
+		t.Fatalf("evidence pack: %v", err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatalf("evidence pack: %v", err)
+	}
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("evidence pack: %v", err)
+	}
+	return string(data)
 }

@@ -10,25 +10,33 @@ func TestSummaryMarkdown(t *testing.T) {
 	md := string(encodeSummaryMarkdown(sampleRun()))
 	for _, want := range []string{
 		"**mcpspec: ERROR** — 1 check ended in error, 1 unexpected failure, 1 stale baseline entry",
-		"| Status | Count |", "| stale | 1 |", "| **total** | **8** |",
-		"| fail | batch | FAIL-ONE | MUST | 2025-03-26 | stdio | server said \\<script\\>alert(1)\\</script\\> … |",
-		"| expected | batch | EXPECTED-ONE | MUST | 2025-03-26 | http | baseline: known bug \\#12 — expected message for EXPECTED-ONE |",
-		"| na | lifecycle | NA-ONE | MUST | 2024-11-05 | http | na message for NA-ONE |",
+		"### Failures: 1 requirement\n\n| Requirement | Level | What it asks | Where | Message |\n|---|---|---|---|---|\n" +
+			"| [FAIL-ONE](https://modelcontextprotocol.io/specification/2025-03-26/basic) | MUST | the FAIL-ONE check | stdio: 2025-03-26 | server said \\<script\\>alert(1)\\</script\\> … |\n",
+		"### Errors: 1 check, 1 cause\n",
+		"| 1 | http: 2025-11-25 | connection reset \"\\>\\<img src=x onerror=alert(1)\\> |  |\n",
+		"| [EXPECTED-ONE](https://modelcontextprotocol.io/specification/2025-03-26/basic) | MUST | the EXPECTED-ONE check | http: 2025-03-26 | baseline: known bug \\#12 |",
+		"\n1 fail, 1 error, 1 stale, 1 warn, 1 untestable, 1 expected, 1 na, 1 pass (total 8); report.html lists every check",
+		"\nThe commonest reasons for untestable checks:\n\n- 1 check: untestable message for UNTESTABLE-ONE\n",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("summary.md lacks %q:\n%s", want, md)
 		}
 	}
-	if strings.Contains(md, "PASS-ONE") {
-		t.Error("passing checks belong only in the counts")
+	for _, id := range []string{"PASS-ONE", "NA-ONE", "| [UNTESTABLE-ONE"} {
+		if strings.Contains(md, id) {
+			t.Errorf("%s: passes, na and untestable checks belong only in the counts", id)
+		}
 	}
 	// Every table row must keep exactly its column count, whatever the server said.
 	for _, line := range strings.Split(md, "\n") {
-		if strings.HasPrefix(line, "| ") && strings.Contains(line, "-ONE") {
-			if cells := strings.Count(strings.ReplaceAll(line, `\|`, ""), "|"); cells != 8 {
-				t.Errorf("row has %d separators, want 8: %s", cells, line)
+		if strings.HasPrefix(line, "| [") {
+			if cells := strings.Count(strings.ReplaceAll(line, `\|`, ""), "|"); cells != 6 {
+				t.Errorf("row has %d separators, want 6: %s", cells, line)
 			}
 		}
+	}
+	if len(md) > 4096 {
+		t.Errorf("summary.md of 8 results is %d bytes", len(md))
 	}
 }
 
@@ -57,11 +65,22 @@ func TestSummaryMarkdownVerdicts(t *testing.T) {
 func TestSummaryMarkdownCapsRows(t *testing.T) {
 	run := &Run{}
 	for i := range markdownRowLimit + 5 {
-		run.Results = append(run.Results, sampleResult(fmt.Sprintf("F-%04d", i), Fail, "2025-03-26", "stdio"))
+		for _, v := range []string{"2025-03-26", "2025-06-18", "2025-11-25"} {
+			r := sampleResult(fmt.Sprintf("F-%04d", i), Fail, v, "stdio")
+			r.Message = strings.Repeat("a long message ", 40)
+			run.Results = append(run.Results, r)
+		}
 	}
 	md := string(encodeSummaryMarkdown(run))
 	if !strings.Contains(md, "… and 5 more") || strings.Contains(md, fmt.Sprintf("F-%04d", markdownRowLimit)) {
-		t.Error("the non-passing table should stop at the row limit and say how many were left out")
+		t.Error("the table should stop at the row limit and say how many were left out")
+	}
+	if n := strings.Count(md, "| [F-0000]"); n != 1 {
+		t.Errorf("a requirement failing at 3 revisions has %d rows, want 1", n)
+	}
+	// GitHub's job summary takes at most 1 MiB.
+	if len(md) > 128<<10 {
+		t.Errorf("summary.md is %d bytes", len(md))
 	}
 }
 
@@ -71,7 +90,7 @@ func TestSummaryMarkdownLeadsWithFindings(t *testing.T) {
 		"### Not served (2)",
 		"| 2025-06-18 | stdio | 40 | initialize without a result: ",
 		"| 2025-11-25 | stdio | 40 | initialize without a result: ",
-		"### Checks that did not pass (7)",
+		"### Failures: 2 requirements",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("summary.md lacks %q:\n%s", want, md)
@@ -80,16 +99,18 @@ func TestSummaryMarkdownLeadsWithFindings(t *testing.T) {
 	if n := strings.Count(md, "does not serve revision"); n != 0 {
 		t.Errorf("the not-served sentence appears %d times: it belongs to one line per revision", n)
 	}
-	// The table rows in the order of the findings: fail, error, stale, warn, untestable, then na.
+	// Failures, errors, stale entries, warnings, then what was not served.
 	var last = -1
-	for _, id := range []string{"ZZ-FAIL", "ZZ-OWN-CONN", "YY-ERROR", "YY-STALE", "ZZ-WARN", "ZZ-SLOW", "CAP-NONE"} {
-		i := strings.Index(md, "| "+strings.ReplaceAll(id, "-", "-")+" |")
+	for _, id := range []string{"ZZ-FAIL", "ZZ-OWN-CONN", "connection reset", "YY-STALE", "ZZ-WARN", "### Not served"} {
+		i := strings.Index(md, id)
 		if i < 0 || i < last {
 			t.Errorf("%s is missing or out of order in:\n%s", id, md)
 		}
 		last = i
 	}
-	if strings.Contains(md, "AAA-00") {
-		t.Error("passes and not-served checks belong only in the counts and the not-served lines")
+	for _, id := range []string{"AAA-00", "ZZ-SLOW", "CAP-NONE"} {
+		if strings.Contains(md, id) {
+			t.Errorf("%s: passes, untestable and na checks belong only in the counts", id)
+		}
 	}
 }

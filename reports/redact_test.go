@@ -16,6 +16,8 @@ func TestRedact(t *testing.T) {
 	run.Target.ServerInfo["echo"] = map[string]any{"list": []any{"x " + token}}
 	run.Errors = []string{"401 for " + token}
 	run.Results[1].Message = "server echoed " + token
+	// A pass's evidence is packed (compressed) into report.html, where a plain search cannot see it.
+	run.Results[0].Evidence = []Exchange{{Seq: 1, Direction: "recv", Channel: "stdout", Body: "pass saw " + token}}
 	run.Results[1].Evidence = append(run.Results[1].Evidence,
 		Exchange{Seq: 9, Direction: "send", Channel: "POST", Meta: "Authorization: Bearer " + token, Body: `{}`},
 		Exchange{Seq: 10, Direction: "recv", Channel: "POST", Body: `{"echo":"` + strings.ReplaceAll(strings.ReplaceAll(quoted, `\`, `\\`), `"`, `\"`) + `"}`},
@@ -55,6 +57,12 @@ func TestRedact(t *testing.T) {
 		data, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatal(err)
+		}
+		if name == HTMLFile {
+			data = append(data, unpackedEvidence(t, string(data))...)
+			if !strings.Contains(string(data), "pass saw [REDACTED]") {
+				t.Errorf("report.html lacks the pass's evidence, redacted")
+			}
 		}
 		if strings.Contains(string(data), token) {
 			t.Errorf("%s contains the secret", name)

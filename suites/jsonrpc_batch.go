@@ -153,7 +153,7 @@ func noteUnanswered(t *conform.T, rep batchReply, ids []jsonrpc.ID) {
 func batchNotifications(t *conform.T) [][]byte {
 	return [][]byte{
 		rawNotification("notifications/initialized", nil),
-		rawNotification("notifications/cancelled", map[string]any{"requestId": jsonrpc.StringID("mcpspec:never-sent:" + t.S.NextID().Text()[1:]).JSON(), "reason": "mcpspec"}),
+		rawNotification("notifications/cancelled", map[string]any{"requestId": jsonrpc.StringID("mcpspec:never-sent:" + strings.Trim(t.S.NextID().Text(), `"`)).JSON(), "reason": "mcpspec"}),
 	}
 }
 

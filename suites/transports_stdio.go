@@ -61,7 +61,7 @@ func framingCheck(kinds ...string) func(t *conform.T) conform.Finding {
 			}
 		}
 		if len(found) > 0 {
-			return conform.Violated("%d framing violation(s) on stdout:\n%s", len(found), strings.Join(found, "\n"))
+			return conform.Violated("%d framing violation(s) on stdout: %s", len(found), strings.Join(found, "\n"))
 		}
 		return conform.Passed("%s", tr.workNote())
 	}

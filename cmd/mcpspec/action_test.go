@@ -73,7 +73,7 @@ func TestActionYAML(t *testing.T) {
 	if a.Name == "" || a.Description == "" || a.Runs.Using != "composite" {
 		t.Fatalf("action.yml needs a name, a description and runs.using: composite; got %q, %q, %q", a.Name, a.Description, a.Runs.Using)
 	}
-	for _, in := range []string{"stdio", "url", "sse", "http-cmd", "baseline", "name", "args", "out"} {
+	for _, in := range []string{"stdio", "url", "sse", "http-cmd", "client", "client-transport", "baseline", "name", "args", "out"} {
 		if _, ok := a.Inputs[in]; !ok {
 			t.Errorf("action.yml lacks the input %q", in)
 		}
@@ -99,6 +99,18 @@ func TestActionYAML(t *testing.T) {
 	}
 	if len(a.Runs.Steps) == 0 || !strings.HasPrefix(a.Runs.Steps[0].Uses, "actions/setup-go@") || !strings.Contains(a.Runs.Steps[0].With["go-version-file"], "github.action_path") {
 		t.Errorf("the first step must set up the Go of the action's own go.mod: %+v", a.Runs.Steps)
+	}
+	// setup-go's cache hashes its dependency path with hashFiles, which sees only the workspace:
+	// the action's own go.sum is outside it (actions/setup-go#467), so the cache must be off.
+	if len(a.Runs.Steps) > 0 {
+		with := a.Runs.Steps[0].With
+		if with["cache"] != "false" || strings.Contains(with["cache-dependency-path"], "github.action_path") {
+			t.Errorf("setup-go must run with cache: false and no cache-dependency-path in the action's checkout: %v", with)
+		}
+		goMod := strings.ReplaceAll(with["go-version-file"], "${{ github.action_path }}", "../..")
+		if _, err := os.Stat(goMod); err != nil {
+			t.Errorf("go-version-file %q does not resolve with the action at the repository's root: %v", with["go-version-file"], err)
+		}
 	}
 	if !slices.ContainsFunc(uses, func(u string) bool { return strings.HasPrefix(u, "actions/upload-artifact@") }) {
 		t.Errorf("no step uploads the reports: %q", uses)
@@ -269,13 +281,45 @@ func TestActionScriptRunsTheSuite(t *testing.T) {
 	}
 }
 
+// TestActionScriptRunsAClient: with the input client the action runs `mcpspec client`, over
+// the transport client-transport names, with the same annotations, summary and outputs.
+func TestActionScriptRunsAClient(t *testing.T) {
+	t.Parallel()
+	e := newActionEnv(t)
+	built := filepath.Join(e.temp, "mcpspec-action", "mcpspec")
+	r := e.step(t, "run", "INPUT_NAME=refclient", "INPUT_CLIENT="+built+" reference-client --fault PING-RESPOND",
+		"INPUT_CLIENT_TRANSPORT=stdio", "INPUT_ARGS=--scenario\ntools_call\n--versions=2025-06-18\n--timeout-request=500ms\n--timeout-idle=5s")
+	if r.code != 0 {
+		t.Fatalf("run step: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "::error title=PING-RESPOND::") {
+		t.Errorf("the run step printed no annotation for the client's failure:\n%s", r.stdout)
+	}
+	report := filepath.Join(e.workspace, "mcpspec-report")
+	if got := e.outputs(t); got["exit-code"] != "1" || got["report-dir"] != report || got["artifact-name"] != "mcpspec-report-refclient" {
+		t.Errorf("outputs %q", got)
+	}
+	run := assertReports(t, report)
+	if run.Target.Kind != reports.KindClient || run.Target.Name != "refclient" || !slices.Equal(run.Target.Transports, []string{"stdio"}) || run.Summary[reports.Fail] == 0 {
+		t.Errorf("results.json: %+v, summary %v; want the client over stdio, PING-RESPOND failing", run.Target, run.Summary)
+	}
+	if summary, err := os.ReadFile(e.summary); err != nil || !strings.Contains(string(summary), "PING-RESPOND") {
+		t.Errorf("job summary (%v):\n%s", err, summary)
+	}
+	for _, bad := range [][]string{{"INPUT_CLIENT=c", "INPUT_STDIO=s"}, {"INPUT_CLIENT=c", "INPUT_CLIENT_TRANSPORT=ws"}} {
+		if r := e.step(t, "run", bad...); r.code != reports.ExitUsage {
+			t.Errorf("%q: exit %d, want 2 (stderr %q)", bad, r.code, r.stderr)
+		}
+	}
+}
+
 // A target input left empty (an unset variable, a missing secret) fails the step before
 // anything is built or run: never the bundled reference server's green run.
 func TestActionScriptRefusesNoTarget(t *testing.T) {
 	t.Parallel()
 	e := newActionEnv(t)
 	r := e.step(t, "run", "INPUT_STDIO= ", "INPUT_URL=", "INPUT_SSE=")
-	if r.code != reports.ExitUsage || !strings.Contains(r.stderr, "no target: give the input stdio, url or sse") {
+	if r.code != reports.ExitUsage || !strings.Contains(r.stderr, "no target: give the input stdio, url, sse or client") {
 		t.Errorf("exit %d, stderr %q; want 2 naming the inputs", r.code, r.stderr)
 	}
 	if _, err := os.Stat(filepath.Join(e.temp, "mcpspec-action")); !os.IsNotExist(err) {

@@ -1,63 +1,28 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/probe"
-	"github.com/mcpspec/mcpspec/harness/schema"
-	"github.com/mcpspec/mcpspec/harness/stdio"
+	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/reports"
-	"github.com/mcpspec/mcpspec/suites/catalog"
-	"github.com/mcpspec/mcpspec/suites/clientsuite"
+	"github.com/mcpspec/mcpspec/suites/engine"
 )
-
-// Environment variables a client under test is launched with, as the official conformance
-// suite names them: the scenario, and its data as a JSON object.
-const (
-	envScenario = "MCP_CONFORMANCE_SCENARIO"
-	envContext  = "MCP_CONFORMANCE_CONTEXT"
-)
-
-// clientTimeouts bound every wait of `mcpspec client`.
-type clientTimeouts struct {
-	Startup  time.Duration // launch until the client's first message reaches the probe
-	Request  time.Duration // the probe's wait for the client's answer to a request it sent
-	Idle     time.Duration // a connected client silent this long, and still running, is hung
-	Shutdown time.Duration // each step of stopping the client (SIGTERM, SIGKILL)
-}
-
-func defaultClientTimeouts() clientTimeouts {
-	d := harness.DefaultTimeouts()
-	return clientTimeouts{Startup: d.Startup, Request: d.Request, Idle: 15 * time.Second, Shutdown: d.Shutdown}
-}
 
 // clientConfig is everything `mcpspec client` was asked to do.
 type clientConfig struct {
-	run       runConfig // out, strict, color, baseline, write-baseline, secrets: as `run`
-	argv      []string
-	env       []string
-	dir       string
-	transport string
-	revisions []string
-	focus     *regexp.Regexp
-	scenarios []string // the scenarios to serve (--scenario; default probe.Scenarios)
-	timeouts  clientTimeouts
-	self      string // this binary, which serves the stdio probe
-	name      string // the target's name in results.json (--name), for `mcpspec matrix --merge`
+	run  runConfig // out, strict, color, baseline, write-baseline, secrets, outputs: as `run`
+	plan engine.ClientPlan
+	name string // the target's name in results.json (--name), for `mcpspec matrix --merge`
 }
 
 func cmdClient(args []string, stdout, stderr io.Writer) (int, error) {
@@ -74,7 +39,7 @@ func cmdClient(args []string, stdout, stderr io.Writer) (int, error) {
 func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 	fs := flag.NewFlagSet("client", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	d := defaultClientTimeouts()
+	d := engine.DefaultClientTimeouts()
 	var (
 		cmd       = fs.String("cmd", "", "launch the client under test as `CMD` (split like a shell would), once per scenario; it gets the probe's URL (or, with --stdio, the probe server's path) as its last argument or in place of {url} ({server})")
 		overStdio = fs.Bool("stdio", false, "test the client over stdio: CMD gets the path of an executable that starts the probe server, and launches it itself")
@@ -83,17 +48,14 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 		versions  = fs.String("versions", "all", "revisions to test: `LIST` (comma-separated) or all")
 		focus     = fs.String("focus", "", "run only checks whose title matches `REGEX` (titles begin with the requirement ID)")
 		scenarios = fs.String("scenario", "", "serve only the scenarios in `LIST` (comma-separated; a trailing /* selects a group, e.g. 'auth/*': the authorization scenarios, Streamable HTTP only, with the probe authorization server), among them those served only on request, such as the official suite's initialize and every auth/* one (default: "+strings.Join(probe.Scenarios, ",")+")")
-		out       = fs.String("out", "mcpspec-report", "write junit.xml, results.json, summary.md and report.html into `DIR`")
-		baseline  = fs.String("baseline", "", "YAML `FILE` of expected failures")
-		writeBase = fs.String("write-baseline", "", "write the current failures and warnings as a baseline to `FILE`")
-		strict    = fs.Bool("strict", false, "warnings (broken SHOULDs) fail the run")
-		noColor   = fs.Bool("no-color", false, "no ANSI colours (also NO_COLOR)")
 		name      = fs.String("name", "", "record `NAME` as the client's name in results.json (letters, digits, '.', '_', '-'), the column heading `mcpspec matrix --merge` gives it")
 		tStartup  = fs.Duration("timeout-startup", d.Startup, "bound on launching the client until its first message reaches the probe")
 		tRequest  = fs.Duration("timeout-request", d.Request, "bound on the client's answer to a request the probe sends it (ping)")
 		tIdle     = fs.Duration("timeout-idle", d.Idle, "a connected client that neither sends anything nor exits for this long is hung, and stopped")
 		tShutdown = fs.Duration("timeout-shutdown", d.Shutdown, "bound on each step of stopping the client")
+		tLaunch   = fs.Duration("timeout-launch", d.Launch, "bound on one launch of the client as a whole, however much it talks: a client still running then is stopped")
 		envs      repeatFlag
+		outputs   = addOutputFlags(fs, "each check's verdict as it is judged, and in the summary every message in full, the untestable checks and the counts by area")
 	)
 	fs.Var(&envs, "env", "`K=V` added to the client's environment (repeatable)")
 	onlyOnce(fs, "cmd", "name", "scenario")
@@ -119,12 +81,12 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 	if *overStdio && *overSSE {
 		return nil, usageErrorf("client: --stdio and --sse exclude each other: one transport per run")
 	}
-	cfg := &clientConfig{argv: argv, dir: *cwd, transport: wire.HTTP, name: *name}
+	cfg := &clientConfig{plan: engine.ClientPlan{Argv: argv, Dir: *cwd, Transport: wire.HTTP}, name: *name}
 	switch {
 	case *overStdio:
-		cfg.transport = wire.Stdio
+		cfg.plan.Transport = wire.Stdio
 	case *overSSE:
-		cfg.transport = wire.SSE
+		cfg.plan.Transport = wire.SSE
 	}
 	placeholder := "{url}"
 	if *overStdio {
@@ -135,8 +97,8 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 			return nil, usageErrorf("client: --cmd holds %s, which only %s fills (want %s)", other, map[bool]string{true: "an HTTP or --sse run", false: "a --stdio run"}[other == "{url}"], placeholder)
 		}
 	}
-	cfg.timeouts = clientTimeouts{Startup: *tStartup, Request: *tRequest, Idle: *tIdle, Shutdown: *tShutdown}
-	for name, v := range map[string]time.Duration{"startup": *tStartup, "request": *tRequest, "idle": *tIdle, "shutdown": *tShutdown} {
+	cfg.plan.Timeouts = engine.ClientTimeouts{Startup: *tStartup, Request: *tRequest, Idle: *tIdle, Shutdown: *tShutdown, Launch: *tLaunch}
+	for name, v := range map[string]time.Duration{"startup": *tStartup, "request": *tRequest, "idle": *tIdle, "shutdown": *tShutdown, "launch": *tLaunch} {
 		if v <= 0 {
 			return nil, usageErrorf("client: --timeout-%s must be positive, got %s", name, v)
 		}
@@ -150,11 +112,11 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 	if err != nil {
 		return nil, usageErrorf("client: %s", strings.TrimPrefix(err.Error(), "run: "))
 	}
-	cfg.revisions = revs
-	if cfg.focus, err = regexp.Compile(*focus); err != nil {
+	cfg.plan.Revisions = revs
+	if cfg.plan.Focus, err = regexp.Compile(*focus); err != nil {
 		return nil, usageErrorf("client: --focus: %v", err)
 	}
-	if cfg.scenarios, err = parseScenarios(*scenarios); err != nil {
+	if cfg.plan.Scenarios, err = parseScenarios(*scenarios); err != nil {
 		return nil, err
 	}
 	for _, kv := range envs {
@@ -162,7 +124,7 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 		if !ok || strings.TrimSpace(k) == "" {
 			return nil, usageErrorf("client: --env %q: want K=V", kv)
 		}
-		cfg.env = append(cfg.env, kv)
+		cfg.plan.Env = append(cfg.plan.Env, kv)
 		if len(v) >= minSecretLen {
 			cfg.run.secrets = append(cfg.run.secrets, v)
 		}
@@ -172,17 +134,11 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 			return nil, usageErrorf("client: --cwd %q is not a directory", *cwd)
 		}
 	}
-	cfg.run.out, cfg.run.strict, cfg.run.writeBase = *out, *strict, *writeBase
-	if err := checkWritableFile("client", "write-baseline", *writeBase); err != nil {
+	if err := outputs.apply("client", &cfg.run, stdout); err != nil {
 		return nil, err
 	}
-	cfg.run.color = !*noColor && os.Getenv("NO_COLOR") == ""
-	if *baseline != "" {
-		if cfg.run.base, err = reports.LoadBaseline(*baseline, catalog.Known); err != nil {
-			return nil, usageErrorf("client: --baseline: %v", err)
-		}
-	}
-	if cfg.self, err = os.Executable(); err != nil {
+	cfg.plan.Labels = cfg.run.labels
+	if cfg.plan.Self, err = os.Executable(); err != nil {
 		return nil, fmt.Errorf("find the mcpspec binary to serve the stdio probe: %w", err)
 	}
 	return cfg, nil
@@ -233,114 +189,78 @@ func knownScenarios() string {
 	return fmt.Sprintf("%s; auth/* for the %d authorization scenarios: %s", strings.Join(plain, ", "), len(probe.AuthScenarios()), strings.Join(probe.AuthScenarios(), ", "))
 }
 
-// transportRevisions are the revisions a transport's probe serves: Streamable HTTP begins at
-// 2025-03-26, the legacy HTTP+SSE transport is 2024-11-05's, and the stateless 2026-07-28 is
-// served over Streamable HTTP and stdio.
-func transportRevisions(transport string) []string {
-	switch transport {
-	case wire.HTTP:
-		return []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125, harness.Rev20260728}
-	case wire.SSE:
-		return []string{harness.Rev20241105}
-	}
-	return append(slices.Clone(harness.HandshakeRevisions), harness.Rev20260728)
-}
-
-// scenarioRun is one launch of the client: a scenario at a revision, and the checks judging it.
-type scenarioRun struct {
-	script probe.Script
-	label  string // the revision its results carry
-	checks []*clientsuite.Check
-}
-
-// plan lists the launches the selected checks need, in order.
-func (cfg *clientConfig) plan() ([]scenarioRun, error) {
-	all, err := clientsuite.Checks()
-	if err != nil {
-		return nil, err
-	}
-	var revs []string
-	for _, r := range cfg.revisions {
-		if slices.Contains(transportRevisions(cfg.transport), r) {
-			revs = append(revs, r)
-		}
-	}
-	var runs []scenarioRun
-	for _, scenario := range cfg.scenarios {
-		if probe.IsAuth(scenario) && cfg.transport != wire.HTTP {
-			continue // authorization is Streamable HTTP's alone (AUTH-STDIO)
-		}
-		for _, rev := range revs {
-			if !probe.ServesAt(scenario, rev) {
-				continue
-			}
-			sr := scenarioRun{script: probe.Script{Scenario: scenario, Revision: rev, AnswerWait: cfg.timeouts.Request}, label: rev}
-			var riders []*clientsuite.Check
-			for _, c := range all {
-				if !c.Judges(scenario) || !c.AppliesTo(rev, cfg.transport) {
-					continue
-				}
-				if c.Once && rev != newestApplicable(c, revs, cfg.transport) {
-					continue
-				}
-				if !cfg.focus.MatchString(fmt.Sprintf("%s (%s, %s)", c.Title(), rev, cfg.transport)) {
-					continue
-				}
-				if c.Rides && scenario != c.Scenario {
-					riders = append(riders, c)
-					continue
-				}
-				sr.checks = append(sr.checks, c)
-			}
-			if len(sr.checks) > 0 {
-				sr.checks = append(sr.checks, riders...)
-				runs = append(runs, sr)
-			}
-		}
-	}
-	return runs, nil
-}
-
-func newestApplicable(c *clientsuite.Check, revs []string, transport string) string {
-	newest := ""
-	for _, r := range revs {
-		if c.AppliesTo(r, transport) && r > newest {
-			newest = r
-		}
-	}
-	return newest
-}
-
 func executeClient(cfg *clientConfig, stdout, stderr io.Writer) (int, error) {
 	started := time.Now()
+	p := &cfg.plan
 	run := &reports.Run{
 		SchemaVersion: reports.SchemaVersion,
 		Tool:          reports.Tool{Name: "mcpspec", Version: version},
-		Target: reports.Target{Name: cfg.name, Kind: reports.KindClient, Transports: []string{cfg.transport},
-			Description: "client (" + cfg.transport + "): " + strings.Join(cfg.argv, " ")},
+		Target: reports.Target{Name: cfg.name, Kind: reports.KindClient, Transports: []string{p.Transport},
+			Description: "client (" + p.Transport + "): " + strings.Join(p.Argv, " ")},
 		StartedAt: started,
-		Revisions: cfg.revisions,
+		Revisions: p.Revisions,
 		Strict:    cfg.run.strict,
 	}
-	runs, err := cfg.plan()
+	// Secrets grow as authorization scenarios mint them: the archive redacts with those known
+	// when each launch's lines are written.
+	redact := reports.Redactor(cfg.run.secrets)
+	var archive *transcript.Archive
+	if cfg.run.transcriptDir != "" {
+		var err error
+		if archive, err = transcript.NewArchive(cfg.run.transcriptDir, func(s string) string { return redact(s) }); err != nil {
+			return reports.ExitUsage, usageErrorf("client: --transcript %q: %v", cfg.run.transcriptDir, err)
+		}
+	}
+	launches, err := p.Launches()
 	if err != nil {
 		return finish(&cfg.run, run, stdout, stderr, err)
 	}
-	val := schema.New()
-	for _, sr := range runs {
-		out := launchClient(cfg, sr.script)
-		// Whatever the authorization scenario minted or saw is redacted from every report.
-		cfg.run.secrets = append(cfg.run.secrets, out.secrets...)
-		if out.clientInfo != nil && run.Target.ServerInfo == nil {
-			run.Target.ServerInfo = out.clientInfo
+	// The console gets what `run` gives it: with -v each verdict as it is judged, else on a
+	// terminal the progress line; the summary at the end either way.
+	var line *progress
+	if !cfg.run.verbose && isTerminal(stdout) {
+		line = &progress{w: stdout, base: cfg.run.base, strict: cfg.run.strict}
+		total := 0
+		for _, l := range launches {
+			total += len(l.Checks)
 		}
-		if out.err != "" {
-			run.Errors = append(run.Errors, fmt.Sprintf("%s at %s: %s", sr.script.Scenario, sr.label, out.err))
-		}
-		view := clientsuite.NewView(sr.script.Scenario, sr.label, cfg.transport, sr.script.Offered(), out.records, val)
-		for _, c := range sr.checks {
-			run.Results = append(run.Results, clientResult(c, sr.label, cfg.transport, view, out))
-		}
+		line.setTotal(total)
+		defer line.clear()
+	}
+	// SIGINT and SIGTERM stop the launch under way as `run` stops its servers: the client and
+	// probe are stopped, the unfinished checks become errors, and the reports are written.
+	intr := engine.NewInterruption()
+	_, stopWatch := watchSignals(intr.Interrupt)
+	defer stopWatch()
+	outcome := engine.RunClient(p, launches, engine.ClientHooks{
+		Interrupt: intr,
+		Launched: func(l engine.Launch, secrets []string, recording []transcript.Entry) {
+			// Whatever the authorization scenario minted or saw is redacted from every report.
+			cfg.run.secrets = append(cfg.run.secrets, secrets...)
+			redact = reports.Redactor(cfg.run.secrets)
+			archive.Write(p.Transport, l.Session(), recording)
+		},
+		Result: func(res reports.Result) {
+			run.Results = append(run.Results, res)
+			switch {
+			case line != nil:
+				line.result(res)
+			case cfg.run.verbose:
+				msg, _, _ := strings.Cut(res.Message, "\n")
+				fmt.Fprintln(stdout, redact(fmt.Sprintf("%-10s %s (%s, %s): %s", res.Status, res.ID, res.Version, res.Transport, msg)))
+			}
+		},
+	})
+	run.Target.ServerInfo = outcome.ClientInfo
+	run.Errors = append(run.Errors, outcome.Errors...)
+	if err := archive.Close(); err != nil {
+		run.Errors = append(run.Errors, fmt.Sprintf("--transcript: %v", err))
+	}
+	if line != nil {
+		line.clear()
+	}
+	if kb, ok := peakRSSKB(); ok {
+		run.Stats = map[string]int64{"peakRSSKB": kb}
 	}
 	if cfg.run.base != nil {
 		run.Results = cfg.run.base.Apply(run.Results)
@@ -352,253 +272,4 @@ func executeClient(cfg *clientConfig, stdout, stderr io.Writer) (int, error) {
 		}
 	}
 	return finish(&cfg.run, run, stdout, stderr, nil)
-}
-
-// clientResult judges one check on one launch's recording.
-func clientResult(c *clientsuite.Check, revision, transport string, view *clientsuite.View, out launchOutcome) reports.Result {
-	e, _ := catalog.Lookup(c.ID)
-	res := reports.Result{ID: c.ID, Title: c.Title(), Area: c.Area(), Level: c.Level, Version: revision, Transport: transport,
-		SpecURL: e.SpecURL(revision), Evidence: evidence(view.Records, out.stderr)}
-	start := time.Now()
-	if !out.connected {
-		res.Status, res.Message = reports.Error, "the client never reached the probe: "+out.err
-		return res
-	}
-	f := c.Judge(view)
-	res.DurationMs = time.Since(start).Milliseconds() + out.durationMs
-	res.Message = f.Message
-	switch f.Outcome {
-	case clientsuite.Pass:
-		res.Status = reports.Pass
-	case clientsuite.NotApplicable:
-		res.Status = reports.NA
-	case clientsuite.Untestable:
-		res.Status = reports.Untestable
-	case clientsuite.Violation:
-		res.Status = reports.Fail
-		if c.Level == "SHOULD" {
-			res.Status = reports.Warn
-		}
-	}
-	return res
-}
-
-// maxEvidence bounds the exchanges one result keeps, as for server checks.
-const maxEvidence = 200
-
-func evidence(recs []probe.Record, stderr string) []reports.Exchange {
-	var out []reports.Exchange
-	for _, r := range recs {
-		if len(out) == maxEvidence-1 {
-			out = append(out, reports.Exchange{Seq: r.Seq, AtMs: r.AtMs, Direction: probe.Note, Channel: "probe", Body: fmt.Sprintf("… %d more records", len(recs)-len(out))})
-			break
-		}
-		out = append(out, reports.Exchange{Seq: r.Seq, AtMs: r.AtMs, Direction: r.Dir, Channel: r.Channel, Meta: r.Meta(), Body: r.Body})
-	}
-	if stderr != "" {
-		out = append(out, reports.Exchange{Seq: len(recs) + 1, Direction: probe.Note, Channel: "stderr", Meta: "the client's stderr (tail)", Body: stderr})
-	}
-	return out
-}
-
-// launchOutcome is what one launch of the client came to.
-type launchOutcome struct {
-	records    []probe.Record
-	connected  bool   // the client's first message reached the probe
-	err        string // a harness-level problem: never connected, hung, crashed; "" if none
-	stderr     string
-	clientInfo map[string]any
-	durationMs int64
-	secrets    []string // an authorization scenario's tokens, codes, client secrets, verifiers
-}
-
-// launchClient serves one scenario and runs the client against it until it exits, or until a
-// named timeout ends it. The client's process group is killed in any case.
-func launchClient(cfg *clientConfig, script probe.Script) launchOutcome {
-	start := time.Now()
-	rec := probe.NewRecorder(nil)
-	var target, placeholder string
-	var stopProbe func()
-	var authContext map[string]any
-	secrets := func() []string { return nil }
-	switch cfg.transport {
-	case wire.Stdio:
-		token := randomToken()
-		col, err := probe.NewCollector(rec, token)
-		if err != nil {
-			return launchOutcome{err: err.Error()}
-		}
-		dir, err := os.MkdirTemp("", "mcpspec-probe-")
-		if err != nil {
-			col.Close(0)
-			return launchOutcome{err: fmt.Sprintf("probe script: %v", err)}
-		}
-		defer os.RemoveAll(dir)
-		target = filepath.Join(dir, "mcpspec-probe")
-		script := fmt.Sprintf("#!/bin/sh\nexec %s probe-stdio --report %s --token %s --scenario %s --revision %s --answer-wait %s --state %s\n",
-			shellQuote(cfg.self), col.Addr(), token, script.Scenario, script.Revision, script.AnswerWait, shellQuote(dir))
-		if err := os.WriteFile(target, []byte(script), 0o755); err != nil {
-			col.Close(0)
-			return launchOutcome{err: fmt.Sprintf("probe script: %v", err)}
-		}
-		placeholder = "{server}"
-		stopProbe = func() { col.Close(cfg.timeouts.Shutdown) }
-	case wire.SSE:
-		srv, err := probe.StartSSE(script, rec)
-		if err != nil {
-			return launchOutcome{err: err.Error()}
-		}
-		target, placeholder = srv.URL(), "{url}"
-		stopProbe = srv.Close
-	default:
-		srv, err := probe.StartHTTP(script, rec)
-		if err != nil {
-			return launchOutcome{err: err.Error()}
-		}
-		target, placeholder = srv.URL(), "{url}"
-		stopProbe = srv.Close
-		authContext, secrets = srv.AuthContext(), srv.Secrets
-	}
-	argv := withTarget(cfg.argv, placeholder, target)
-	env := append([]string{envScenario + "=" + script.Scenario, envContext + "=" + scenarioContext(script, authContext)}, cfg.env...)
-	proc, err := stdio.Start(stdio.Command{Argv: argv, Env: env, Dir: cfg.dir}, false)
-	if err != nil {
-		stopProbe()
-		return launchOutcome{err: fmt.Sprintf("launch the client: %v", err), secrets: secrets()}
-	}
-	problem := awaitClient(proc, rec, cfg.timeouts)
-	proc.Stop(cfg.timeouts.Shutdown) // the group: a probe the client launched goes too
-	stopProbe()
-	out := launchOutcome{records: rec.Records(), stderr: proc.StderrTail(), durationMs: time.Since(start).Milliseconds(), secrets: secrets()}
-	out.connected = len(out.records) > 0
-	out.clientInfo = clientInfo(out.records)
-	switch {
-	case problem != "":
-		out.err = problem
-	case !out.connected:
-		out.err = fmt.Sprintf("it exited (%v) without sending the probe anything", proc.ExitErr())
-	case (script.Scenario == probe.ScenarioTools || script.Scenario == probe.ScenarioInitialize) && proceeded(out.records) && !exitedZero(proc):
-		// A client that leaves a revision it does not speak may exit with an error; one that
-		// went on through the scenario should finish cleanly.
-		out.err = fmt.Sprintf("the client crashed or failed (%v)", proc.ExitErr())
-	}
-	if out.err != "" && out.stderr != "" {
-		out.err += "; its stderr ends: " + stderrTail(out.stderr, 400)
-	}
-	return out
-}
-
-// awaitClient waits until the client exits, or a bound passes: Startup until its first message,
-// then Idle without a new record. It returns why it stopped waiting early, "" when it exited.
-func awaitClient(proc *stdio.Process, rec *probe.Recorder, t clientTimeouts) string {
-	timer := time.NewTimer(t.Startup)
-	defer timer.Stop()
-	connected := false
-	for {
-		select {
-		case <-proc.Done():
-			return ""
-		case <-rec.Activity():
-			connected = true
-			if !timer.Stop() {
-				select {
-				case <-timer.C:
-				default:
-				}
-			}
-			timer.Reset(t.Idle)
-		case <-timer.C:
-			if !connected {
-				return fmt.Sprintf("the client sent the probe nothing within the startup timeout (%s); it was stopped", t.Startup)
-			}
-			return fmt.Sprintf("the client neither sent anything nor exited for the idle timeout (%s): it hung and was stopped", t.Idle)
-		}
-	}
-}
-
-func exitedZero(p *stdio.Process) bool {
-	err := p.ExitErr()
-	return err != nil && err.Error() == "exit status 0"
-}
-
-// proceeded reports whether the client sent more than its initialize.
-func proceeded(recs []probe.Record) bool {
-	v := clientsuite.NewView("", "", "", "", recs, nil)
-	return v.Proceeded()
-}
-
-// clientInfo is the clientInfo of the client's initialize, or at the stateless revision of its
-// first request's _meta, for the report's target line.
-func clientInfo(recs []probe.Record) map[string]any {
-	v := clientsuite.NewView("", "", "", "", recs, nil)
-	for _, m := range v.Msgs {
-		if !m.IsRequest() {
-			continue
-		}
-		var p struct {
-			Params struct {
-				ClientInfo map[string]any             `json:"clientInfo"`
-				Meta       map[string]json.RawMessage `json:"_meta"`
-			} `json:"params"`
-		}
-		if json.Unmarshal(m.Raw, &p) != nil {
-			continue
-		}
-		if m.Method == "initialize" && p.Params.ClientInfo != nil {
-			return p.Params.ClientInfo
-		}
-		var info map[string]any
-		if json.Unmarshal(p.Params.Meta[harness.MetaClientInfo], &info) == nil && info != nil {
-			return info
-		}
-	}
-	return nil
-}
-
-// withTarget puts target in place of placeholder, or last when CMD has none.
-func withTarget(argv []string, placeholder, target string) []string {
-	out := make([]string, 0, len(argv)+1)
-	found := false
-	for _, a := range argv {
-		if strings.Contains(a, placeholder) {
-			found = true
-			a = strings.ReplaceAll(a, placeholder, target)
-		}
-		out = append(out, a)
-	}
-	if !found {
-		out = append(out, target)
-	}
-	return out
-}
-
-// scenarioContext is MCP_CONFORMANCE_CONTEXT: the scenario's data, and in an authorization
-// scenario that pre-registers the client its client_id and client_secret (auth).
-func scenarioContext(s probe.Script, auth map[string]any) string {
-	ctx := map[string]any{"scenario": s.Scenario, "protocolVersion": s.Offered(), "tools": s.ContextTools()}
-	if s.Scenario == probe.ScenarioRequestTimeout || s.Scenario == probe.ScenarioTaskCancel {
-		ctx["requestTimeoutMs"] = s.RequestTimeout().Milliseconds()
-	}
-	for k, v := range auth {
-		ctx[k] = v
-	}
-	b, _ := json.Marshal(ctx)
-	return string(b)
-}
-
-func randomToken() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
-// shellQuote quotes s for /bin/sh.
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-
-func stderrTail(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) > n {
-		s = "…" + s[len(s)-n:]
-	}
-	return strings.ReplaceAll(s, "\n", " | ")
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpspec/mcpspec/fixtures/refclient"
+	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/probe"
 	"github.com/mcpspec/mcpspec/reports"
 	"github.com/mcpspec/mcpspec/suites/clientsuite"
@@ -84,7 +85,7 @@ func TestClientReferencePasses(t *testing.T) {
 				}
 			}
 			for _, c := range checks {
-				applies := slices.ContainsFunc(transportRevisions(transport), func(r string) bool { return c.AppliesTo(r, transport) })
+				applies := slices.ContainsFunc(harness.TransportRevisions(transport), func(r string) bool { return c.AppliesTo(r, transport) })
 				// The authorization checks judge the auth/* scenarios, served only on request
 				// (client_auth_test.go).
 				if applies && !seen[c.ID] && !probe.IsAuth(c.Scenario) {
@@ -170,7 +171,7 @@ func TestClientFaultsFail(t *testing.T) {
 			continue // client_auth_test.go
 		}
 		for _, transport := range c.Transports {
-			if !slices.ContainsFunc(transportRevisions(transport), func(r string) bool { return c.AppliesTo(r, transport) }) {
+			if !slices.ContainsFunc(harness.TransportRevisions(transport), func(r string) bool { return c.AppliesTo(r, transport) }) {
 				continue // elicitation is younger than the legacy SSE transport
 			}
 			// One after another: each run is short, and a burst of them would load the
@@ -279,7 +280,9 @@ func TestClientBadFlagsExit2(t *testing.T) {
 		{[]string{"--cmd", "c {url}", "--stdio"}, "--cmd holds {url}"},
 		{[]string{"--cmd", "c", "--versions", "2020-01-01"}, `client: --versions: unknown revision "2020-01-01"`},
 		{[]string{"--cmd", "c", "--focus", "("}, "client: --focus:"},
+		{[]string{"--cmd", "c", "--label-filter", "("}, "client: --label-filter:"},
 		{[]string{"--cmd", "c", "--timeout-idle", "0s"}, "--timeout-idle must be positive"},
+		{[]string{"--cmd", "c", "--timeout-launch", "-1s"}, "--timeout-launch must be positive"},
 		{[]string{"--cmd", "c", "--timeout-idle", "1s", "--timeout-request", "2s"}, "--timeout-idle (1s) must exceed --timeout-request (2s)"},
 		{[]string{"--cmd", "c", "--env", "NOVALUE"}, `--env "NOVALUE": want K=V`},
 		{[]string{"--cmd", "c", "--cwd", "/no/such/dir"}, `--cwd "/no/such/dir" is not a directory`},
@@ -299,7 +302,7 @@ func TestClientBadFlagsExit2(t *testing.T) {
 			t.Errorf("client %q: exit %d, stderr %q; want exit 2 and one line with %q", tc.args, code, msg, tc.want)
 		}
 	}
-	for _, args := range [][]string{{}, {"--fault", "NO-SUCH"}, {"--fault", ""}, {"--timeout", "0s", "http://127.0.0.1:1/mcp"}, {"--sse", "server-command", "arg"}} {
+	for _, args := range [][]string{{}, {"--fault", "NO-SUCH"}, {"--fault", ""}, {"--timeout", "0s", "http://127.0.0.1:1/mcp"}, {"--sse", "server-command", "arg"}, {"--chatty", "-1s", "http://127.0.0.1:1/mcp"}} {
 		var stdout, stderr strings.Builder
 		if code := Main(append([]string{"reference-client"}, args...), &stdout, &stderr); code != reports.ExitUsage {
 			t.Errorf("reference-client %q: exit %d, want 2 (stderr %q)", args, code, stderr.String())

@@ -49,12 +49,9 @@ func TestCLIConsoleInCILogs(t *testing.T) {
 		regexp.MustCompile(`^mcpspec: FAIL — 1 warning \(strict\)$`),
 		regexp.MustCompile(`^  1 warn, 3 na, 1 pass \(total 5\)$`),
 		regexp.MustCompile(`^  not served 2025-11-25 stdio: 3 checks na; it answered initialize without a result: `),
-		regexp.MustCompile(`^warn \(1\)$`),
-		regexp.MustCompile(`^  jrpc JRPC-ERROR-MESSAGE 2026-07-28 stdio error message is not one short sentence`),
-		regexp.MustCompile(`^by area$`),
-		regexp.MustCompile(`^  jrpc 1 warn, 2 na, 1 pass$`),
-		regexp.MustCompile(`^  ping 1 na$`),
-		regexp.MustCompile(`^reports: `),
+		regexp.MustCompile(`^warn: 1 requirement$`),
+		regexp.MustCompile(`^  JRPC-ERROR-MESSAGE \[SHOULD\] an error message is one short sentence \(stdio: 2026-07-28\): error message is not one short sentence`),
+		regexp.MustCompile(`^reports: .*report\.html \(open it in a browser\), .*summary\.md, .*results\.json, .*junit\.xml$`),
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(want), r.stdout)
@@ -192,5 +189,117 @@ func TestCLIGitHubAnnotationsAndJobSummary(t *testing.T) {
 			}
 			assertNoLeftovers(t, d)
 		})
+	}
+}
+
+// plainEnv is the environment of a run whose output goes to a pipe with no colour setting: the
+// test's own NO_COLOR and CLICOLOR_FORCE are left out.
+func plainEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "NO_COLOR=") && !strings.HasPrefix(kv, "CLICOLOR_FORCE=") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// runPlain runs the binary with its output to pipes and no colour setting.
+func runPlain(t *testing.T, env []string, bin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), referenceRunTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr, cmd.Env = &out, &errb, env
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("run %v: %v\nstderr:\n%s", args, err, errb.String())
+	}
+	return code, out.String(), errb.String()
+}
+
+// A failing run lists each failed requirement once, whatever the revisions it failed at, and
+// output to a pipe carries no escape sequence unless CLICOLOR_FORCE asks for colour.
+func TestCLIOneLinePerFailedRequirementNoColourInPipes(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	out := t.TempDir()
+	args := []string{"run", "--stdio", d.mcpspec + " reference --fault JRPC-METHOD-NOT-FOUND,JRPC-RPC-PREFIX",
+		"--versions", "2025-06-18,2025-11-25", "--focus", "^(JRPC-METHOD-NOT-FOUND|JRPC-RPC-PREFIX|PING-RESPOND) ", "--out", out}
+	code, stdout, stderr := runPlain(t, plainEnv(), d.mcpspec, args...)
+	if code != reports.ExitFailures {
+		t.Fatalf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, reports.ExitFailures, stdout, stderr)
+	}
+	if strings.ContainsRune(stdout+stderr, '\x1b') {
+		t.Errorf("output to a pipe holds an escape sequence:\n%q", stdout)
+	}
+	if !strings.Contains(stdout, "\nfail: 2 requirements\n") {
+		t.Errorf("no count of failed requirements:\n%s", stdout)
+	}
+	for _, id := range []string{"JRPC-METHOD-NOT-FOUND", "JRPC-RPC-PREFIX"} {
+		re := regexp.MustCompile(`(?m)^  ` + id + ` \[MUST\] .*\(stdio: every revision\): `)
+		if n := len(re.FindAllString(stdout, -1)); n != 1 || strings.Count(stdout, "\n  "+id+" ") != 1 {
+			t.Errorf("%s: %d lines naming every revision, want its one line:\n%s", id, n, stdout)
+		}
+	}
+	_, forced, _ := runPlain(t, append(plainEnv(), "CLICOLOR_FORCE=1"), d.mcpspec, args...)
+	if !strings.Contains(forced, "\x1b[31m") {
+		t.Errorf("CLICOLOR_FORCE=1 gave no colour:\n%q", forced)
+	}
+	_, none, _ := runPlain(t, append(plainEnv(), "CLICOLOR_FORCE=1", "NO_COLOR=1"), d.mcpspec, args...)
+	if strings.ContainsRune(none, '\x1b') {
+		t.Errorf("NO_COLOR=1 did not win over CLICOLOR_FORCE:\n%q", none)
+	}
+	assertNoLeftovers(t, d)
+}
+
+// A server command that does not exist is one cause on a short console; results.json still
+// holds every check.
+func TestCLIMissingCommandIsOneCause(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	out := t.TempDir()
+	code, stdout, stderr := runPlain(t, plainEnv(), d.mcpspec, "run", "--stdio", "mcpspec-no-such-command --flag", "--out", out)
+	if code != reports.ExitHarness {
+		t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, reports.ExitHarness, stdout, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout+stderr), "\n")
+	if len(lines) > 10 {
+		t.Errorf("%d lines, want at most 10:\n%s%s", len(lines), stdout, stderr)
+	}
+	if !strings.Contains(stdout, "cannot start the server mcpspec-no-such-command") || !strings.Contains(stdout, "executable file not found") {
+		t.Errorf("the cause is not named:\n%s", stdout)
+	}
+	if strings.ContainsRune(stdout, '\x1b') {
+		t.Errorf("output to a pipe holds an escape sequence:\n%q", stdout)
+	}
+	run, err := reports.ReadResults(filepath.Join(out, reports.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Results) < 100 || run.Summary[reports.Error] != len(run.Results) {
+		t.Errorf("results.json holds %d results, %d of them errors; want every check, in error", len(run.Results), run.Summary[reports.Error])
+	}
+}
+
+// A client command that does not exist is short too: its harness error once, its cause once.
+func TestCLIClientMissingCommandIsShort(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	out := t.TempDir()
+	code, stdout, stderr := runPlain(t, plainEnv(), d.mcpspec, "client", "--cmd", "mcpspec-no-such-client", "--out", out)
+	if code != reports.ExitHarness {
+		t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, reports.ExitHarness, stdout, stderr)
+	}
+	if lines := strings.Split(strings.TrimSpace(stdout+stderr), "\n"); len(lines) > 10 {
+		t.Errorf("%d lines, want at most 10:\n%s%s", len(lines), stdout, stderr)
+	}
+	if strings.Count(stdout, "executable file not found") != 2 || strings.ContainsRune(stdout, '\x1b') {
+		t.Errorf("want the cause once as a harness error and once as the checks' cause, in plain text:\n%s", stdout)
 	}
 }

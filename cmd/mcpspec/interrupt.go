@@ -21,8 +21,7 @@ var interruptSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
 // skip specs whose results mcpspec already holds; a BeforeSuite node therefore takes the
 // signals back once that handler is in place.
 func interruptOnSignal(runner *conform.Runner) (stop func()) {
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, interruptSignals...)
+	sigs, stop := watchSignals(runner.Interrupt)
 	ginkgo.BeforeSuite(func() {
 		// Ignore, not Reset: between dropping Ginkgo's handler and taking the signals back, a
 		// reset signal would have its default action and kill the run without its reports (seen
@@ -30,15 +29,24 @@ func interruptOnSignal(runner *conform.Runner) (stop func()) {
 		signal.Ignore(interruptSignals...)
 		signal.Notify(sigs, interruptSignals...)
 	})
+	return stop
+}
+
+// watchSignals calls interrupt with the name of the first SIGINT or SIGTERM, once; later ones
+// are swallowed, so that the run can still stop its targets and write its reports. stop ends
+// the watch; sigs is the channel the signals arrive on.
+func watchSignals(interrupt func(why string)) (sigs chan os.Signal, stop func()) {
+	sigs = make(chan os.Signal, 1)
+	signal.Notify(sigs, interruptSignals...)
 	done := make(chan struct{})
 	go func() {
 		select {
 		case s := <-sigs:
-			runner.Interrupt(signalName(s))
+			interrupt(signalName(s))
 		case <-done:
 		}
 	}()
-	return func() {
+	return sigs, func() {
 		signal.Stop(sigs)
 		close(done)
 	}

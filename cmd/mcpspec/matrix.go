@@ -331,6 +331,9 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) (int, error) {
 	parallel := fs.Int("parallel", 0, "run `N` targets at once (default: the config's parallel, else 1)")
 	only := fs.String("targets", "", "run only the targets named in `LIST` (comma-separated)")
 	isolation := fs.Bool("isolation", false, "then run each area of every target alone and exit 3 when a verdict differs from the full run's (a bug of mcpspec's); listed in isolation.txt")
+	// The matrix prints plain lines and runs each target with --no-color; the flag is accepted so
+	// that one habit works for run, client and matrix.
+	fs.Bool("no-color", false, "no ANSI colours (the matrix's own lines have none; its runs get --no-color)")
 	merge := fs.Bool("merge", false, "run nothing: build the matrix from the report `DIR`s given after the flags (each holding a results.json of `mcpspec run`, named by its --name or as NAME=DIR), as a matrix of those targets would")
 	operands, err := parseInterspersed(fs, args, matrixUsage, stdout)
 	if err != nil {

@@ -26,6 +26,8 @@ func cmdReferenceClient(args []string, stdout, stderr io.Writer) (int, error) {
 	sse := fs.Bool("sse", false, "URL is the SSE endpoint of the legacy HTTP+SSE transport (2024-11-05)")
 	secretsLog := fs.String("secrets-log", "", "append every OAuth secret the client handles to `FILE` and write it to stderr (for the secrets test: never in real use)")
 	authEager := fs.Bool("auth-eager", false, "in the auth/* scenarios, discover and authorize from the well-known URIs before the first request, as a client that never waits for a challenge")
+	chatty := fs.Duration("chatty", 0, "hostile mode: after the scenario, ping the server every `INTERVAL` until --timeout or a signal ends the client (tests mcpspec client's launch bound)")
+	oversize := fs.Int("oversize", 0, "hostile mode: after the scenario, send one ping padded to `BYTES` (tests the evidence bounds)")
 	var faults listFlag
 	var names []string
 	for _, f := range refclient.Faults() {
@@ -50,7 +52,10 @@ func cmdReferenceClient(args []string, stdout, stderr io.Writer) (int, error) {
 	if *sse && (fs.NArg() != 1 || !strings.HasPrefix(fs.Arg(0), "http")) {
 		return reports.ExitUsage, usageErrorf("reference-client: --sse wants one URL, the SSE endpoint")
 	}
-	opts := refclient.Options{Faults: faults, SSE: *sse, SecretsLog: *secretsLog, Stderr: stderr, AuthEager: *authEager}
+	if *chatty < 0 || *oversize < 0 {
+		return reports.ExitUsage, usageErrorf("reference-client: --chatty and --oversize must not be negative")
+	}
+	opts := refclient.Options{Faults: faults, SSE: *sse, SecretsLog: *secretsLog, Stderr: stderr, AuthEager: *authEager, Chatty: *chatty, Oversize: *oversize}
 	if err := opts.Validate(); err != nil {
 		return reports.ExitUsage, usageErrorf("%v", err)
 	}

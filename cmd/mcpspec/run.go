@@ -18,7 +18,6 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/formatter"
-	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/secrets"
@@ -26,7 +25,6 @@ import (
 	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/reports"
-	"github.com/mcpspec/mcpspec/suites/catalog"
 	"github.com/mcpspec/mcpspec/suites/conform"
 
 	_ "github.com/mcpspec/mcpspec/suites" // registers every check
@@ -84,11 +82,6 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		cwd        = fs.String("cwd", "", "working `DIR` of launched commands")
 		versions   = fs.String("versions", "all", "revisions to test: `LIST` (comma-separated) or all")
 		focus      = fs.String("focus", "", "run only specs whose title matches `REGEX` (titles begin with the requirement ID)")
-		labels     = fs.String("label-filter", "", "run only specs matching the Ginkgo label `EXPR` (labels: ID, level, area:X, version:X, transport:X)")
-		out        = fs.String("out", "mcpspec-report", "write junit.xml, results.json, summary.md and report.html into `DIR`")
-		baseline   = fs.String("baseline", "", "YAML `FILE` of expected failures")
-		writeBase  = fs.String("write-baseline", "", "write the current failures and warnings as a baseline to `FILE`")
-		strict     = fs.Bool("strict", false, "warnings (broken SHOULDs) fail the run")
 		slowTool   = fs.String("slow-tool", "", "`NAME` of a tool of the server's that takes a while and reports progress")
 		slowArgs   = fs.String("slow-tool-args", "{}", "arguments of the slow tool, as a JSON object")
 		listTool   = fs.String("list-changed-tool", "", "`NAME` of a tool of the server's whose every call changes its tools (and resources, prompts) lists; the subscription and *-LISTCHANGED checks call it")
@@ -102,17 +95,14 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		authStale  = fs.String("auth-token-expired", "", "an access `TOKEN` the server's authorization server issued that has expired, which the server must refuse (AUTH-JWT-EXPIRED)")
 		jsonrpc    = fs.Bool("jsonrpc", false, "the JSON-RPC profile: test the JSON-RPC 2.0 layer alone, with no MCP handshake (version "+harness.RevJSONRPC+"; not with --sse or --versions; no target: the bundled plain JSON-RPC server)")
 		name       = fs.String("name", "", "record `NAME` as the target's name in results.json (letters, digits, '.', '_', '-'), the column heading `mcpspec matrix --merge` gives it")
-		transcript = fs.String("transcript", "", "write every session's whole wire transcript to `DIR`/transcript.jsonl (one JSON object a line; secrets redacted)")
-		verbose    = fs.Bool("v", false, "verbose: Ginkgo's full spec output")
 		sessions   = fs.Int("sessions", 3, "shared sessions per revision and transport (`N`), each running its share of the checks that need no fresh server")
 		workers    = fs.Int("parallel", 16, "how many checks may run at once (`N`); checks sharing a session always run one after another")
-		noColor    = fs.Bool("no-color", false, "no ANSI colours (also NO_COLOR)")
-		github     = fs.Bool("github", false, "print each failure and warning as a GitHub Actions annotation (::error title=ID::message) and append summary.md to $GITHUB_STEP_SUMMARY when set; on by default when GITHUB_ACTIONS=true (--github=false turns it off)")
 		tStartup   = fs.Duration("timeout-startup", harness.DefaultTimeouts().Startup, "bound on starting a server and its initialize")
 		tRequest   = fs.Duration("timeout-request", harness.DefaultTimeouts().Request, "bound on one request's response")
 		tQuiet     = fs.Duration("timeout-quiet", harness.DefaultTimeouts().Quiet, "quiet window after a sentinel ping when proving silence")
 		tShutdown  = fs.Duration("timeout-shutdown", harness.DefaultTimeouts().Shutdown, "bound on each step of stopping a server")
 		envs, hdrs repeatFlag
+		outputs    = addOutputFlags(fs, "Ginkgo's full spec output, and in the summary every message in full, the untestable checks and the counts by area")
 	)
 	fs.Var(&envs, "env", "`K=V` added to the environment of launched commands (repeatable)")
 	fs.Var(&hdrs, "header", "`\"Name: value\"` sent with every HTTP request (repeatable)")
@@ -127,13 +117,9 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 	if fs.NArg() > 0 {
 		return nil, usageErrorf("run: unexpected argument %q (quote the server command: --stdio \"CMD ARGS\")", fs.Arg(0))
 	}
-	cfg := &runConfig{focus: *focus, labels: *labels, out: *out, baseline: *baseline, writeBase: *writeBase, strict: *strict, verbose: *verbose, workers: *workers, sessions: *sessions,
-		transcriptDir: *transcript, name: *name}
+	cfg := &runConfig{focus: *focus, workers: *workers, sessions: *sessions, name: *name}
 	if *name != "" && !targetNamePattern.MatchString(*name) {
 		return nil, usageErrorf("run: --name %q: use letters, digits, '.', '_' and '-', beginning with a letter or digit", *name)
-	}
-	if err := checkWritableFile("run", "write-baseline", *writeBase); err != nil {
-		return nil, err
 	}
 	if *sessions < 1 {
 		return nil, usageErrorf("run: --sessions must be at least 1, got %d", *sessions)
@@ -141,8 +127,6 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 	if *workers < 1 {
 		return nil, usageErrorf("run: --parallel must be at least 1, got %d", *workers)
 	}
-	cfg.color = !*noColor && os.Getenv("NO_COLOR") == ""
-	cfg.github = *github || (!given(fs, "github") && os.Getenv("GITHUB_ACTIONS") == "true")
 	cfg.conform.Validator = newValidator()
 	cfg.conform.Timeouts = harness.Timeouts{Startup: *tStartup, Request: *tRequest, Quiet: *tQuiet, Shutdown: *tShutdown}
 	if err := cfg.conform.Timeouts.Validate(); err != nil {
@@ -156,11 +140,6 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 	if *focus != "" {
 		if _, err := regexp.Compile(*focus); err != nil {
 			return nil, usageErrorf("run: --focus: %v", err)
-		}
-	}
-	if *labels != "" {
-		if _, err := types.ParseLabelFilter(*labels); err != nil {
-			return nil, usageErrorf("run: --label-filter: %v", strings.SplitN(err.Error(), "\n", 2)[0])
 		}
 	}
 	if !json.Valid([]byte(*slowArgs)) || !strings.HasPrefix(strings.TrimSpace(*slowArgs), "{") {
@@ -260,10 +239,8 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 			return nil, usageErrorf("run: --cwd %q is not a directory", *cwd)
 		}
 	}
-	if *baseline != "" {
-		if cfg.base, err = reports.LoadBaseline(*baseline, catalog.Known); err != nil {
-			return nil, usageErrorf("run: --baseline: %v", err)
-		}
+	if err := outputs.apply("run", cfg, stdout); err != nil {
+		return nil, err
 	}
 	if *jsonrpc {
 		// Without a target the profile runs the bundled plain JSON-RPC server.
@@ -464,7 +441,7 @@ func finish(cfg *runConfig, run *reports.Run, stdout, stderr io.Writer, runErr e
 	reports.Redact(run, cfg.secrets)
 	run.Summarize()
 	writeErr := reports.WriteAll(cfg.out, run)
-	if err := reports.PrintSummary(stdout, run, cfg.color); err != nil {
+	if err := reports.PrintSummary(stdout, run, reports.ConsoleOptions{Color: cfg.color, Verbose: cfg.verbose}); err != nil {
 		fmt.Fprintf(stderr, "mcpspec: printing the summary: %v\n", err)
 	}
 	if cfg.github {
@@ -480,12 +457,31 @@ func finish(cfg *runConfig, run *reports.Run, stdout, stderr io.Writer, runErr e
 		fmt.Fprintf(stderr, "mcpspec: writing reports to %s: %s\n", cfg.out, strings.ReplaceAll(writeErr.Error(), "\n", "; "))
 		return reports.ExitHarness, runErr
 	}
-	fmt.Fprintf(stdout, "reports: %s\n", filepath.Join(cfg.out, reports.ResultsFile))
+	fmt.Fprintf(stdout, "reports: %s\n", reportsLine(cfg.out))
 	code := runExitCode(run)
 	if code == reports.ExitNothingRan && len(run.Results) > 0 {
 		fmt.Fprintln(stderr, "mcpspec: no check could run: every result is na or untestable (does the server serve any of the requested revisions?)")
 	}
 	return code, runErr
+}
+
+// reportsLine names the four reports of a run in dir.
+func reportsLine(dir string) string {
+	return fmt.Sprintf("%s (open it in a browser), %s, %s, %s", filepath.Join(dir, reports.HTMLFile),
+		filepath.Join(dir, reports.SummaryFile), filepath.Join(dir, reports.ResultsFile), filepath.Join(dir, reports.JUnitFile))
+}
+
+// useColor decides whether the console gets ANSI colours: never with --no-color or NO_COLOR
+// (https://no-color.org), always with CLICOLOR_FORCE (not "0"), otherwise only when stdout is a
+// terminal, so that output redirected to a file or a CI log holds no escape sequences.
+func useColor(noColor bool, stdout io.Writer) bool {
+	switch {
+	case noColor || os.Getenv("NO_COLOR") != "":
+		return false
+	case os.Getenv("CLICOLOR_FORCE") != "" && os.Getenv("CLICOLOR_FORCE") != "0":
+		return true
+	}
+	return isTerminal(stdout)
 }
 
 // runExitCode is the exit code of a run whose reports were written, decided by its results alone

@@ -5,11 +5,14 @@
 package probe
 
 import (
+	"fmt"
 	"net/http"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpspec/mcpspec/harness/transcript"
 )
 
 // Directions of a record.
@@ -100,6 +103,7 @@ type Recorder struct {
 	mu       sync.Mutex
 	start    time.Time
 	recs     []Record
+	dropped  int // records beyond transcript.MaxEntries, counted but not kept
 	activity chan struct{}
 	sink     func(Record) // also gets every record (the stdio probe streams them to its parent)
 }
@@ -112,9 +116,13 @@ func NewRecorder(sink func(Record)) *Recorder {
 // Add numbers and timestamps rec, keeps it, and passes it on.
 func (r *Recorder) Add(rec Record) {
 	r.mu.Lock()
-	rec.Seq = len(r.recs) + 1
+	rec.Seq = len(r.recs) + r.dropped + 1
 	rec.AtMs = time.Since(r.start).Milliseconds()
-	r.recs = append(r.recs, rec)
+	if len(r.recs) < transcript.MaxEntries {
+		r.recs = append(r.recs, rec)
+	} else {
+		r.dropped++ // a flooding client must not exhaust memory; the sink still gets it
+	}
 	sink := r.sink
 	r.mu.Unlock()
 	if sink != nil {
@@ -126,11 +134,19 @@ func (r *Recorder) Add(rec Record) {
 	}
 }
 
+// Started is when the recording began: each record's AtMs counts from it.
+func (r *Recorder) Started() time.Time { return r.start }
+
 // Records returns a copy of everything recorded so far.
 func (r *Recorder) Records() []Record {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]Record(nil), r.recs...)
+	out := append([]Record(nil), r.recs...)
+	if r.dropped > 0 {
+		out = append(out, Record{Seq: len(r.recs) + r.dropped + 1, AtMs: time.Since(r.start).Milliseconds(), Dir: Note, Channel: "probe",
+			Body: fmt.Sprintf("%d records not kept (recording limit %d)", r.dropped, transcript.MaxEntries)})
+	}
+	return out
 }
 
 // Activity receives a value after records were added (one value for any number of them).

@@ -139,12 +139,14 @@ func (s *server) interceptSubscriptions(ctx context.Context, m message, emit fun
 			foreign, _ := json.Marshal(ForeignSubscription)
 			emit(notification("notifications/tools/list_changed", tagged(foreign)))
 		}
-		ack := tagged(m.ID)
-		ack["notifications"] = map[string]any{"toolsListChanged": true}
-		emit(notification("notifications/subscriptions/acknowledged", ack))
+		// Acknowledged before the acknowledgment is written: the client's probe_echo that answers
+		// it is served on another goroutine and must find the subscription acknowledged.
 		st.mu.Lock()
 		st.acked = true
 		st.mu.Unlock()
+		ack := tagged(m.ID)
+		ack["notifications"] = map[string]any{"toolsListChanged": true}
+		emit(notification("notifications/subscriptions/acknowledged", ack))
 		// The stream stays open (no result) until the client cancels it or leaves.
 		return s.hold(ctx, m.ID, func() []byte { return nil }), true
 	}

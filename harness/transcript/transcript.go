@@ -33,7 +33,7 @@ const (
 	headBytes    = 1 << 20
 	tailEntries  = 2000
 	tailBytes    = 2 << 20
-	maxBodyBytes = 64 << 10
+	maxBodyBytes = MaxBodyBytes
 )
 
 // Transcript is safe for concurrent use. The zero value is not usable; use New.
@@ -58,10 +58,7 @@ func (t *Transcript) Add(dir, channel, meta string, body []byte) int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.seq++
-	b := string(body)
-	if len(b) > maxBodyBytes {
-		b = fmt.Sprintf("%s… [%d more bytes]", b[:maxBodyBytes], len(b)-maxBodyBytes)
-	}
+	b := ClipBody(string(body))
 	e := Entry{Seq: t.seq, At: time.Now(), Dir: dir, Channel: channel, Meta: meta, Body: b}
 	if !t.headFull && len(t.head) < headEntries && t.headSize+len(b) <= headBytes {
 		t.head = append(t.head, e)

@@ -6,6 +6,7 @@ package clientsuite
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/suites/catalog"
+	"github.com/mcpspec/mcpspec/suites/finding"
 )
 
 // Check is one requirement's client check.
@@ -38,6 +40,9 @@ type Check struct {
 	// selected revision only.
 	Once  bool
 	Judge func(v *View) Finding
+	// File is the source file that registered the check (set by Register), as a server check's
+	// conform.Check.File: where the layout test looks for it.
+	File string
 }
 
 // Title begins with the ID, so --focus 'ID' selects the check.
@@ -69,10 +74,12 @@ var (
 // Register adds checks; an unknown or duplicate ID or a malformed check is an error that
 // Checks reports.
 func Register(cs ...Check) {
+	_, file, _, _ := runtime.Caller(1)
 	regMu.Lock()
 	defer regMu.Unlock()
 	for i := range cs {
 		c := cs[i]
+		c.File = file
 		if err := c.validate(); err != nil {
 			regErrs = append(regErrs, err)
 			continue
@@ -142,34 +149,32 @@ func Lookup(id string) (*Check, bool) {
 	return c, ok
 }
 
-// Outcome is what a check found.
-type Outcome int
-
-const (
-	Pass Outcome = iota
-	Violation
-	NotApplicable
-	Untestable
+// Outcome and Finding are the verdict of every check, client and server alike (package finding).
+type (
+	Outcome = finding.Outcome
+	Finding = finding.Finding
 )
 
-// Finding is a check's verdict with its reason.
-type Finding struct {
-	Outcome Outcome
-	Message string
-}
+// The outcomes a client check gives, as package finding names them.
+const (
+	Pass          = finding.Pass
+	Violation     = finding.Violation
+	NotApplicable = finding.NotApplicable
+	Untestable    = finding.Untestable
+)
 
 func passed(format string, args ...any) Finding {
-	return Finding{Pass, fmt.Sprintf(format, args...)}
+	return Finding{Outcome: Pass, Message: fmt.Sprintf(format, args...)}
 }
 
 func violated(format string, args ...any) Finding {
-	return Finding{Violation, fmt.Sprintf(format, args...)}
+	return Finding{Outcome: Violation, Message: fmt.Sprintf(format, args...)}
 }
 
 func na(format string, args ...any) Finding {
-	return Finding{NotApplicable, fmt.Sprintf(format, args...)}
+	return Finding{Outcome: NotApplicable, Message: fmt.Sprintf(format, args...)}
 }
 
 func untestable(format string, args ...any) Finding {
-	return Finding{Untestable, fmt.Sprintf(format, args...)}
+	return Finding{Outcome: Untestable, Message: fmt.Sprintf(format, args...)}
 }

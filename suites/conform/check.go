@@ -14,6 +14,7 @@ import (
 	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/suites/catalog"
+	"github.com/mcpspec/mcpspec/suites/finding"
 )
 
 // Connection says what a check needs to start from.
@@ -128,28 +129,20 @@ func (c *Check) validate() error {
 	return nil
 }
 
-// Outcome is what a check found.
-type Outcome int
-
-const (
-	Pass Outcome = iota
-	Violation
-	NotApplicable
-	Untestable
-	Broken // the harness or the target's infrastructure failed
+// Outcome and Finding are the verdict of every check, server and client alike (package finding).
+type (
+	Outcome = finding.Outcome
+	Finding = finding.Finding
 )
 
-// Finding is a check's verdict with its reason.
-type Finding struct {
-	Outcome Outcome
-	Message string
-	// Severe makes a violation a failure whatever the level: the server crashed or hung on input
-	// it should merely have rejected.
-	Severe bool
-	// Rule is the requirement the evidence breaks when it is not the check's own (rules.go):
-	// the finding then takes that rule's level.
-	Rule string
-}
+// The outcomes, as package finding names them.
+const (
+	Pass          = finding.Pass
+	Violation     = finding.Violation
+	NotApplicable = finding.NotApplicable
+	Untestable    = finding.Untestable
+	Broken        = finding.Broken
+)
 
 // Passed is a pass, with an optional note.
 func Passed(format string, args ...any) Finding {

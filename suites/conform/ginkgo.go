@@ -90,7 +90,13 @@ func newestOf(c *Check, revisions []string) string {
 }
 
 func labels(c *Check, rev, transport string) []string {
-	return []string{c.ID, c.Level, "area:" + c.Area(), "version:" + rev, "transport:" + transport}
+	return CheckLabels(c.ID, c.Level, c.Area(), rev, transport)
+}
+
+// CheckLabels are the labels --label-filter selects a check by at a revision over a transport, the
+// same for server and client checks.
+func CheckLabels(id, level, area, rev, transport string) []string {
+	return []string{id, level, "area:" + area, "version:" + rev, "transport:" + transport}
 }
 
 // outcome turns a recorded result into Ginkgo's verdict.

@@ -64,9 +64,10 @@ func withUnanswered(f Finding, unanswered []harness.Unanswered) Finding {
 	if n := len(unanswered) - 1; n > 0 {
 		line += fmt.Sprintf(" (and %d more)", n)
 	}
+	// The rule goes first: it is why a SHOULD check fails, and listings show a first line only.
 	msg := line
 	if f.Message != "" {
-		msg = f.Message + "\n" + line
+		msg = line + "\n" + f.Message
 	}
 	return Finding{Outcome: Violation, Message: msg, Rule: RuleReplyRequired, Severe: f.Severe}
 }

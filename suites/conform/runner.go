@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -306,23 +305,7 @@ func (r *Runner) execute(c *Check, revision, transport string, slot int, worker 
 	return res
 }
 
-func statusOf(o Outcome, level string) reports.Status {
-	switch o {
-	case Pass:
-		return reports.Pass
-	case Violation:
-		if level == "MUST" {
-			return reports.Fail
-		}
-		return reports.Warn
-	case NotApplicable:
-		return reports.NA
-	case Untestable:
-		return reports.Untestable
-	default:
-		return reports.Error
-	}
-}
+func statusOf(o Outcome, level string) reports.Status { return o.Status(level) }
 
 // run acquires the connection the check needs, runs it, and returns its finding with the
 // transcript entries that are its evidence.
@@ -586,17 +569,9 @@ func withStderr(msg, stderr string) string {
 	return msg + "\nserver stderr (last lines):\n" + strings.Join(lines, "\n")
 }
 
-// maxEvidence bounds one result's evidence: its first and last halves are kept, with a note of
-// what was left out between them (every body is bounded by the transcript already).
-const maxEvidence = 200
-
+// exchanges turns a check's transcript into its result's evidence, bounded as every result's is.
 func (r *Runner) exchanges(entries []transcript.Entry) []reports.Exchange {
-	if len(entries) > maxEvidence {
-		left := len(entries) - maxEvidence
-		cut := transcript.Entry{Seq: entries[maxEvidence/2].Seq, At: entries[maxEvidence/2].At, Dir: transcript.Note, Channel: "harness",
-			Body: fmt.Sprintf("%d exchanges left out here (evidence limit %d; --transcript DIR keeps them all)", left, maxEvidence)}
-		entries = append(append(slices.Clone(entries[:maxEvidence/2]), cut), entries[len(entries)-maxEvidence/2:]...)
-	}
+	entries = transcript.Evidence(entries, nil)
 	out := make([]reports.Exchange, 0, len(entries))
 	for _, e := range entries {
 		out = append(out, reports.Exchange{Seq: e.Seq, AtMs: e.At.Sub(r.started).Milliseconds(), Direction: e.Dir, Channel: e.Channel, Meta: e.Meta, Body: e.Body})

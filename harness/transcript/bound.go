@@ -1,0 +1,72 @@
+package transcript
+
+import (
+	"fmt"
+	"slices"
+)
+
+// The bounds of evidence, one rule for the results of server and client checks alike.
+const (
+	// MaxEntries bounds the entries a transcript (or a probe recording) keeps.
+	MaxEntries = 20000
+	// MaxBodyBytes bounds one entry's body.
+	MaxBodyBytes = 64 << 10
+	// MaxEvidence bounds the entries one result keeps as evidence.
+	MaxEvidence = 200
+)
+
+// ClipBody cuts a body to MaxBodyBytes, saying how much was left out.
+func ClipBody(b string) string {
+	if len(b) <= MaxBodyBytes {
+		return b
+	}
+	return fmt.Sprintf("%s… [%d more bytes]", b[:MaxBodyBytes], len(b)-MaxBodyBytes)
+}
+
+// Evidence bounds one result's evidence: beyond MaxEvidence entries it keeps the first and
+// last halves, and between them those whose sequence number keep selects (the records a
+// verdict cites; keep may be nil), with a note in place of each run of entries left out. Every
+// body is clipped by ClipBody.
+func Evidence(entries []Entry, keep func(seq int) bool) []Entry {
+	if len(entries) <= MaxEvidence {
+		return clipped(entries)
+	}
+	head, tailStart := MaxEvidence/2, len(entries)-MaxEvidence/2
+	out := slices.Clone(entries[:head])
+	var first Entry // the first entry of the run being left out
+	left := 0
+	flush := func() {
+		if left > 0 {
+			out = append(out, Entry{Seq: first.Seq, At: first.At, Dir: Note, Channel: "harness",
+				Body: fmt.Sprintf("%d exchanges left out here (evidence limit %d; --transcript DIR keeps them all)", left, MaxEvidence)})
+			left = 0
+		}
+	}
+	for _, e := range entries[head:tailStart] {
+		if keep != nil && keep(e.Seq) {
+			flush()
+			out = append(out, e)
+			continue
+		}
+		if left == 0 {
+			first = e
+		}
+		left++
+	}
+	flush()
+	return clipped(append(out, entries[tailStart:]...))
+}
+
+// clipped clips every body, copying entries only when one needs it.
+func clipped(entries []Entry) []Entry {
+	for i, e := range entries {
+		if len(e.Body) > MaxBodyBytes {
+			out := slices.Clone(entries)
+			for j := i; j < len(out); j++ {
+				out[j].Body = ClipBody(out[j].Body)
+			}
+			return out
+		}
+	}
+	return entries
+}

@@ -1,0 +1,41 @@
+package transcript
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestEvidenceBound(t *testing.T) {
+	short := []Entry{{Seq: 1, Body: "a"}, {Seq: 2, Body: strings.Repeat("b", MaxBodyBytes+3)}}
+	got := Evidence(short, nil)
+	if len(got) != 2 || got[1].Body != strings.Repeat("b", MaxBodyBytes)+"… [3 more bytes]" {
+		t.Errorf("a short evidence is kept whole, its bodies clipped: got %d entries, body of %d bytes", len(got), len(got[1].Body))
+	}
+	if len(short[1].Body) != MaxBodyBytes+3 {
+		t.Error("Evidence changed its argument")
+	}
+
+	var long []Entry
+	for i := 1; i <= 1000; i++ {
+		long = append(long, Entry{Seq: i, Dir: Recv})
+	}
+	got = Evidence(long, func(seq int) bool { return seq == 400 })
+	var seqs []int
+	notes := 0
+	for _, e := range got {
+		if e.Dir == Note {
+			notes++
+			continue
+		}
+		seqs = append(seqs, e.Seq)
+	}
+	if len(seqs) != MaxEvidence+1 || notes != 2 {
+		t.Fatalf("%d entries and %d notes, want %d (the bound and the one kept) and 2", len(seqs), notes, MaxEvidence+1)
+	}
+	if seqs[0] != 1 || seqs[MaxEvidence/2] != 400 || seqs[len(seqs)-1] != 1000 {
+		t.Errorf("kept %v…, want the first half, record 400, the last half", seqs[:3])
+	}
+	if n := Evidence(long, nil); len(n) != MaxEvidence+1 || n[MaxEvidence/2].Dir != Note || n[MaxEvidence/2].Seq != MaxEvidence/2+1 {
+		t.Errorf("without keep: %d entries, want the halves around one note naming the first left out", len(n))
+	}
+}

@@ -1,0 +1,535 @@
+// Package engine runs checks as a library, for the commands to turn flags into a plan and
+// show what it yields. This is its client half: plan the launches the selected client checks
+// need, launch the client under test against the probe server for each, bound every wait,
+// stop on request, and judge each recording into results with bounded evidence.
+package engine
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/schema"
+	"github.com/mcpspec/mcpspec/harness/stdio"
+	"github.com/mcpspec/mcpspec/harness/transcript"
+	"github.com/mcpspec/mcpspec/harness/wire"
+	"github.com/mcpspec/mcpspec/reports"
+	"github.com/mcpspec/mcpspec/suites/catalog"
+	"github.com/mcpspec/mcpspec/suites/clientsuite"
+	"github.com/mcpspec/mcpspec/suites/conform"
+)
+
+// Environment variables a client under test is launched with, as the official conformance
+// suite names them: the scenario, and its data as a JSON object.
+const (
+	envScenario = "MCP_CONFORMANCE_SCENARIO"
+	envContext  = "MCP_CONFORMANCE_CONTEXT"
+)
+
+// ClientTimeouts bound every wait of `mcpspec client`.
+type ClientTimeouts struct {
+	Startup  time.Duration // launch until the client's first message reaches the probe
+	Request  time.Duration // the probe's wait for the client's answer to a request it sent
+	Idle     time.Duration // a connected client silent this long, and still running, is hung
+	Shutdown time.Duration // each step of stopping the client (SIGTERM, SIGKILL)
+	// Launch bounds one launch as a whole: a client that keeps talking is never idle, and
+	// would otherwise hold the run forever.
+	Launch time.Duration
+}
+
+func DefaultClientTimeouts() ClientTimeouts {
+	d := harness.DefaultTimeouts()
+	return ClientTimeouts{Startup: d.Startup, Request: d.Request, Idle: 15 * time.Second, Shutdown: d.Shutdown, Launch: 60 * time.Second}
+}
+
+// ClientPlan is what a client run is to do.
+type ClientPlan struct {
+	Argv      []string // the client under test; the probe's URL or path goes last or in place of {url} ({server})
+	Env       []string // K=V added to its environment
+	Dir       string   // its working directory ("" for mcpspec's)
+	Transport string   // wire.HTTP, wire.Stdio or wire.SSE
+	Revisions []string
+	Focus     *regexp.Regexp // selects checks by "Title (revision, transport)"; nil for every one
+	Labels    string         // a Ginkgo label filter on the labels server checks carry; "" for every check
+	Scenarios []string       // the scenarios to serve
+	Timeouts  ClientTimeouts
+	Self      string // the mcpspec binary, which serves the stdio probe (probe-stdio)
+}
+
+// Launch is one launch of the client: a scenario at a revision, and the checks judging it.
+type Launch struct {
+	Script   probe.Script
+	Revision string // the revision its results carry
+	Checks   []*clientsuite.Check
+}
+
+// Session names the launch in a transcript: scenario@revision.
+func (l Launch) Session() string { return l.Script.Scenario + "@" + l.Revision }
+
+// Launches lists the launches the selected checks need, in order.
+func (cfg *ClientPlan) Launches() ([]Launch, error) {
+	all, err := clientsuite.Checks()
+	if err != nil {
+		return nil, err
+	}
+	var revs []string
+	for _, r := range cfg.Revisions {
+		if slices.Contains(harness.TransportRevisions(cfg.Transport), r) {
+			revs = append(revs, r)
+		}
+	}
+	// --label-filter was checked when parsed; "" selects every check.
+	selected, err := types.ParseLabelFilter(cfg.Labels)
+	if err != nil {
+		return nil, err
+	}
+	var runs []Launch
+	for _, scenario := range cfg.Scenarios {
+		if probe.IsAuth(scenario) && cfg.Transport != wire.HTTP {
+			continue // authorization is Streamable HTTP's alone (AUTH-STDIO)
+		}
+		for _, rev := range revs {
+			if !probe.ServesAt(scenario, rev) {
+				continue
+			}
+			sr := Launch{Script: probe.Script{Scenario: scenario, Revision: rev, AnswerWait: cfg.Timeouts.Request}, Revision: rev}
+			var riders []*clientsuite.Check
+			for _, c := range all {
+				if !c.Judges(scenario) || !c.AppliesTo(rev, cfg.Transport) {
+					continue
+				}
+				if c.Once && rev != newestApplicable(c, revs, cfg.Transport) {
+					continue
+				}
+				if cfg.Focus != nil && !cfg.Focus.MatchString(fmt.Sprintf("%s (%s, %s)", c.Title(), rev, cfg.Transport)) ||
+					!selected(conform.CheckLabels(c.ID, c.Level, c.Area(), rev, cfg.Transport)) {
+					continue
+				}
+				if c.Rides && scenario != c.Scenario {
+					riders = append(riders, c)
+					continue
+				}
+				sr.Checks = append(sr.Checks, c)
+			}
+			if len(sr.Checks) > 0 {
+				sr.Checks = append(sr.Checks, riders...)
+				runs = append(runs, sr)
+			}
+		}
+	}
+	return runs, nil
+}
+
+func newestApplicable(c *clientsuite.Check, revs []string, transport string) string {
+	newest := ""
+	for _, r := range revs {
+		if c.AppliesTo(r, transport) && r > newest {
+			newest = r
+		}
+	}
+	return newest
+}
+
+// ClientHooks receive what a client run yields as it goes.
+type ClientHooks struct {
+	// Interrupt, once interrupted, stops the launch under way; its checks and those of the later
+	// launches become errors naming why. Nil: never interrupted.
+	Interrupt *Interruption
+	// Launched gets each launch's secrets (an authorization scenario's tokens, codes, …) and its
+	// whole recording with bodies clipped, before its checks are judged. It may be nil.
+	Launched func(l Launch, secrets []string, recording []transcript.Entry)
+	// Result gets each result as it is judged.
+	Result func(reports.Result)
+}
+
+// ClientOutcome is what a client run found beside its results.
+type ClientOutcome struct {
+	Errors     []string       // harness-level problems: never connected, hung, crashed, interrupted
+	ClientInfo map[string]any // the client's clientInfo, from its first launch that gave one
+}
+
+// RunClient runs the launches in order, the client under test against the probe, and judges
+// each recording; the results go to h.Result.
+func RunClient(p *ClientPlan, launches []Launch, h ClientHooks) ClientOutcome {
+	intr := h.Interrupt
+	if intr == nil {
+		intr = NewInterruption()
+	}
+	var o ClientOutcome
+	val := schema.New()
+	for _, l := range launches {
+		if why := intr.Reason(); why != "" {
+			for _, res := range interruptedResults(l, p.Transport, why, "before its launch") {
+				h.Result(res)
+			}
+			continue
+		}
+		out := p.launch(l.Script, intr.Done())
+		if h.Launched != nil {
+			h.Launched(l, out.secrets, out.archived())
+		}
+		if why := intr.Reason(); why != "" {
+			for _, res := range interruptedResults(l, p.Transport, why, "while the client ran") {
+				h.Result(res)
+			}
+			continue
+		}
+		if out.clientInfo != nil && o.ClientInfo == nil {
+			o.ClientInfo = out.clientInfo
+		}
+		if out.err != "" {
+			o.Errors = append(o.Errors, fmt.Sprintf("%s at %s: %s", l.Script.Scenario, l.Revision, out.err))
+		}
+		view := clientsuite.NewView(l.Script.Scenario, l.Revision, p.Transport, l.Script.Offered(), out.records, val)
+		for _, c := range l.Checks {
+			h.Result(clientResult(c, l.Revision, p.Transport, view, out))
+		}
+	}
+	if why := intr.Reason(); why != "" {
+		o.Errors = append(o.Errors, fmt.Sprintf("interrupted (%s): the client was stopped and the unfinished checks are errors", why))
+	}
+	return o
+}
+
+// Interruption is closed once, by the first Interrupt (a signal, say).
+type Interruption struct {
+	done chan struct{}
+	once chan struct{} // holds a token until the first Interrupt takes it
+	why  string        // written before done is closed
+}
+
+// NewInterruption returns an interruption not yet interrupted.
+func NewInterruption() *Interruption {
+	i := &Interruption{done: make(chan struct{}), once: make(chan struct{}, 1)}
+	i.once <- struct{}{}
+	return i
+}
+
+// Interrupt interrupts the run, saying why; only the first call counts.
+func (i *Interruption) Interrupt(why string) {
+	select {
+	case <-i.once:
+		i.why = why
+		close(i.done)
+	default:
+	}
+}
+
+// Done is closed once interrupted.
+func (i *Interruption) Done() <-chan struct{} { return i.done }
+
+// Reason is why the run was interrupted, "" while it was not.
+func (i *Interruption) Reason() string {
+	select {
+	case <-i.done:
+		return i.why
+	default:
+		return ""
+	}
+}
+
+// interruptedResults are a launch's checks when a signal ended the run before they were judged.
+func interruptedResults(sr Launch, transport, why, when string) []reports.Result {
+	var out []reports.Result
+	for _, c := range sr.Checks {
+		e, _ := catalog.Lookup(c.ID)
+		out = append(out, reports.Result{ID: c.ID, Title: c.Title(), Area: c.Area(), Level: c.Level, Version: sr.Revision, Transport: transport,
+			SpecURL: e.SpecURL(sr.Revision), Status: reports.Error, Message: fmt.Sprintf("interrupted (%s) %s: the check was not judged", why, when)})
+	}
+	return out
+}
+
+// clientResult judges one check on one launch's recording.
+func clientResult(c *clientsuite.Check, revision, transport string, view *clientsuite.View, out launchOutcome) reports.Result {
+	e, _ := catalog.Lookup(c.ID)
+	res := reports.Result{ID: c.ID, Title: c.Title(), Area: c.Area(), Level: c.Level, Version: revision, Transport: transport,
+		SpecURL: e.SpecURL(revision)}
+	start := time.Now()
+	if !out.connected {
+		res.Status, res.Message = reports.Error, "the client never reached the probe: "+out.err
+		res.Evidence = evidence(out, "")
+		return res
+	}
+	f := c.Judge(view)
+	res.DurationMs = time.Since(start).Milliseconds() + out.durationMs
+	res.Message = f.Message
+	res.Evidence = evidence(out, f.Message)
+	res.Status = f.Outcome.Status(c.Level)
+	return res
+}
+
+// citedRecord finds the records a verdict cites: its messages name them "record N".
+var citedRecord = regexp.MustCompile(`\brecord (\d+)\b`)
+
+// evidence is a launch's recording and the client's stderr, bounded as a server check's
+// evidence is (transcript.Evidence), always with the records the message cites.
+func evidence(out launchOutcome, message string) []reports.Exchange {
+	cited := map[int]bool{}
+	for _, m := range citedRecord.FindAllStringSubmatch(message, -1) {
+		n, _ := strconv.Atoi(m[1])
+		cited[n] = true
+	}
+	entries := transcript.Evidence(out.entries(), func(seq int) bool { return cited[seq] })
+	ex := make([]reports.Exchange, 0, len(entries)+1)
+	for _, e := range entries {
+		ex = append(ex, reports.Exchange{Seq: e.Seq, AtMs: e.At.Sub(out.started).Milliseconds(), Direction: e.Dir, Channel: e.Channel, Meta: e.Meta, Body: e.Body})
+	}
+	if out.stderr != "" {
+		ex = append(ex, reports.Exchange{Seq: len(out.records) + 1, Direction: probe.Note, Channel: "stderr", Meta: "the client's stderr (tail)", Body: out.stderr})
+	}
+	return ex
+}
+
+// archived is the launch's whole recording for --transcript, bodies clipped as a server
+// session's transcript is, and the client's stderr tail.
+func (out launchOutcome) archived() []transcript.Entry {
+	es := out.entries()
+	for i := range es {
+		es[i].Body = transcript.ClipBody(es[i].Body)
+	}
+	if out.stderr != "" {
+		es = append(es, transcript.Entry{Seq: len(out.records) + 1, At: out.started.Add(time.Duration(out.durationMs) * time.Millisecond), Dir: transcript.Note, Channel: "stderr", Meta: "the client's stderr (tail)", Body: out.stderr})
+	}
+	return es
+}
+
+// entries are the launch's records as transcript entries, timed from its start.
+func (out launchOutcome) entries() []transcript.Entry {
+	es := make([]transcript.Entry, len(out.records))
+	for i, r := range out.records {
+		es[i] = transcript.Entry{Seq: r.Seq, At: out.started.Add(time.Duration(r.AtMs) * time.Millisecond), Dir: r.Dir, Channel: r.Channel, Meta: r.Meta(), Body: r.Body}
+	}
+	return es
+}
+
+// launchOutcome is what one launch of the client came to.
+type launchOutcome struct {
+	started    time.Time // when the recording began: records are timed from it
+	records    []probe.Record
+	connected  bool   // the client's first message reached the probe
+	err        string // a harness-level problem: never connected, hung, crashed; "" if none
+	stderr     string
+	clientInfo map[string]any
+	durationMs int64
+	secrets    []string // an authorization scenario's tokens, codes, client secrets, verifiers
+}
+
+// launch serves one scenario and runs the client against it until it exits, a named
+// timeout ends it, or stop is closed. The client's process group is killed in any case.
+func (cfg *ClientPlan) launch(script probe.Script, stop <-chan struct{}) launchOutcome {
+	rec := probe.NewRecorder(nil)
+	start := rec.Started()
+	var target, placeholder string
+	var stopProbe func()
+	var authContext map[string]any
+	secrets := func() []string { return nil }
+	switch cfg.Transport {
+	case wire.Stdio:
+		token := randomToken()
+		col, err := probe.NewCollector(rec, token)
+		if err != nil {
+			return launchOutcome{err: err.Error()}
+		}
+		dir, err := os.MkdirTemp("", "mcpspec-probe-")
+		if err != nil {
+			col.Close(0)
+			return launchOutcome{err: fmt.Sprintf("probe script: %v", err)}
+		}
+		defer os.RemoveAll(dir)
+		target = filepath.Join(dir, "mcpspec-probe")
+		script := fmt.Sprintf("#!/bin/sh\nexec %s probe-stdio --report %s --token %s --scenario %s --revision %s --answer-wait %s --state %s\n",
+			shellQuote(cfg.Self), col.Addr(), token, script.Scenario, script.Revision, script.AnswerWait, shellQuote(dir))
+		if err := os.WriteFile(target, []byte(script), 0o755); err != nil {
+			col.Close(0)
+			return launchOutcome{err: fmt.Sprintf("probe script: %v", err)}
+		}
+		placeholder = "{server}"
+		stopProbe = func() { col.Close(cfg.Timeouts.Shutdown) }
+	case wire.SSE:
+		srv, err := probe.StartSSE(script, rec)
+		if err != nil {
+			return launchOutcome{err: err.Error()}
+		}
+		target, placeholder = srv.URL(), "{url}"
+		stopProbe = srv.Close
+	default:
+		srv, err := probe.StartHTTP(script, rec)
+		if err != nil {
+			return launchOutcome{err: err.Error()}
+		}
+		target, placeholder = srv.URL(), "{url}"
+		stopProbe = srv.Close
+		authContext, secrets = srv.AuthContext(), srv.Secrets
+	}
+	argv := withTarget(cfg.Argv, placeholder, target)
+	env := append([]string{envScenario + "=" + script.Scenario, envContext + "=" + scenarioContext(script, authContext)}, cfg.Env...)
+	proc, err := stdio.Start(stdio.Command{Argv: argv, Env: env, Dir: cfg.Dir}, false)
+	if err != nil {
+		stopProbe()
+		return launchOutcome{err: fmt.Sprintf("launch the client: %v", err), secrets: secrets()}
+	}
+	problem := awaitClient(proc, rec, cfg.Timeouts, stop)
+	proc.Stop(cfg.Timeouts.Shutdown) // the group: a probe the client launched goes too
+	stopProbe()
+	out := launchOutcome{started: start, records: rec.Records(), stderr: proc.StderrTail(), durationMs: time.Since(start).Milliseconds(), secrets: secrets()}
+	out.connected = len(out.records) > 0
+	out.clientInfo = clientInfo(out.records)
+	switch {
+	case problem != "":
+		out.err = problem
+	case !out.connected:
+		out.err = fmt.Sprintf("it exited (%v) without sending the probe anything", proc.ExitErr())
+	case (script.Scenario == probe.ScenarioTools || script.Scenario == probe.ScenarioInitialize) && proceeded(out.records) && !exitedZero(proc):
+		// A client that leaves a revision it does not speak may exit with an error; one that
+		// went on through the scenario should finish cleanly.
+		out.err = fmt.Sprintf("the client crashed or failed (%v)", proc.ExitErr())
+	}
+	if out.err != "" && out.stderr != "" {
+		out.err += stderrHint(out.stderr)
+	}
+	return out
+}
+
+// awaitClient waits until the client exits, or a bound passes: Startup until its first message,
+// then Idle without a new record, and Launch in all, unless stop is closed first. It returns why
+// it stopped waiting early, "" when it exited.
+func awaitClient(proc *stdio.Process, rec *probe.Recorder, t ClientTimeouts, stop <-chan struct{}) string {
+	timer := time.NewTimer(t.Startup)
+	defer timer.Stop()
+	overall := time.NewTimer(t.Launch)
+	defer overall.Stop()
+	connected := false
+	for {
+		select {
+		case <-proc.Done():
+			return ""
+		case <-stop:
+			return "interrupted"
+		case <-overall.C:
+			return fmt.Sprintf("the client was still running at the launch timeout (%s); it was stopped", t.Launch)
+		case <-rec.Activity():
+			connected = true
+			if !timer.Stop() {
+				select {
+				case <-timer.C:
+				default:
+				}
+			}
+			timer.Reset(t.Idle)
+		case <-timer.C:
+			if !connected {
+				return fmt.Sprintf("the client sent the probe nothing within the startup timeout (%s); it was stopped", t.Startup)
+			}
+			return fmt.Sprintf("the client neither sent anything nor exited for the idle timeout (%s): it hung and was stopped", t.Idle)
+		}
+	}
+}
+
+func exitedZero(p *stdio.Process) bool {
+	err := p.ExitErr()
+	return err != nil && err.Error() == "exit status 0"
+}
+
+// proceeded reports whether the client sent more than its initialize.
+func proceeded(recs []probe.Record) bool {
+	v := clientsuite.NewView("", "", "", "", recs, nil)
+	return v.Proceeded()
+}
+
+// clientInfo is the clientInfo of the client's initialize, or at the stateless revision of its
+// first request's _meta, for the report's target line.
+func clientInfo(recs []probe.Record) map[string]any {
+	v := clientsuite.NewView("", "", "", "", recs, nil)
+	for _, m := range v.Msgs {
+		if !m.IsRequest() {
+			continue
+		}
+		var p struct {
+			Params struct {
+				ClientInfo map[string]any             `json:"clientInfo"`
+				Meta       map[string]json.RawMessage `json:"_meta"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(m.Raw, &p) != nil {
+			continue
+		}
+		if m.Method == "initialize" && p.Params.ClientInfo != nil {
+			return p.Params.ClientInfo
+		}
+		var info map[string]any
+		if json.Unmarshal(p.Params.Meta[harness.MetaClientInfo], &info) == nil && info != nil {
+			return info
+		}
+	}
+	return nil
+}
+
+// withTarget puts target in place of placeholder, or last when CMD has none.
+func withTarget(argv []string, placeholder, target string) []string {
+	out := make([]string, 0, len(argv)+1)
+	found := false
+	for _, a := range argv {
+		if strings.Contains(a, placeholder) {
+			found = true
+			a = strings.ReplaceAll(a, placeholder, target)
+		}
+		out = append(out, a)
+	}
+	if !found {
+		out = append(out, target)
+	}
+	return out
+}
+
+// scenarioContext is MCP_CONFORMANCE_CONTEXT: the scenario's data, and in an authorization
+// scenario that pre-registers the client its client_id and client_secret (auth).
+func scenarioContext(s probe.Script, auth map[string]any) string {
+	ctx := map[string]any{"scenario": s.Scenario, "protocolVersion": s.Offered(), "tools": s.ContextTools()}
+	if s.Scenario == probe.ScenarioRequestTimeout || s.Scenario == probe.ScenarioTaskCancel {
+		ctx["requestTimeoutMs"] = s.RequestTimeout().Milliseconds()
+	}
+	for k, v := range auth {
+		ctx[k] = v
+	}
+	b, _ := json.Marshal(ctx)
+	return string(b)
+}
+
+func randomToken() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// shellQuote quotes s for /bin/sh.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// stderrHint quotes a client's stderr: the lines that say why it failed first, which a cut tail
+// could lose, then how it ends.
+func stderrHint(s string) string {
+	hint := ""
+	if why := reports.ErrorLines(s, 2); len(why) > 0 {
+		hint = "; its stderr says: " + strings.Join(why, " | ")
+	}
+	return hint + "; its stderr ends: " + stderrTail(s, 400)
+}
+
+func stderrTail(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) > n {
+		s = "…" + s[len(s)-n:]
+	}
+	return strings.ReplaceAll(s, "\n", " | ")
+}

@@ -1,0 +1,95 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/stdio"
+	"github.com/mcpspec/mcpspec/harness/transcript"
+	"github.com/mcpspec/mcpspec/reports"
+)
+
+// TestEvidenceKeepsCitedRecord: past the evidence bound, the record a verdict cites stays.
+func TestEvidenceKeepsCitedRecord(t *testing.T) {
+	out := launchOutcome{started: time.Now()}
+	for i := 1; i <= 1000; i++ {
+		out.records = append(out.records, probe.Record{Seq: i, AtMs: int64(i), Dir: probe.Recv, Channel: probe.ChanPOST, Body: fmt.Sprintf(`{"n":%d}`, i)})
+	}
+	ex := evidence(out, "the client did wrong (record 500) and worse (record 700)")
+	if len(ex) > transcript.MaxEvidence+5 {
+		t.Errorf("%d exchanges, want the bound (%d) and a few notes", len(ex), transcript.MaxEvidence)
+	}
+	for _, want := range []int{1, 500, 700, 1000} {
+		if !slices.ContainsFunc(ex, func(e reports.Exchange) bool { return e.Seq == want && e.Direction == probe.Recv }) {
+			t.Errorf("record %d is not in the evidence", want)
+		}
+	}
+	if e := ex[slices.IndexFunc(ex, func(e reports.Exchange) bool { return e.Seq == 500 })]; e.AtMs != 500 {
+		t.Errorf("record 500 at %d ms, want 500", e.AtMs)
+	}
+}
+
+func TestInterruptionFirstReasonStands(t *testing.T) {
+	i := NewInterruption()
+	if i.Reason() != "" {
+		t.Fatal("interrupted before Interrupt")
+	}
+	i.Interrupt("SIGTERM")
+	i.Interrupt("SIGINT")
+	select {
+	case <-i.Done():
+	default:
+		t.Fatal("Done is not closed")
+	}
+	if i.Reason() != "SIGTERM" {
+		t.Errorf("reason %q, want the first, SIGTERM", i.Reason())
+	}
+}
+
+// TestAwaitEndsAtLaunchBound: a client that never falls silent is never idle; the launch bound
+// ends the wait anyway, and so does an interruption.
+func TestAwaitEndsAtLaunchBound(t *testing.T) {
+	proc, err := stdio.Start(stdio.Command{Argv: []string{"sleep", "600"}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proc.Stop(time.Second)
+	rec := probe.NewRecorder(nil)
+	quit := make(chan struct{})
+	defer close(quit)
+	go func() { // a record every 10 ms, as a chatty client's pings
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-tick.C:
+				rec.Add(probe.Record{Dir: probe.Recv, Channel: probe.ChanPOST})
+			}
+		}
+	}()
+	bounds := ClientTimeouts{Startup: time.Minute, Request: time.Second, Idle: time.Minute, Shutdown: time.Second, Launch: 200 * time.Millisecond}
+	if got := awaitClient(proc, rec, bounds, nil); !strings.Contains(got, "still running at the launch timeout (200ms)") {
+		t.Errorf("awaitClient = %q, want the launch bound", got)
+	}
+	stop := make(chan struct{})
+	close(stop)
+	bounds.Launch = time.Hour
+	if got := awaitClient(proc, rec, bounds, stop); got != "interrupted" {
+		t.Errorf("awaitClient after stop = %q, want interrupted", got)
+	}
+}
+
+// A client's stderr is quoted by the line that says why it failed, however long its tail.
+func TestStderrHintQuotesTheReason(t *testing.T) {
+	stderr := "Error: set MCPSPEC_SDK_NODE_MODULES to the SDK's node_modules\n" + strings.Repeat("    at frame (file.js:1:1)\n", 40)
+	hint := stderrHint(stderr)
+	if !strings.HasPrefix(hint, "; its stderr says: Error: set MCPSPEC_SDK_NODE_MODULES to the SDK's node_modules; its stderr ends: …") {
+		t.Errorf("hint %q", hint)
+	}
+}
