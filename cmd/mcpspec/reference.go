@@ -26,6 +26,7 @@ func cmdReference(args []string, stdout, stderr io.Writer) error {
 	authNarrow := fs.String("auth-token-narrow", "", "with --auth-token: a valid `TOKEN` that lacks the scope tools/call needs (403 insufficient_scope)")
 	authForeign := fs.String("auth-token-foreign", "", "with --auth-token: a `TOKEN` issued for another resource, refused with 401")
 	authExpired := fs.String("auth-token-expired", "", "with --auth-token: a `TOKEN` of this server's that has expired, refused with 401")
+	allowRemote := fs.Bool("allow-remote", false, "let --http listen on an address that is not loopback (by default a bare :PORT means 127.0.0.1:PORT and any other host is refused)")
 	ssePoll := fs.Bool("sse-poll", false, "in 2025-11-25 sessions, close the connection of a POST's SSE stream after its first message, with a retry field, without ending the stream (resumed with GET and Last-Event-ID)")
 	sseAbort := fs.Bool("sse-abort", false, "drop the connection of a POST's SSE stream right after it carried the response, without ending the chunked body")
 	initDelay := fs.Duration("init-delay", 0, "hold every answer to initialize back for `DURATION` (ping and the rest are served meanwhile; a cancellation of initialize is not honoured): a server slow to start")
@@ -47,9 +48,11 @@ func cmdReference(args []string, stdout, stderr io.Writer) error {
 	if *addr != "" && *sseAddr != "" {
 		return usageErrorf("reference: --http and --sse are the same flag (both paths are served): give one")
 	}
-	if listen := *addr + *sseAddr; listen != "" {
-		if _, port, err := net.SplitHostPort(listen); err != nil || port == "" {
-			return usageErrorf("reference: listen address %q: want HOST:PORT, such as 127.0.0.1:3001", listen)
+	listen := *addr + *sseAddr
+	if listen != "" {
+		var err error
+		if listen, err = loopbackAddr("reference", listen, *allowRemote); err != nil {
+			return err
 		}
 	}
 	opts := reference.Options{Faults: faults, Stderr: stderr, HTTPResponseMode: *mode, Era: *era,
@@ -60,10 +63,6 @@ func cmdReference(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	listen := *addr
-	if listen == "" {
-		listen = *sseAddr
-	}
 	if listen == "" && *authToken != "" {
 		return usageErrorf("reference: --auth-token needs --http or --sse: over stdio credentials come from the environment")
 	}

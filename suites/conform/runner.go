@@ -338,8 +338,10 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 	if l == nil {
 		return Failed(fmt.Errorf("no %s target in this run", transport)), nil
 	}
+	// The same words whether this check found the target broken or the one that broke it ran
+	// beside it: a message must not depend on the order checks happen to start in.
 	if err := l.BrokenErr(); err != nil {
-		return Failed(fmt.Errorf("target unavailable: %w", err)), nil
+		return Failed(err), nil
 	}
 	t := &T{Ctx: ctx, Revision: revision, Transport: transport, Check: c, run: r, worker: worker}
 	defer func() {
