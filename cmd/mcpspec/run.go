@@ -386,6 +386,7 @@ func execute(cfg *runConfig, stdout, stderr io.Writer) (int, error) {
 		Strict:        cfg.strict,
 	}
 	base := cfg.base
+	runner.HoldStart() // until interruptOnSignal holds the signals
 	stopWatch := interruptOnSignal(runner)
 	defer stopWatch()
 	if err := conform.Build(runner, conform.Selection{Focus: cfg.focus, LabelFilter: cfg.labels, Workers: cfg.workers, Sessions: cfg.sessions}); err != nil {
@@ -402,6 +403,10 @@ func execute(cfg *runConfig, stdout, stderr io.Writer) (int, error) {
 	reporterConfig.Succinct = !cfg.verbose
 	reporterConfig.Verbose = cfg.verbose
 	ginkgo.RunSpecs(&ginkgoT{}, "mcpspec", suiteConfig, reporterConfig)
+	// Ginkgo skips its BeforeSuite and the specs left once it has seen a signal itself: the
+	// checks still run (as interrupted ones, after runner.Interrupt) so that every one has a result.
+	runner.ReleaseStart()
+	runner.Wait()
 	runner.Close()
 	// Every connection has ended, so the archive holds every session.
 	if err := cfg.conform.Archive.Close(); err != nil {

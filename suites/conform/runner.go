@@ -70,11 +70,13 @@ type Runner struct {
 	results []reports.Result
 	errors  []string
 
-	futures  map[string]*future
-	order    map[string]int // spec key → position, for results in spec order
-	keyLocks map[string]*sync.Mutex
-	once     map[string]*onceValue    // values computed once per run (T.Memo, T.Observe)
-	uses     map[string]chan struct{} // by sharedKey: held by the one check using that session
+	futures   map[string]*future
+	order     map[string]int // spec key → position, for results in spec order
+	startGate chan struct{}  // StartShared starts nothing until it is closed (HoldStart), if set
+	release   sync.Once
+	keyLocks  map[string]*sync.Mutex
+	once      map[string]*onceValue    // values computed once per run (T.Memo, T.Observe)
+	uses      map[string]chan struct{} // by sharedKey: held by the one check using that session
 	// handshakes are the transports whose server has no MCP handshake (handshake.go).
 	handshakes map[string]handshakeVerdict
 
