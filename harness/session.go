@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
 	"github.com/mcpspec/mcpspec/harness/schema"
+	"github.com/mcpspec/mcpspec/harness/stdio"
 	"github.com/mcpspec/mcpspec/harness/streamhttp"
 	"github.com/mcpspec/mcpspec/harness/wire"
 )
@@ -167,6 +168,12 @@ func Open(ctx context.Context, conn wire.Conn, env *Env, revision, owner string)
 		// server answered, it does not take this initialize.
 		if d.Ready(ctx) == nil && d.Status >= 400 {
 			return s, &InitError{Response: resp, Status: d.Status, Body: d.Body}
+		}
+		// A stdout line over the framing limit is read past, not parsed: the server may well
+		// have answered, in a line mcpspec refuses to hold. Say so rather than "no answer".
+		if v, ok := oversizedLine(conn.Violations()); ok {
+			return s, &InfraError{What: fmt.Sprintf("the server's answer to initialize (%s) was not read", revision),
+				Err: fmt.Errorf("%s (the stdio framing limit): the line was skipped", v.Detail), Stderr: conn.Diagnostics(), StderrNow: conn.Diagnostics}
 		}
 		return s, &InfraError{What: fmt.Sprintf("the server did not answer initialize (%s)", revision), Err: err, Stderr: conn.Diagnostics(), StderrNow: conn.Diagnostics}
 	}
@@ -615,4 +622,14 @@ func clip(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// oversizedLine returns the first framing violation of a line over the size limit.
+func oversizedLine(vs []wire.Violation) (wire.Violation, bool) {
+	for _, v := range vs {
+		if v.Kind == stdio.OversizedLine {
+			return v, true
+		}
+	}
+	return wire.Violation{}, false
 }

@@ -46,10 +46,10 @@ func GitHubAnnotations(w io.Writer, r *Run, strict bool) error {
 }
 
 // annotationData escapes a workflow command's message: a newline would end the command, and the
-// next line could be a command of the server's making.
+// next line could be a command of the server's making; "##[" is a command anywhere in a line.
 func annotationData(s string) string {
 	s = escapeControls(clip(s, annotationMax), true)
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", "##[", `#\u0023[`).Replace(s)
 }
 
 // annotationProperty escapes a workflow command's property value, which also ends at ":" or ",".

@@ -1,29 +1,22 @@
 package reports
 
-import (
-	"encoding/json"
-	"sort"
-	"strings"
-)
+import "github.com/mcpspec/mcpspec/harness/secrets"
 
 // Redacted replaces every secret in a redacted run.
-const Redacted = "[REDACTED]"
+const Redacted = secrets.Redacted
 
-// Redact replaces every occurrence of every non-empty secret with
-// "[REDACTED]" in the text that can carry one: the target description,
-// serverInfo, messages, evidence and errors. A secret is also found in its
-// JSON-escaped form, as it would appear inside a JSON body. Fields mcpspec
-// itself generates (IDs, titles, levels, revisions, transports, spec links,
-// tool version) are left alone, so a secret that happens to look like "2"
-// cannot corrupt the machine-readable parts of a report. Secrets of any
-// length are redacted where they are looked for; the CLI decides which
-// values are secrets.
-func Redact(r *Run, secrets []string) {
-	rep := newRedactor(secrets)
-	if rep == nil {
+// Redact replaces every secret, in every form harness/secrets finds it in, with "[REDACTED]"
+// in the text that can carry one: the target description, serverInfo, messages, evidence and
+// errors. Fields mcpspec itself generates (IDs, titles, levels, revisions, transports, spec
+// links, tool version) are left alone. Values too short or too common to be secrets
+// (secrets.IsSecret) are not redacted. Redact is for the reports: call it on results the
+// checks have already judged.
+func Redact(r *Run, values []string) {
+	rep := secrets.New(values)
+	if rep.Empty() {
 		return
 	}
-	s := rep.Replace
+	s := rep.Redact
 	r.Target.Description = s(r.Target.Description)
 	replaceAll(r.Errors, s)
 	if r.Target.ServerInfo != nil {
@@ -40,53 +33,9 @@ func Redact(r *Run, secrets []string) {
 }
 
 // Redactor returns the replacement Redact applies to text, for text that is not a report (a
-// wire transcript, say): every secret and its JSON-escaped forms become "[REDACTED]".
-func Redactor(secrets []string) func(string) string {
-	rep := newRedactor(secrets)
-	if rep == nil {
-		return func(s string) string { return s }
-	}
-	return rep.Replace
-}
-
-// newRedactor builds one replacer for all secrets and their JSON-escaped
-// forms, longest first so a secret containing another is replaced whole.
-// It returns nil when there is nothing to redact.
-func newRedactor(secrets []string) *strings.Replacer {
-	seen := map[string]bool{}
-	var forms []string
-	add := func(f string) {
-		if f != "" && !seen[f] {
-			seen[f] = true
-			forms = append(forms, f)
-		}
-	}
-	for _, secret := range secrets {
-		add(secret)
-		add(jsonEscaped(secret, true))
-		add(jsonEscaped(secret, false))
-	}
-	if len(forms) == 0 {
-		return nil
-	}
-	sort.SliceStable(forms, func(i, j int) bool { return len(forms[i]) > len(forms[j]) })
-	pairs := make([]string, 0, 2*len(forms))
-	for _, f := range forms {
-		pairs = append(pairs, f, Redacted)
-	}
-	return strings.NewReplacer(pairs...)
-}
-
-// jsonEscaped is the secret as it appears between the quotes of a JSON string.
-func jsonEscaped(secret string, escapeHTML bool) string {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(escapeHTML)
-	if err := enc.Encode(secret); err != nil {
-		return "" // a string always encodes; nothing extra to redact otherwise
-	}
-	quoted := strings.TrimSuffix(b.String(), "\n")
-	return quoted[1 : len(quoted)-1]
+// wire transcript, the console).
+func Redactor(values []string) func(string) string {
+	return secrets.New(values).Redact
 }
 
 func replaceAll(list []string, s func(string) string) {

@@ -21,17 +21,20 @@ func TestRedact(t *testing.T) {
 	run.Results[1].Evidence = append(run.Results[1].Evidence,
 		Exchange{Seq: 9, Direction: "send", Channel: "POST", Meta: "Authorization: Bearer " + token, Body: `{}`},
 		Exchange{Seq: 10, Direction: "recv", Channel: "POST", Body: `{"echo":"` + strings.ReplaceAll(strings.ReplaceAll(quoted, `\`, `\\`), `"`, `\"`) + `"}`},
-		Exchange{Seq: 11, Direction: "recv", Channel: "stderr", Body: "ab"},
+		Exchange{Seq: 11, Direction: "recv", Channel: "stderr", Body: `{"ab":true,"n":123456}`},
+		Exchange{Seq: 12, Direction: "recv", Channel: "POST", Body: `{"python":"s3cr3t\u002dt0ken"}`},
 	)
 
-	Redact(run, []string{"", token, quoted, "ab"})
+	// Values too short or too common to be secrets ("ab", DEBUG=true, a port) are left alone:
+	// redacting them would garble the evidence and hide nothing.
+	Redact(run, []string{"", token, quoted, "ab", "true", "123456"})
 
 	data, err := json.Marshal(run)
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := string(data)
-	for _, leaked := range []string{token, "pa\\\"ss", `"ab"`} {
+	for _, leaked := range []string{token, "pa\\\"ss", `s3cr3t\\u002d`} {
 		if strings.Contains(text, leaked) {
 			t.Errorf("%q survived redaction", leaked)
 		}
@@ -40,7 +43,8 @@ func TestRedact(t *testing.T) {
 		run.Results[1].Message != "server echoed [REDACTED]" ||
 		run.Errors[0] != "401 for [REDACTED]" ||
 		run.Results[1].Evidence[4].Body != `{"echo":"[REDACTED]"}` ||
-		run.Results[1].Evidence[5].Body != "[REDACTED]" {
+		run.Results[1].Evidence[5].Body != `{"ab":true,"n":123456}` ||
+		run.Results[1].Evidence[6].Body != `{"python":"[REDACTED]"}` {
 		t.Errorf("redaction did not replace in place:\n%s", text)
 	}
 

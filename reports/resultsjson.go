@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 )
 
@@ -40,20 +41,30 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
+// MaxResultsBytes bounds the results.json ReadResults reads: reports keep their evidence
+// bounded, so a larger file (or /dev/zero) is not one of ours, and reading it whole could
+// exhaust memory.
+const MaxResultsBytes = 256 << 20
+
 // ReadResults reads a results.json written by WriteAll. It rejects files of
-// another schema version and results with an unknown status.
+// another schema version, a matrix.json, files over MaxResultsBytes and results
+// with an unknown status.
 func ReadResults(path string) (*Run, error) {
-	data, err := os.ReadFile(path)
+	data, err := readBounded(path, MaxResultsBytes)
 	if err != nil {
-		return nil, fmt.Errorf("read results: %w", err)
+		return nil, err
 	}
 	var probe struct {
-		SchemaVersion *int `json:"schemaVersion"`
+		SchemaVersion *int            `json:"schemaVersion"`
+		Targets       json.RawMessage `json:"targets"`
+		Results       json.RawMessage `json:"results"`
 	}
 	if err := json.Unmarshal(data, &probe); err != nil {
 		return nil, fmt.Errorf("%s: not valid JSON: %w", path, err)
 	}
 	switch {
+	case probe.Targets != nil && probe.Results == nil:
+		return nil, fmt.Errorf("%s: a matrix.json (it lists targets), not the results.json of one run", path)
 	case probe.SchemaVersion == nil:
 		return nil, fmt.Errorf("%s: no schemaVersion field; is this an mcpspec results.json?", path)
 	case *probe.SchemaVersion != SchemaVersion:
@@ -72,4 +83,21 @@ func ReadResults(path string) (*Run, error) {
 	}
 	run.Summarize()
 	return &run, nil
+}
+
+// readBounded reads path whole, refusing more than limit bytes.
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read results: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("read results: %w", err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: larger than %d MiB: not an mcpspec results.json", path, limit>>20)
+	}
+	return data, nil
 }

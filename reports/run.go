@@ -18,12 +18,15 @@ type Exchange struct {
 
 // Result is the outcome of one requirement at one revision over one transport.
 type Result struct {
-	ID             string     `json:"id"`        // requirement ID, e.g. "BATCH-EMPTY"
-	Title          string     `json:"title"`     // "BATCH-EMPTY [MUST] an empty batch gets one -32600 error with a null id"
-	Area           string     `json:"area"`      // e.g. "batch"
-	Level          string     `json:"level"`     // "MUST", "SHOULD", "MAY"
-	Version        string     `json:"version"`   // "2025-03-26"
-	Transport      string     `json:"transport"` // "stdio", "http", "sse"
+	ID        string `json:"id"`        // requirement ID, e.g. "BATCH-EMPTY"
+	Title     string `json:"title"`     // "BATCH-EMPTY [MUST] an empty batch gets one -32600 error with a null id"
+	Area      string `json:"area"`      // e.g. "batch"
+	Level     string `json:"level"`     // "MUST", "SHOULD", "MAY"
+	Version   string `json:"version"`   // "2025-03-26"
+	Transport string `json:"transport"` // "stdio", "http", "sse"
+	// Scenario is the probe scenario whose recording a client check judged (mcpspec client): a
+	// check judging several scenarios has a row for each. "" for server checks.
+	Scenario       string     `json:"scenario,omitempty"`
 	Status         Status     `json:"status"`
 	SpecURL        string     `json:"specUrl"`
 	Message        string     `json:"message"`

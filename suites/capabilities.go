@@ -29,6 +29,9 @@ func capabilityCheck(name, method, key string) func(t *conform.T) conform.Findin
 			return conform.CannotTest("%s got no reply: %v", method, err)
 		}
 		if t.S.HasCapability(name) {
+			if methodNotFound(resp) {
+				return conform.Violated("%s is declared, but %s is answered as an unknown method: %s", name, method, show(resp))
+			}
 			return conform.Passed("%s declared", name)
 		}
 		obj, ok := resp.ResultObject()
@@ -41,6 +44,13 @@ func capabilityCheck(name, method, key string) func(t *conform.T) conform.Findin
 		}
 		return conform.Violated("%s is served, but the capabilities lack %s: %s", method, name, show(resp))
 	}
+}
+
+// methodNotFound reports whether resp refuses its method as unknown (-32601): a declared
+// capability whose method is not there is a declaration the server does not keep.
+func methodNotFound(resp jsonrpc.Message) bool {
+	code, ok := errorCode(resp)
+	return ok && code == codeMethodNotFound
 }
 
 // declaresListChanged reports whether the server's capability for feature has listChanged true.

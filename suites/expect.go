@@ -48,6 +48,17 @@ func expectError(m jsonrpc.Message, codes ...int64) (ok bool, why string) {
 	if !m.HasError {
 		return false, "expected an error response, got " + show(m)
 	}
+	// Say what is wrong with the answer as a whole before judging its code: a body such as
+	// {"error":"Bad Request"} is not JSON-RPC at all, not an error with a bad code.
+	e, _ := m.ErrorObject()
+	switch {
+	case !e.IsObject && !m.VersionOK():
+		return false, "the body is not JSON-RPC (no \"jsonrpc\":\"2.0\", and its error is not an object): " + show(m)
+	case !e.IsObject:
+		return false, "the error member is not an object: " + show(m)
+	case e.Code == nil:
+		return false, "the error has no code: " + show(m)
+	}
 	code, isInt := errorCode(m)
 	if !isInt {
 		return false, "error code is not an integer: " + show(m)
@@ -84,9 +95,34 @@ func reply(t *conform.T, frame []byte, ids ...jsonrpc.ID) (jsonrpc.Message, *wir
 		return false
 	})
 	if err != nil {
+		if other, ok := replyWithOtherID(t, from); ok {
+			return jsonrpc.Message{}, d, fmt.Errorf("got a reply with a wrong id (want %s): %s", idList(ids), show(other))
+		}
 		return jsonrpc.Message{}, d, fmt.Errorf("no reply: %w", err)
 	}
 	return r.Msg, d, nil
+}
+
+// replyWithOtherID finds, among the responses since inbox position from, one that answers no
+// request mcpspec has open: a reply whose id the server changed, which "no reply" would hide.
+func replyWithOtherID(t *conform.T, from int) (jsonrpc.Message, bool) {
+	for _, r := range t.S.Conn.Inbox().Since(from) {
+		for _, m := range flatten(r.Msg) {
+			if m.Kind == jsonrpc.Response && m.HasID && !m.ID.IsNull() && !t.S.IsSentinelAnswer(m) && t.S.Env().IDs.Owner(m.ID) == "" {
+				return m, true
+			}
+		}
+	}
+	return jsonrpc.Message{}, false
+}
+
+// idList names ids for a message.
+func idList(ids []jsonrpc.ID) string {
+	var names []string
+	for _, id := range ids {
+		names = append(names, id.Text())
+	}
+	return strings.Join(names, " or ")
 }
 
 // stillServes proves the server still answers after what was sent: a ping (at 2026-07-28 a
@@ -197,7 +233,7 @@ func awaitProbe(t *conform.T, d *wire.Delivery, from int, match func(wire.Receiv
 	defer cancel()
 	r, err = t.S.Conn.Inbox().Wait(ctx, from, match)
 	if err != nil {
-		return r, fmt.Errorf("nothing, though a ping sent after it was answered (and %s passed)", lateReplyGrace)
+		return r, fmt.Errorf("nothing, though a request sent after it (%s) was answered and %s passed", sentinelMethod(t.S), lateReplyGrace)
 	}
 	return r, nil
 }
@@ -217,4 +253,15 @@ func isBase64(s string) bool {
 	}
 	_, err := base64.RawStdEncoding.DecodeString(s)
 	return err == nil
+}
+
+// sentinelMethod names the request a session's sentinel sends (see harness.Session.Sentinel).
+func sentinelMethod(s *harness.Session) string {
+	switch {
+	case s.Modern():
+		return "server/discover"
+	case s.JSONRPCOnly():
+		return harness.SentinelMethod
+	}
+	return "ping"
 }

@@ -68,6 +68,32 @@ func streamedPing(t *conform.T) ([]byte, jsonrpc.ID) {
 	return rawRequest(id, method, withProgressToken(t.S, nil, t.S.NextID())), id
 }
 
+// streamedAnswer POSTs a ping with a progress token and returns its answered delivery; where
+// that came as JSON and a slow tool is named, the slow tool's call with a progress token is made
+// and returned instead, as servers that stream only work reporting progress answer it as SSE.
+func streamedAnswer(t *conform.T) (*wire.Delivery, error) {
+	frame, id := streamedPing(t)
+	from := t.S.Mark()
+	d := httpConn(t).Do(t.Ctx, frame, streamhttp.Request{})
+	if _, err := t.S.AwaitReply(t.Ctx, d, from, id); err != nil {
+		return d, err
+	}
+	if mediaType(d) == "text/event-stream" {
+		return d, nil
+	}
+	if _, ok := needSlowTool(t); !ok {
+		return d, nil
+	}
+	c, err := startSlow(t, t.S.NextID(), t.S.NextID())
+	if err != nil {
+		return d, err
+	}
+	if _, err := c.finish(t); err != nil {
+		return c.d, fmt.Errorf("the slow tool %q: %w", t.Options().SlowTool, err)
+	}
+	return c.d, nil
+}
+
 // openGet opens the session's GET stream; ok is false with a finding when it is refused.
 func openGet(t *conform.T) (*wire.Delivery, *conform.Finding) {
 	d := httpConn(t).Do(t.Ctx, nil, streamhttp.Request{Method: http.MethodGet})

@@ -25,16 +25,28 @@ func init() {
 		conform.Check{ID: "JRPC-RESULT-XOR-ERROR", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "a response has a result or an error, never both, never neither", Run: checkResultXorError},
 		conform.Check{ID: "JRPC-ERROR-OBJECT", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "an error is an object with a code and a string message", Run: checkErrorObject},
 		conform.Check{ID: "JRPC-ERROR-CODE-INT", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "error codes are JSON integers", Run: checkErrorCodeInt},
-		conform.Check{ID: "JRPC-ERROR-MESSAGE", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "SHOULD", Summary: "an error message is one short sentence", LevelReason: "JSON-RPC asks for a concise single sentence; mcpspec warns on a newline or more than 200 characters.", Run: checkErrorMessage},
+		conform.Check{ID: "JRPC-ERROR-MESSAGE", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "SHOULD", Summary: "every error message seen is one short sentence", LevelReason: "JSON-RPC asks for a concise single sentence; mcpspec warns on a newline or more than 200 characters in any error the session received, a known method's missing params (a validation error) provoked among them.", Run: checkErrorMessage},
 		conform.Check{ID: "JRPC-PARSE-ERROR", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "invalid JSON is answered with -32700 and the server keeps serving", LevelReason: "JSON-RPC defines the code's meaning and requires a reply to every call it can read; the catalogue's 'MUST (code semantics)'.", Run: checkParseError},
 		conform.Check{ID: "JRPC-INVALID-REQUEST", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "an object that is not a valid request (method not a string, no method) is answered with -32600", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Run: checkInvalidRequest},
 		conform.Check{ID: "JRPC-METHOD-NOT-FOUND", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "an unknown method is answered with -32601 and the request's id", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Run: checkMethodNotFound},
 		conform.Check{ID: "JRPC-INVALID-PARAMS", Revisions: conform.AllCatalogued, Level: "MUST", Summary: "a known method with missing required params is answered with -32602", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Run: checkInvalidParams},
+		// Ids that many JSON parsers cannot carry: an integer beyond a double's exact range, and a
+		// number with a fraction. A connection of their own keeps what comes back (an id the MCP
+		// schema does not allow) out of the shared session's evidence.
+		conform.Check{ID: "JRPC-ID-LARGE-INT", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Connection: conform.Fresh,
+			Summary:     "a request with an integer id above 2^53 (" + largeIntID + ") is answered under exactly that id, or refused with a null id",
+			LevelReason: "JSON-RPC §5: the response's id MUST be the request's, and every request MUST be answered. RFC 8259 §6 lets a parser hold numbers as doubles, so refusing such an id as unreadable (an error with a null id) passes; an answer under a rounded id answers no request, and silence leaves it unanswered.",
+			Run:         checkIDProbe(largeIntID)},
+		conform.Check{ID: "JRPC-ID-FRACTIONAL", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Connection: conform.Fresh,
+			Summary:     "a request with a fractional id (" + fractionalID + ") is answered under exactly that id, or refused with a null id",
+			LevelReason: "JSON-RPC allows number ids and only asks clients to avoid fractions (SHOULD NOT), and MCP asks clients for string or integer ids: both bind the sender. A server may refuse such an id (an error with a null id), but JSON-RPC §5 makes it answer every request under the request's own id (MUST).",
+			Run:         checkIDProbe(fractionalID)},
 		conform.Check{ID: "JRPC-RPC-PREFIX", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "methods starting with rpc. are reserved: a call to one is answered with -32601", Run: checkRPCPrefix},
 		// Handshake revisions only: at 2026-07-28 a request whose params are not an object cannot
 		// carry the required _meta, so every server refuses it for that alone and the check could
 		// not tell a server that processes such params from one that rejects them.
-		conform.Check{ID: "JRPC-PARAMS-STRUCTURED", Revisions: conform.Until(harness.Rev20251125), Level: "MUST", Summary: "params that are not an object are rejected with -32600 or -32602, not processed", Run: checkParamsStructured},
+		conform.Check{ID: "JRPC-PARAMS-STRUCTURED", Revisions: conform.Until(harness.Rev20251125), JSONRPC: true, Level: "MUST",
+			LevelReason: "JSON-RPC 2.0 §4.2 makes params a structured value (MUST); a request with other params is not a valid Request, which a server answers with an error (§5.1), never processes.", Summary: "params that are not an object (JSON-RPC alone: not structured) are rejected with -32600 or -32602, not processed", Run: checkParamsStructured},
 	)
 }
 
@@ -241,16 +253,29 @@ func checkErrorCodeInt(t *conform.T) conform.Finding {
 }
 
 func checkErrorMessage(t *conform.T) conform.Finding {
-	resp, f := provokeError(t)
-	if f != nil {
+	if _, f := provokeError(t); f != nil {
 		return *f
 	}
-	e, _ := resp.ErrorObject()
-	if !e.MessageIsOK {
-		return conform.CannotTest("the error has no string message to judge (see JRPC-ERROR-OBJECT)")
+	// Validation errors are where long dumps turn up: an MCP session also provokes one with a
+	// known method's missing params. Then every error the session has seen is judged.
+	if method, params, ok := invalidParamsProbe(t.S); ok && !t.S.JSONRPCOnly() {
+		_, _ = t.S.Request(t.Ctx, method, params) // an answer that is no error is JRPC-INVALID-PARAMS's
 	}
-	if strings.ContainsAny(e.Message, "\r\n") || len([]rune(e.Message)) > maxErrorMsgChars {
-		return conform.Violated("error message is not one short sentence (%d characters): %q", len([]rune(e.Message)), clip(e.Message, 120))
+	judged := 0
+	for _, r := range t.S.Conn.Inbox().Since(0) {
+		for _, m := range flatten(r.Msg) {
+			e, ok := m.ErrorObject()
+			if !ok || !e.MessageIsOK {
+				continue
+			}
+			judged++
+			if strings.ContainsAny(e.Message, "\r\n") || len([]rune(e.Message)) > maxErrorMsgChars {
+				return conform.Violated("error message is not one short sentence (%d characters): %q in %s", len([]rune(e.Message)), clip(e.Message, 120), clip(show(m), 200))
+			}
+		}
+	}
+	if judged == 0 {
+		return conform.CannotTest("no error had a string message to judge (see JRPC-ERROR-OBJECT)")
 	}
 	return conform.Passed("")
 }
@@ -315,18 +340,58 @@ func checkInvalidParams(t *conform.T) conform.Finding {
 }
 
 func checkParamsStructured(t *conform.T) conform.Finding {
-	for _, params := range []string{`"bar"`, `42`, `[1]`} {
+	// MCP params are objects, so an array is refused too, by ping. JSON-RPC alone allows arrays
+	// (by position), and no method is known to exist there: the probe is an unknown method whose
+	// params are a scalar, refused with -32600 or -32602, or with -32601 by a server that reads
+	// the method first; a result, silence or a server that stops serving fails.
+	method, params, codes := "ping", []string{`"bar"`, `42`, `[1]`}, []int64{codeInvalidRequest, codeInvalidParams}
+	if t.S.JSONRPCOnly() {
+		method, params, codes = unknownMethod, []string{`"bar"`, `42`}, []int64{codeInvalidRequest, codeInvalidParams, codeMethodNotFound}
+	}
+	for _, p := range params {
 		id := t.S.NextID()
-		frame := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"ping","params":%s}`, id, params)
+		frame := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q,"params":%s}`, id, method, p)
 		resp, _, err := reply(t, []byte(frame), id)
 		if err != nil {
-			return conform.Violated("%s got no reply: %v", frame, err)
+			return conform.Violated("%s: %v", frame, err)
 		}
-		if ok, why := expectError(resp, codeInvalidRequest, codeInvalidParams); !ok {
-			return conform.Violated("params %s were not rejected: %s", params, why)
+		if ok, why := expectError(resp, codes...); !ok {
+			return conform.Violated("params %s were not rejected: %s", p, why)
 		}
 	}
+	if f, ok := stillServes(t); !ok {
+		return f
+	}
 	return conform.Passed("")
+}
+
+// Ids of JRPC-ID-LARGE-INT (2^53 + 1, which a double rounds to 2^53) and JRPC-ID-FRACTIONAL.
+const (
+	largeIntID   = "9007199254740993"
+	fractionalID = "1.5"
+)
+
+// checkIDProbe sends a request with the literal id and judges what comes back.
+func checkIDProbe(literal string) func(t *conform.T) conform.Finding {
+	return func(t *conform.T) conform.Finding {
+		id := jsonrpc.ID(literal)
+		method := probeMethod(t.S)
+		if t.S.JSONRPCOnly() {
+			method = unknownMethod // answered with an error under the id: enough to judge it
+		}
+		t.S.Sent(id, method)
+		frame := modernFrame(t.S, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q}`, literal, method)))
+		resp, _, err := reply(t, frame, id)
+		switch {
+		case err != nil:
+			return conform.Violated("%s with id %s: %v", method, literal, err)
+		case resp.HasID && resp.ID == id:
+			return conform.Passed("answered under id %s", literal)
+		case resp.HasError:
+			return conform.Passed("refused with an id-less error: %s", show(resp))
+		}
+		return conform.Violated("%s with id %s got a result without its id: %s", method, literal, show(resp))
+	}
 }
 
 func checkRPCPrefix(t *conform.T) conform.Finding {

@@ -28,8 +28,8 @@ func init() {
 			Summary: "the base protocol works: initialize and ping in the handshake revisions; server/discover and a request carrying the required _meta at 2026-07-28",
 			Run:     checkCoreSupport},
 		conform.Check{ID: "MSG-NOTIF-NO-ID", Level: "MUST", Revisions: conform.AllCatalogued, Connection: conform.Fresh,
-			Summary: "the server's notifications (here: those the log tool provokes) carry no id member, not even null",
-			Ready:   notificationsReady, Run: checkNotificationNoID},
+			Summary: "the server's notifications (those the log tool and the slow tool provoke, and every one of the state session: progress, resource updates, log messages) carry no id member, not even null",
+			Run:     checkNotificationNoID},
 		conform.Check{ID: "MSG-META-RESERVED", Level: "SHOULD", Revisions: conform.AllCatalogued,
 			Summary:     "_meta keys the server sends under a prefix reserved for MCP are ones the spec defines",
 			LevelReason: "The spec reserves the prefixes without a keyword; mcpspec warns on a key under one that the revision does not define.",
@@ -146,37 +146,32 @@ func checkCoreSupport(t *conform.T) conform.Finding {
 	return conform.Passed("")
 }
 
-// notificationsReady ends MSG-NOTIF-NO-ID before its server is started when no log tool was
-// named: nothing else makes a server send notifications it can be judged on.
-func notificationsReady(t *conform.T) (conform.Finding, bool) {
-	if t.Options().LogTool == "" {
-		return conform.CannotTest("%s", noLogTool), true
-	}
-	return conform.Finding{}, false
-}
-
 func checkNotificationNoID(t *conform.T) conform.Finding {
-	if t.S.HasCapability("logging") {
+	// The notifications judged: those the log tool and the slow tool (its progress) provoke on
+	// the check's own session, where they were named, and every one the state session saw (progress of the slow tool, resource
+	// updates, log messages), so that a run with notifications in its evidence has something
+	// to judge without --log-tool.
+	if t.Options().LogTool != "" && t.S.HasCapability("logging") {
 		if _, f := logsAt(t, "debug"); f != nil {
 			return *f
 		}
 	}
-	seen := 0
-	for _, r := range t.S.Conn.Inbox().Since(0) {
-		for _, m := range flatten(r.Msg) {
-			if !m.HasMethod || !strings.HasPrefix(m.Method, "notifications/") {
-				continue
-			}
-			if m.HasID {
-				return conform.Violated("a %s notification carries an id: %s", m.Method, show(m))
-			}
-			seen++
+	if _, ok := needSlowTool(t); ok {
+		_, _ = runSlow(t, t.S.NextID()) // only its notifications matter here
+	}
+	notes := notificationsOf(t.S)
+	if st, f := observeState(t); f == nil {
+		notes = append(notes, st.notifications...)
+	}
+	for _, m := range notes {
+		if m.HasID {
+			return conform.Violated("a %s notification carries an id: %s", m.Method, show(m))
 		}
 	}
-	if seen == 0 {
-		return conform.CannotTest("the server sent no notification to judge (it declares no logging, or --log-tool wrote nothing)")
+	if len(notes) == 0 {
+		return conform.CannotTest("the server sent no notification to judge, neither in this check's session nor in the state session (resources, log level, the slow tool's progress); %s", noLogTool)
 	}
-	return conform.Passed("%d notification(s), none with an id", seen)
+	return conform.Passed("%d notification(s), none with an id", len(notes))
 }
 
 // definedMetaKeys are the _meta keys under reserved prefixes that each revision defines.

@@ -18,7 +18,7 @@ func init() {
 			Summary: "prompts/list gives the same prompts on another connection and after other requests",
 			Run:     listStable("prompts")},
 		conform.Check{ID: "PROMPT-CAP", Revisions: conform.AllCatalogued, Level: "MUST",
-			Summary: "a server that lists prompts declares the prompts capability",
+			Summary: "a server that lists prompts declares the prompts capability, and one that declares it serves prompts/list",
 			Run:     capabilityCheck("prompts", "prompts/list", "prompts")},
 		conform.Check{ID: "PROMPT-SCHEMA", Revisions: conform.AllCatalogued, Level: "MUST",
 			Summary:     "every page of prompts/list, and prompts/get of each listed prompt, validates against the revision's schema",

@@ -38,7 +38,7 @@ func init() {
 			LevelReason: "MUST NOT: an empty contents array fails.",
 			Run:         checkNoEmptyContents},
 		conform.Check{ID: "RES-CAP", Revisions: conform.AllCatalogued, Level: "MUST",
-			Summary: "a server that lists resources declares the resources capability",
+			Summary: "a server that lists resources declares the resources capability, and one that declares it serves resources/list",
 			Run:     capabilityCheck("resources", "resources/list", "resources")},
 		conform.Check{ID: "RES-LIST-SCHEMA", Revisions: conform.AllCatalogued, Level: "MUST",
 			Summary:     "every page of resources/list, and resources/templates/list where served, validates against the revision's schema",

@@ -29,7 +29,7 @@ func init() {
 			Summary: "tools/list gives its tools in the same order every time (here: with string and with integer request ids)",
 			Run:     checkToolOrder},
 		conform.Check{ID: "TOOL-CAP", Revisions: conform.AllCatalogued, Level: "MUST",
-			Summary: "a server that serves tools/list declares the tools capability",
+			Summary: "a server that serves tools/list declares the tools capability, and one that declares it serves tools/list",
 			Run:     checkToolCap},
 		conform.Check{ID: "TOOL-UNKNOWN", Revisions: conform.AllCatalogued, Level: "SHOULD",
 			Summary:     "a call of a tool the server does not have gets a JSON-RPC error, -32602",
@@ -133,6 +133,8 @@ func checkToolCap(t *conform.T) conform.Finding {
 	switch {
 	case resp.HasResult && !declared:
 		return conform.Violated("tools/list is served but the capabilities declare no tools: %s", clip(string(t.S.InitResult()["capabilities"]), 240))
+	case declared && methodNotFound(resp):
+		return conform.Violated("tools is declared, but tools/list is answered as an unknown method: %s", show(resp))
 	case declared:
 		return conform.Passed("the tools capability is declared")
 	}

@@ -14,7 +14,7 @@ import (
 func init() {
 	conform.Register(
 		conform.Check{ID: "COMP-CAP", Level: "MUST", Revisions: conform.AllCatalogued,
-			Summary: "a server that answers completion/complete with a result declares the completions capability",
+			Summary: "a server that answers completion/complete with a result declares the completions capability, and one that declares it does not answer -32601",
 			Run:     checkCompletionCap},
 		conform.Check{ID: "COMP-MAX-100", Level: "MUST", Revisions: conform.AllCatalogued,
 			Summary:     "a completion result holds at most 100 string values, with an integer total and a boolean hasMore where present",
@@ -130,9 +130,7 @@ func completionPrerequisites(t *conform.T) (completionTarget, *conform.Finding) 
 }
 
 func checkCompletionCap(t *conform.T) conform.Finding {
-	if t.S.HasCapability("completions") {
-		return conform.Passed("the server declares completions")
-	}
+	declared := t.S.HasCapability("completions")
 	target, ok := findCompletionTarget(t)
 	if !ok {
 		target = completionTarget{ref: map[string]any{"type": "ref/prompt", "name": unknownPromptName}, argument: "name"}
@@ -140,6 +138,13 @@ func checkCompletionCap(t *conform.T) conform.Finding {
 	resp, err := complete(t, target, "", nil)
 	if err != nil {
 		return conform.Crashed("completion/complete got no reply: %v", err)
+	}
+	// Any answer but "no such method" keeps the declaration (an unknown prompt gets -32602).
+	if declared && methodNotFound(resp) {
+		return conform.Violated("completions is declared, but completion/complete is answered as an unknown method: %s", show(resp))
+	}
+	if declared {
+		return conform.Passed("the server declares completions and serves completion/complete")
 	}
 	if resp.HasResult {
 		return conform.Violated("completion/complete was answered with a result, but completions is not declared: %s", show(resp))

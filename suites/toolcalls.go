@@ -227,3 +227,31 @@ func callNames(calls []toolCall) string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// safeTool is a tool mcpspec may call on any server: the slow tool when given, else a listed
+// read-only tool whose arguments mcpspec can build (one the tool checks call anyway), so that
+// a check needing some tool call needs no flag where the server lists such a tool.
+func safeTool(t *conform.T) (taskTarget, *conform.Finding) {
+	if o := t.Options(); o.SlowTool != "" {
+		return taskTarget{o.SlowTool, o.SlowToolArgs, ""}, nil
+	}
+	defs, f := listedTools(t)
+	if f != nil {
+		return taskTarget{}, f
+	}
+	safe := readOnlyTools(t, defs)
+	for _, d := range defs {
+		if !safe[d.name] {
+			continue
+		}
+		if args, ok := sampleArgs(d.obj["inputSchema"]); ok {
+			raw, err := json.Marshal(args)
+			if err != nil {
+				continue
+			}
+			return taskTarget{name: d.name, args: raw}, nil
+		}
+	}
+	f2 := conform.CannotTest("needs a tool that is safe to call: the server lists no tool annotated readOnlyHint: true whose arguments mcpspec can build (%d tools listed); name one with --slow-tool NAME --slow-tool-args JSON", len(defs))
+	return taskTarget{}, &f2
+}

@@ -255,8 +255,14 @@ func namedTarget(t *conform.T) (method, name string, params map[string]any, ok b
 			}
 		}
 	}
-	if tool := t.Options().SlowTool; tool != "" && t.S.HasCapability("tools") {
-		return "tools/call", tool, map[string]any{"name": tool, "arguments": json.RawMessage(t.Options().SlowToolArgs)}, true
+	if t.S.HasCapability("tools") {
+		if tt, f := safeTool(t); f == nil {
+			args := tt.args
+			if len(args) == 0 {
+				args = json.RawMessage(`{}`)
+			}
+			return "tools/call", tt.name, map[string]any{"name": tt.name, "arguments": args}, true
+		}
 	}
 	return "", "", nil, false
 }
@@ -264,7 +270,7 @@ func namedTarget(t *conform.T) (method, name string, params map[string]any, ok b
 func checkB64Decode(t *conform.T) conform.Finding {
 	method, name, params, ok := namedTarget(t)
 	if !ok {
-		return conform.CannotTest("needs something real to name: a listed resource, a prompt without required arguments, or a tool named with --slow-tool")
+		return conform.CannotTest("needs something real to name: a listed resource, a prompt without required arguments, a listed read-only tool whose arguments mcpspec can build, or a tool named with --slow-tool")
 	}
 	encoded := base64Header(name)
 	resp, d, err := modernDo(t, method, params, streamhttp.Request{Header: http.Header{streamhttp.HeaderName: {encoded}}})

@@ -46,10 +46,8 @@ func checkEventIDsUnique(t *conform.T) conform.Finding {
 	}
 	deliveries := []*wire.Delivery{get}
 	for i := 0; i < 3; i++ {
-		frame, id := streamedPing(t)
-		from := t.S.Mark()
-		d := httpConn(t).Do(t.Ctx, frame, streamhttp.Request{})
-		if _, err := t.S.AwaitReply(t.Ctx, d, from, id); err != nil {
+		d, err := streamedAnswer(t)
+		if err != nil {
 			return conform.Violated("%v", err)
 		}
 		deliveries = append(deliveries, d)

@@ -1,7 +1,9 @@
 // Command mcpspec-bench measures how fast mcpspec runs its default suite: it runs the mcpspec
 // binary several times against each target and prints, per target, the wall time (median and
 // spread), specs run, specs per second, servers spawned, time spent in quiet windows, and the peak
-// memory of mcpspec itself. `make bench` runs it.
+// memory of mcpspec itself. `make bench` runs it. With -misbehave BINARY it measures instead
+// mcpspec's peak memory against hostile servers (fixtures/misbehaving: 15 MB answers, endless
+// notifications for a minute) beside the bounds it must stay under.
 package main
 
 import (
@@ -42,7 +44,15 @@ func main() {
 	runs := flag.Int("runs", 5, "runs per target")
 	everything := flag.String("everything", "", "path of @modelcontextprotocol/server-everything's dist/index.js (skip those targets when empty)")
 	preload := flag.String("preload", "", "node --require module that binds server-everything to 127.0.0.1")
+	misbehave := flag.String("misbehave", "", "measure instead mcpspec's peak memory against the hostile servers of this misbehave `BINARY` (fixtures/misbehaving): 15 MB answers, endless notifications")
 	flag.Parse()
+	if *misbehave != "" {
+		if err := measureHostile(*bin, *misbehave, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "mcpspec-bench:", err)
+			os.Exit(3)
+		}
+		return
+	}
 	targets, err := buildTargets(*bin, *everything, *preload)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mcpspec-bench:", err)

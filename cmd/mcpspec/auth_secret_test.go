@@ -22,8 +22,15 @@ func TestParseRunSecretsIncludeTheQueryForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(cfg.secrets, token) || !slices.Contains(cfg.secrets, url.QueryEscape(token)) {
-		t.Errorf("secrets %q lack %q or its query form", cfg.secrets, token)
+	if !slices.Contains(cfg.secrets, token) {
+		t.Errorf("secrets %q lack %q", cfg.secrets, token)
+	}
+	// The query form is found by the redactor itself (harness/secrets), in either hex case.
+	redact := reports.Redactor(cfg.secrets)
+	for _, form := range []string{url.QueryEscape(token), strings.ToLower(url.QueryEscape(token))} {
+		if got := redact("?access_token=" + form); got != "?access_token="+reports.Redacted {
+			t.Errorf("the query form %q redacted to %q", form, got)
+		}
 	}
 }
 

@@ -50,7 +50,7 @@ func TestCLIConsoleInCILogs(t *testing.T) {
 		regexp.MustCompile(`^  1 warn, 3 na, 1 pass \(total 5\)$`),
 		regexp.MustCompile(`^  not served 2025-11-25 stdio: 3 checks na; it answered initialize without a result: `),
 		regexp.MustCompile(`^warn: 1 requirement$`),
-		regexp.MustCompile(`^  JRPC-ERROR-MESSAGE \[SHOULD\] an error message is one short sentence \(stdio: 2026-07-28\): error message is not one short sentence`),
+		regexp.MustCompile(`^  JRPC-ERROR-MESSAGE \[SHOULD\] every error message seen is one short sentence \(stdio: 2026-07-28\): error message is not one short sentence`),
 		regexp.MustCompile(`^reports: .*report\.html \(open it in a browser\), .*summary\.md, .*results\.json, .*junit\.xml$`),
 	}
 	if len(lines) != len(want) {

@@ -40,6 +40,11 @@ func cmdDiff(args []string, stdout io.Writer) (int, error) {
 		return reports.ExitUsage, usageErrorf("diff: new: %v", err)
 	}
 
+	// A client's checks and a server's share no IDs: compared, every check would read as
+	// added or removed, and a real regression would hide among them.
+	if oldRun.Target.Kind != newRun.Target.Kind {
+		return reports.ExitUsage, usageErrorf("diff: OLD is the run of a %s and NEW of a %s: compare runs of one kind", runKind(oldRun), runKind(newRun))
+	}
 	d := reports.Diff(oldRun, newRun)
 	if asJSON {
 		enc := json.NewEncoder(stdout)
@@ -86,4 +91,12 @@ func parseDiff(args []string) (asJSON bool, paths []string, err error) {
 		return false, nil, usageErrorf("diff: want two results.json paths, OLD and NEW, got %d (see mcpspec diff --help)", len(paths))
 	}
 	return asJSON, paths, nil
+}
+
+// runKind names what a run judged, for messages.
+func runKind(r *reports.Run) string {
+	if r.Target.Kind == reports.KindClient {
+		return "client"
+	}
+	return "server"
 }

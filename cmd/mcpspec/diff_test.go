@@ -152,6 +152,10 @@ func TestDiffRefusesBadInput(t *testing.T) {
 		{"future schema", []string{good, writeDiffInput(t, `{"schemaVersion": 2, "results": []}`)}, "schemaVersion 2 is not supported"},
 		{"unknown status", []string{writeDiffInput(t, `{"schemaVersion": 1, "results": [{"id": "A", "status": "passed"}]}`), good},
 			`unknown status "passed"`},
+		{"a matrix", []string{good, writeDiffInput(t, `{"schemaVersion": 1, "targets": [], "columns": [], "rows": []}`)}, "a matrix.json"},
+		{"client against server", []string{good, writeDiffInput(t, `{"schemaVersion": 1, "target": {"kind": "client"}, "results": []}`)},
+			"OLD is the run of a server and NEW of a client"},
+		{"endless input", []string{"/dev/zero", good}, "larger than 256 MiB"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

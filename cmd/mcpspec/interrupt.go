@@ -19,15 +19,20 @@ var interruptSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
 //
 // RunSpecs installs Ginkgo's own handler for the same signals, which would dump goroutines and
 // skip specs whose results mcpspec already holds; a BeforeSuite node therefore takes the
-// signals back once that handler is in place.
+// signals back once that handler is in place, and only then lets the runner start its checks
+// (the runner must have been held with HoldStart).
 func interruptOnSignal(runner *conform.Runner) (stop func()) {
 	sigs, stop := watchSignals(runner.Interrupt)
 	ginkgo.BeforeSuite(func() {
 		// Ignore, not Reset: between dropping Ginkgo's handler and taking the signals back, a
 		// reset signal would have its default action and kill the run without its reports (seen
-		// once under load); an ignored one is at worst lost.
+		// once under load); an ignored one is lost. So no server is started before the signals
+		// are back: a signal lost here comes before the run began anything, and the run
+		// started once a server exists always hears the next one (a SIGINT sent as soon as the
+		// first server appeared went unheard under load while checks waited 60 s).
 		signal.Ignore(interruptSignals...)
 		signal.Notify(sigs, interruptSignals...)
+		runner.ReleaseStart()
 	})
 	return stop
 }

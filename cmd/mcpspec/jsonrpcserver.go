@@ -19,6 +19,7 @@ func cmdJSONRPCServer(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("jsonrpc-server", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	addr := fs.String("http", "", "answer JSON-RPC POSTed to `ADDR` (any path) instead of stdio")
+	allowRemote := fs.Bool("allow-remote", false, "let --http listen on an address that is not loopback (by default a bare :PORT means 127.0.0.1:PORT and any other host is refused)")
 	var faults listFlag
 	fs.Var(&faults, "fault", "switch on the fault `ID` (repeatable, or comma-separated): one per check of the JSON-RPC profile")
 	if err := parseFlags(fs, args, "mcpspec jsonrpc-server [flags]   (stdio, or --http ADDR)", stdout); err != nil {
@@ -36,7 +37,11 @@ func cmdJSONRPCServer(args []string, stdout, stderr io.Writer) error {
 	if *addr == "" {
 		return jsonrpcserver.ServeStdio(ctx, os.Stdin, os.Stdout, opts)
 	}
-	ln, err := net.Listen("tcp", *addr)
+	listen, err := loopbackAddr("jsonrpc-server", *addr, *allowRemote)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return fmt.Errorf("jsonrpc-server: listen on %s: %w", *addr, err)
 	}

@@ -9,9 +9,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
+	"slices"
 
+	"github.com/mcpspec/mcpspec/harness/reaper"
 	"github.com/mcpspec/mcpspec/reports"
 )
+
+// softMemoryLimit is the Go runtime's soft memory limit for run, client and matrix: a bound the
+// collector works to keep the heap under, not a cap that fails the run.
+const softMemoryLimit = 192 << 20
 
 // version is mcpspec's own version, reported in every result file.
 const version = "0.1.0"
@@ -66,7 +73,23 @@ func parseFlags(fs *flag.FlagSet, args []string, usageLine string, stdout io.Wri
 }
 
 func main() {
-	os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+	// A run's targets may start processes that leave their process group (setsid) and would
+	// outlive every cleanup: as a child subreaper, mcpspec inherits them and ends them at exit.
+	reaps := len(os.Args) > 1 && slices.Contains([]string{"run", "client", "matrix"}, os.Args[1])
+	if reaps {
+		reaper.Become()
+		// A target answering with tens of megabytes, or flooding notifications, makes garbage
+		// faster than the collector's default pace frees it; a soft limit makes it collect
+		// sooner instead of growing (GOMEMLIMIT, when set, decides instead).
+		if os.Getenv("GOMEMLIMIT") == "" {
+			debug.SetMemoryLimit(softMemoryLimit)
+		}
+	}
+	code := Main(os.Args[1:], os.Stdout, os.Stderr)
+	if reaps {
+		reaper.EndDescendants()
+	}
+	os.Exit(code)
 }
 
 // Main runs the command line and returns the exit code.
@@ -74,6 +97,15 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return reports.ExitUsage
+	}
+	switch args[0] {
+	case "run", "client", "matrix", "diff", "list":
+		// Their console shows target text: fence it from CI runners' command parsing. (The
+		// servers and probe-stdio speak JSON-RPC on stdout, which must pass as it is.)
+		fout, ferr := newFence(stdout), newFence(stderr)
+		defer fout.Flush()
+		defer ferr.Flush()
+		stdout, stderr = fout, ferr
 	}
 	var err error
 	code := reports.ExitOK

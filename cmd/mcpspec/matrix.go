@@ -34,6 +34,9 @@ import (
 const (
 	// defaultTargetTimeout bounds one target's whole `mcpspec run`, servers included.
 	defaultTargetTimeout = 10 * time.Minute
+	// matrixStopGrace is how long a target's run may take to stop its servers and write its
+	// reports after SIGTERM (a timeout, Ctrl-C) before its process group is killed.
+	matrixStopGrace = 30 * time.Second
 	// matrixLogFile is where a target's console output goes, inside its report directory.
 	matrixLogFile = "console.log"
 )
@@ -145,6 +148,14 @@ func (t matrixTarget) check(dir string) error {
 	if err := checkRevisions(t.Revisions); err != nil {
 		return err
 	}
+	if err := checkMatrixArgs(t.Args); err != nil {
+		return err
+	}
+	// A launched server told nothing of its port cannot listen where {port} says it answers.
+	if t.HTTPCmd != "" && !strings.Contains(t.HTTPCmd, "{port}") &&
+		(strings.Contains(t.URL, "{port}") || strings.Contains(t.SSE, "{port}")) {
+		return errors.New("url or sse holds {port} but httpCmd does not: the launched server would not know the port to listen on")
+	}
 	// Expanding now finds unset variables before anything runs; {port} is only a placeholder here.
 	fields := []string{t.Stdio, t.URL, t.SSE, t.HTTPCmd, t.Cwd, t.Baseline}
 	for _, v := range t.Env {
@@ -160,6 +171,24 @@ func (t matrixTarget) check(dir string) error {
 		path, _ := expandTarget(t.Baseline, dir, 0)
 		if _, err := os.Stat(resolvePath(dir, path)); err != nil {
 			return fmt.Errorf("baseline: %w", err)
+		}
+	}
+	return nil
+}
+
+// matrixOwnedFlags are the flags the matrix sets itself for every run: given again in args they
+// would send a target's reports where the matrix never reads them.
+var matrixOwnedFlags = []string{"out", "name"}
+
+// checkMatrixArgs refuses args that take a flag the matrix owns.
+func checkMatrixArgs(args []string) error {
+	for _, a := range args {
+		if a == "--" {
+			return nil
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && slices.Contains(matrixOwnedFlags, name) {
+			return fmt.Errorf("args: %q: the matrix sets --%s itself (use the matrix's --out and the target's name)", a, name)
 		}
 	}
 	return nil
@@ -402,9 +431,10 @@ func newMatrix() *reports.Matrix {
 // writeMatrix prints a line per target and writes the matrix files into outDir.
 func writeMatrix(m *reports.Matrix, outDir string, stdout, stderr io.Writer) error {
 	for _, t := range m.Targets {
-		fmt.Fprintln(stdout, t.String())
+		fmt.Fprintln(stdout, escapeControlBytes(t.String()))
 		if t.Error != "" {
-			fmt.Fprintf(stderr, "mcpspec matrix: %s could not run: %s\n", t.Name, t.Error)
+			// The reason may end in the target's stderr: its control bytes are shown, not obeyed.
+			fmt.Fprintf(stderr, "mcpspec matrix: %s could not run: %s\n", t.Name, escapeControlBytes(t.Error))
 		}
 	}
 	if err := reports.WriteMatrix(outDir, m); err != nil {
@@ -505,20 +535,31 @@ func runSubprocess(ctx context.Context, self string, cfg *matrixConfig, t matrix
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, self, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	// Stop gracefully first: on SIGTERM the run stops its targets and still writes its
+	// reports. Only a run that has not ended within matrixStopGrace is killed.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = matrixStopGrace
 	var tail bytes.Buffer // stderr, for the reason when no results come back
 	cmd.Stdout = logFile
 	cmd.Stderr = io.MultiWriter(logFile, &tail)
-	runErr := cmd.Run()
+	runErr := startTracked(cmd)
+	if runErr == nil {
+		runErr = cmd.Wait()
+	}
+	killed := endTracked(cmd)
 	if cmd.ProcessState != nil {
 		mt.ExitCode = cmd.ProcessState.ExitCode()
 	}
 	mt.Report = reportPrefix + reports.HTMLFile
+	stopped := "stopped with SIGTERM"
+	if killed {
+		stopped = fmt.Sprintf("not ended %s after SIGTERM, killed", matrixStopGrace)
+	}
 	switch {
 	case ctx.Err() != nil:
-		mt.Error = "interrupted"
+		mt.Error = "interrupted; " + stopped
 	case runCtx.Err() != nil:
-		mt.Error = fmt.Sprintf("did not finish within %s; its processes were killed", cfg.Timeout)
+		mt.Error = fmt.Sprintf("did not finish within %s; %s", cfg.Timeout, stopped)
 	case mt.ExitCode == reports.ExitUsage:
 		mt.Error = "mcpspec " + verb + " refused the target's settings: " + lastLine(tail.String())
 	}

@@ -57,6 +57,9 @@ func (t matrixTarget) checkClient(dir string) error {
 	if err := checkRevisions(t.Revisions); err != nil {
 		return err
 	}
+	if err := checkMatrixArgs(t.Args); err != nil {
+		return err
+	}
 	for _, tr := range t.clientTransports() {
 		args, err := t.clientArgs(tr)(&matrixConfig{Revisions: t.Revisions}, dir, os.DevNull, 0)
 		if err != nil {

@@ -43,6 +43,9 @@ func (o *outputFlags) apply(cmd string, cfg *runConfig, stdout io.Writer) error 
 			return usageErrorf("%s: --label-filter: %v", cmd, strings.SplitN(err.Error(), "\n", 2)[0])
 		}
 	}
+	if err := checkWritableFile(cmd, "write-baseline", *o.writeBase); err != nil {
+		return err
+	}
 	cfg.labels, cfg.out, cfg.baseline, cfg.writeBase, cfg.transcriptDir = *o.labels, *o.out, *o.baseline, *o.writeBase, *o.transcript
 	cfg.strict, cfg.verbose = *o.strict, *o.verbose
 	cfg.color = useColor(*o.noColor, stdout)

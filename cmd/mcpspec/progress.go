@@ -85,6 +85,9 @@ func (p *progress) clear() {
 
 // isTerminal reports whether w is a terminal, where a line may be rewritten in place.
 func isTerminal(w io.Writer) bool {
+	if fw, ok := w.(*fence); ok {
+		w = fw.w // the console's fence changes its text, not what it is
+	}
 	f, ok := w.(*os.File)
 	if !ok || os.Getenv("TERM") == "dumb" {
 		return false

@@ -20,13 +20,16 @@ func cmdReference(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(io.Discard)
 	addr := fs.String("http", "", "serve Streamable HTTP at `ADDR`/mcp (and legacy HTTP+SSE at /sse) instead of stdio")
 	sseAddr := fs.String("sse", "", "same as --http: the legacy HTTP+SSE endpoint /sse is served beside /mcp")
-	mode := fs.String("http-responses", "auto", "how POSTed requests are answered: auto, json or sse")
+	mode := fs.String("http-responses", "auto", "how POSTed requests are answered: auto (SSE when a request asks for progress), json, sse, or calls (SSE only for a tools/call that asks for progress)")
 	era := fs.String("era", reference.EraBoth, "protocol eras served: both (handshake revisions and 2026-07-28), handshake (no server/discover) or stateless (2026-07-28 only, no initialize)")
 	authToken := fs.String("auth-token", "", "HTTP only: require authorization; `TOKEN` is a valid bearer token with every scope (the metadata is served at /.well-known/oauth-protected-resource/mcp)")
 	authNarrow := fs.String("auth-token-narrow", "", "with --auth-token: a valid `TOKEN` that lacks the scope tools/call needs (403 insufficient_scope)")
 	authForeign := fs.String("auth-token-foreign", "", "with --auth-token: a `TOKEN` issued for another resource, refused with 401")
 	authExpired := fs.String("auth-token-expired", "", "with --auth-token: a `TOKEN` of this server's that has expired, refused with 401")
+	allowRemote := fs.Bool("allow-remote", false, "let --http listen on an address that is not loopback (by default a bare :PORT means 127.0.0.1:PORT and any other host is refused)")
 	ssePoll := fs.Bool("sse-poll", false, "in 2025-11-25 sessions, close the connection of a POST's SSE stream after its first message, with a retry field, without ending the stream (resumed with GET and Last-Event-ID)")
+	sseAbort := fs.Bool("sse-abort", false, "drop the connection of a POST's SSE stream right after it carried the response, without ending the chunked body")
+	initDelay := fs.Duration("init-delay", 0, "hold every answer to initialize back for `DURATION` (ping and the rest are served meanwhile; a cancellation of initialize is not honoured): a server slow to start")
 	var faults, without listFlag
 	fs.Var(&without, "without", "leave out the capability `NAME` (repeatable, or comma-separated): neither declared nor served; one of "+strings.Join(reference.Omittable, ", "))
 	fs.Var(&faults, "fault", "switch on the fault `ID` (repeatable, or comma-separated); see 'mcpspec list'")
@@ -39,26 +42,27 @@ func cmdReference(args []string, stdout, stderr io.Writer) error {
 	if err := checkGiven(fs); err != nil {
 		return err
 	}
+	if *initDelay < 0 {
+		return usageErrorf("reference: --init-delay %s: want a duration of 0 or more", *initDelay)
+	}
 	if *addr != "" && *sseAddr != "" {
 		return usageErrorf("reference: --http and --sse are the same flag (both paths are served): give one")
 	}
-	if listen := *addr + *sseAddr; listen != "" {
-		if _, port, err := net.SplitHostPort(listen); err != nil || port == "" {
-			return usageErrorf("reference: listen address %q: want HOST:PORT, such as 127.0.0.1:3001", listen)
+	listen := *addr + *sseAddr
+	if listen != "" {
+		var err error
+		if listen, err = loopbackAddr("reference", listen, *allowRemote); err != nil {
+			return err
 		}
 	}
 	opts := reference.Options{Faults: faults, Stderr: stderr, HTTPResponseMode: *mode, Era: *era,
 		Auth:    reference.AuthOptions{Token: *authToken, Narrow: *authNarrow, Foreign: *authForeign, Expired: *authExpired},
-		Without: without, SSEPoll: *ssePoll}
+		Without: without, SSEPoll: *ssePoll, InitDelay: *initDelay, SSEAbort: *sseAbort}
 	if err := opts.Validate(); err != nil {
 		return usageErrorf("%v", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	listen := *addr
-	if listen == "" {
-		listen = *sseAddr
-	}
 	if listen == "" && *authToken != "" {
 		return usageErrorf("reference: --auth-token needs --http or --sse: over stdio credentials come from the environment")
 	}

@@ -25,6 +25,9 @@ func cmdReferenceClient(args []string, stdout, stderr io.Writer) (int, error) {
 	timeout := fs.Duration("timeout", 60*time.Second, "bound on the whole run")
 	sse := fs.Bool("sse", false, "URL is the SSE endpoint of the legacy HTTP+SSE transport (2024-11-05)")
 	secretsLog := fs.String("secrets-log", "", "append every OAuth secret the client handles to `FILE` and write it to stderr (for the secrets test: never in real use)")
+	handshake := fs.Bool("handshake-only", false, "speak only the handshake revisions, as a client older than 2026-07-28: never ask server/discover")
+	noPaging := fs.Bool("no-paging", false, "list the first page of tools only, never following nextCursor")
+	pipeline := fs.Bool("pipeline", false, "over stdio, write notifications/initialized right behind initialize, before reading the InitializeResult")
 	authEager := fs.Bool("auth-eager", false, "in the auth/* scenarios, discover and authorize from the well-known URIs before the first request, as a client that never waits for a challenge")
 	chatty := fs.Duration("chatty", 0, "hostile mode: after the scenario, ping the server every `INTERVAL` until --timeout or a signal ends the client (tests mcpspec client's launch bound)")
 	oversize := fs.Int("oversize", 0, "hostile mode: after the scenario, send one ping padded to `BYTES` (tests the evidence bounds)")
@@ -55,7 +58,8 @@ func cmdReferenceClient(args []string, stdout, stderr io.Writer) (int, error) {
 	if *chatty < 0 || *oversize < 0 {
 		return reports.ExitUsage, usageErrorf("reference-client: --chatty and --oversize must not be negative")
 	}
-	opts := refclient.Options{Faults: faults, SSE: *sse, SecretsLog: *secretsLog, Stderr: stderr, AuthEager: *authEager, Chatty: *chatty, Oversize: *oversize}
+	opts := refclient.Options{Faults: faults, SSE: *sse, SecretsLog: *secretsLog, Stderr: stderr, AuthEager: *authEager, Chatty: *chatty, Oversize: *oversize,
+		Handshake: *handshake, NoPaging: *noPaging, Pipeline: *pipeline}
 	if err := opts.Validate(); err != nil {
 		return reports.ExitUsage, usageErrorf("%v", err)
 	}

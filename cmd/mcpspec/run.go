@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	neturl "net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,6 +20,7 @@ import (
 	"github.com/onsi/ginkgo/v2/formatter"
 
 	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/secrets"
 	"github.com/mcpspec/mcpspec/harness/stdio"
 	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/harness/wire"
@@ -32,8 +32,9 @@ import (
 
 // minSecretLen: values of --env and --header at least this long are redacted from every report
 // and console line. Shorter ones (PORT=8, DEBUG=1) cannot be secrets worth the name, and
-// blanking every "8" would make the reports unreadable.
-const minSecretLen = 4
+// blanking every "8" would make the reports unreadable; harness/secrets also spares JSON
+// literals and numbers (DEBUG=true).
+const minSecretLen = secrets.MinLen
 
 // runConfig is everything `mcpspec run` was asked to do.
 type runConfig struct {
@@ -173,6 +174,9 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 	}
 	header := http.Header{}
 	for _, h := range hdrs {
+		if err := checkHeaderValue("run", h); err != nil {
+			return nil, err
+		}
 		name, value, ok := strings.Cut(h, ":")
 		if !ok || strings.TrimSpace(name) == "" || strings.ContainsAny(strings.TrimSpace(name), " \t") {
 			return nil, usageErrorf("run: --header %q: want \"Name: value\"", h)
@@ -186,13 +190,6 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		// elsewhere, such as in the command that launches the server.
 		if _, cred, ok := strings.Cut(value, " "); ok && strings.EqualFold(strings.TrimSpace(name), "Authorization") && len(strings.TrimSpace(cred)) >= minSecretLen {
 			cfg.secrets = append(cfg.secrets, strings.TrimSpace(cred))
-		}
-	}
-	// A credential moved into a query string (AUTH-QUERY-TOKEN) travels percent-encoded, and a
-	// server that echoes the URL shows it so: that form is a secret too.
-	for _, secret := range cfg.secrets {
-		if e := neturl.QueryEscape(secret); e != secret {
-			cfg.secrets = append(cfg.secrets, e)
 		}
 	}
 	cfg.conform.Secrets = cfg.secrets
@@ -389,6 +386,7 @@ func execute(cfg *runConfig, stdout, stderr io.Writer) (int, error) {
 		Strict:        cfg.strict,
 	}
 	base := cfg.base
+	runner.HoldStart() // until interruptOnSignal holds the signals
 	stopWatch := interruptOnSignal(runner)
 	defer stopWatch()
 	if err := conform.Build(runner, conform.Selection{Focus: cfg.focus, LabelFilter: cfg.labels, Workers: cfg.workers, Sessions: cfg.sessions}); err != nil {
@@ -405,6 +403,10 @@ func execute(cfg *runConfig, stdout, stderr io.Writer) (int, error) {
 	reporterConfig.Succinct = !cfg.verbose
 	reporterConfig.Verbose = cfg.verbose
 	ginkgo.RunSpecs(&ginkgoT{}, "mcpspec", suiteConfig, reporterConfig)
+	// Ginkgo skips its BeforeSuite and the specs left once it has seen a signal itself: the
+	// checks still run (as interrupted ones, after runner.Interrupt) so that every one has a result.
+	runner.ReleaseStart()
+	runner.Wait()
 	runner.Close()
 	// Every connection has ended, so the archive holds every session.
 	if err := cfg.conform.Archive.Close(); err != nil {
@@ -415,6 +417,7 @@ func execute(cfg *runConfig, stdout, stderr io.Writer) (int, error) {
 		line.clear()
 	}
 	run.Results = runner.Results()
+	run.Revisions = runner.ServedRevisions() // the summary names only revisions the server serves
 	run.Errors = runner.Errors()
 	if why := runner.Interruption(); why != "" {
 		run.Errors = append(run.Errors, fmt.Sprintf("interrupted (%s): the servers were stopped and the unfinished checks are errors", why))
@@ -501,7 +504,7 @@ func runExitCode(run *reports.Run) int {
 // warning on the job's page, and summary.md in the job summary. The job summary is a courtesy
 // beside the four reports, so failing to append to it is said on stderr but changes no verdict.
 func githubOutput(cfg *runConfig, run *reports.Run, stdout, stderr io.Writer) {
-	if err := reports.GitHubAnnotations(stdout, run, cfg.strict); err != nil {
+	if err := reports.GitHubAnnotations(trusted(stdout), run, cfg.strict); err != nil {
 		fmt.Fprintf(stderr, "mcpspec: %v\n", err)
 	}
 	if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {

@@ -200,3 +200,44 @@ func TestCLIEveryFlagRefusesBadValues(t *testing.T) {
 		})
 	}
 }
+
+// Settings that could only fail at the end of a whole run, or be blamed on the target, are
+// refused before anything runs.
+func TestCLIRefusesLateFailingSettings(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	matrix := func(name, target string) string {
+		p := filepath.Join(dir, name+".yaml")
+		if err := os.WriteFile(p, []byte("targets:\n  - name: a\n"+target), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--header", "X-A: b\r\nX-Injected: c", "--url", "http://127.0.0.1:1/mcp"}, "holds a line break or NUL"},
+		{[]string{"run", "--header", "X-A: b\nc", "--url", "http://127.0.0.1:1/mcp"}, "holds a line break or NUL"},
+		{[]string{"run", "--write-baseline", dir, "--stdio", "x"}, "is a directory: give a file path"},
+		{[]string{"client", "--cmd", "x", "--write-baseline", dir}, "is a directory: give a file path"},
+		{[]string{"matrix", "--config", matrix("out", "    stdio: x\n    args: [--out, elsewhere]\n")}, `args: "--out": the matrix sets --out itself`},
+		{[]string{"matrix", "--config", matrix("outeq", "    stdio: x\n    args: [--out=elsewhere]\n")}, `the matrix sets --out itself`},
+		{[]string{"matrix", "--config", matrix("clientout", "    client: x\n    args: [-out, elsewhere]\n")}, `the matrix sets --out itself`},
+		{[]string{"matrix", "--config", matrix("port", "    url: http://127.0.0.1:{port}/mcp\n    httpCmd: server --port 3000\n")}, "url or sse holds {port} but httpCmd does not"},
+		{[]string{"reference", "--http", "0.0.0.0:1"}, `listen address "0.0.0.0:1" is not loopback: add --allow-remote`},
+		{[]string{"reference", "--sse", "[::]:1"}, "is not loopback"},
+		{[]string{"jsonrpc-server", "--http", "0.0.0.0:1"}, "is not loopback"},
+		{[]string{"jsonrpc-server", "--http", "nohost"}, "want HOST:PORT"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			t.Parallel()
+			args := c.args
+			if args[0] == "run" || args[0] == "client" || args[0] == "matrix" {
+				args = append(args, "--out", filepath.Join(t.TempDir(), "out"))
+			}
+			assertUsageError(t, runBinary(t, usageRunTimeout, bins.mcpspec, args...), c.want)
+		})
+	}
+}

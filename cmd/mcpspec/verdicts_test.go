@@ -4,6 +4,7 @@ package main
 // handshake, whatever the selection.
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -87,5 +88,81 @@ func TestUnservedRevisionsAreNA(t *testing.T) {
 	}
 	if na == 0 {
 		t.Error("no check was na at the unserved revisions")
+	}
+}
+
+// A server slow to answer initialize (it serves ping meanwhile) is slow, not refusing: the
+// check that cancels initialize waits for the answer as long as for a start, and passes.
+func TestSlowInitializeIsNotRefusal(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "out")
+	r := runBinary(t, referenceRunTimeout, bins.mcpspec, "run", "--stdio", bins.mcpspec+" reference --init-delay 2s",
+		"--focus", "^CANCEL-NO-INIT-CANCEL", "--out", out)
+	if r.code != reports.ExitOK {
+		t.Errorf("exit code %d, want %d\n%s", r.code, reports.ExitOK, r.stdout)
+	}
+	run := assertReports(t, out)
+	if len(run.Results) == 0 {
+		t.Fatal("no results")
+	}
+	for _, res := range run.Results {
+		if res.ID == "CANCEL-NO-INIT-CANCEL" && res.Status != reports.Pass {
+			t.Errorf("%s %s %s: %s, want pass: %s", res.ID, res.Version, res.Transport, res.Status, res.Message)
+		}
+	}
+}
+
+// Untestable only when the run had nothing to judge: a read-only tool the server lists is
+// enough for TASK-IGNORE-IF-UNDECLARED, and the slow tool's progress is enough for
+// MSG-NOTIF-NO-ID, without the flags each once demanded.
+func TestJudgedWithoutTheirOwnFlags(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, server, focus string
+		flags               []string
+		want                reports.Status
+	}{
+		{"task ignored on a read-only tool", "--without tasks", "^TASK-IGNORE-IF-UNDECLARED", nil, reports.Pass},
+		{"task refused on a read-only tool", "--without tasks --fault TASK-IGNORE-IF-UNDECLARED", "^TASK-IGNORE-IF-UNDECLARED", nil, reports.Fail},
+		{"progress with an id, no log tool", "--fault MSG-NOTIF-NO-ID:progress", "^MSG-NOTIF-NO-ID", []string{"--slow-tool", "slow", "--slow-tool-args", `{"steps":3,"stepMs":20}`}, reports.Fail},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "out")
+			args := append([]string{"run", "--stdio", bins.mcpspec + " reference " + c.server, "--focus", c.focus, "--out", out}, c.flags...)
+			runBinary(t, referenceRunTimeout, bins.mcpspec, args...)
+			run := assertReports(t, out)
+			if len(run.Results) == 0 {
+				t.Fatal("no results")
+			}
+			for _, res := range run.Results {
+				if res.Status != c.want {
+					t.Errorf("%s %s: %s, want %s: %s", res.ID, res.Version, res.Status, c.want, res.Message)
+				}
+			}
+		})
+	}
+}
+
+// A server that answers a ping as JSON but streams the slow tool's call, and drops the
+// connection of that stream right after its response: the SSE checks judge the slow tool's
+// stream, and an abrupt close after a complete answer is neither a timeout nor a stream left
+// open.
+func TestAbruptCloseAfterACompleteAnswer(t *testing.T) {
+	t.Parallel()
+	addr := fmt.Sprintf("127.0.0.1:%d", loopbackPort(t))
+	server := bins.mcpspec + " reference --http-responses calls --sse-abort --http " + addr
+	out := filepath.Join(t.TempDir(), "out")
+	runBinary(t, referenceRunTimeout, bins.mcpspec, "run", "--http-cmd", server, "--url", "http://"+addr+"/mcp",
+		"--slow-tool", "slow", "--slow-tool-args", `{"steps":3,"stepMs":20}`,
+		"--focus", "^HTTP-(SSE-(RELATED|INCLUDES|CLOSE-AFTER|PRIME|NO-EARLY)|EVENT-ID)", "--out", out)
+	run := assertReports(t, out)
+	if len(run.Results) == 0 {
+		t.Fatal("no results")
+	}
+	for _, res := range run.Results {
+		if res.Status != reports.Pass {
+			t.Errorf("%s %s: %s, want pass: %s", res.ID, res.Version, res.Status, res.Message)
+		}
 	}
 }

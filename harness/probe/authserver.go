@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpspec/mcpspec/harness/secrets"
 )
 
 // The probe authorization server: protected resource metadata (RFC 9728), authorization server
@@ -154,8 +156,13 @@ func (a *authServer) secretLocked(s, kind string) string {
 	label := fmt.Sprintf("<redacted:%s-%d>", kind, a.counts[kind])
 	if kind == "code_verifier" {
 		// The challenge a verifier yields is public (it travelled in the authorization URL): the
-		// label carries it, so a check can match the two without the verifier.
-		label = fmt.Sprintf("<redacted:code_verifier S256=%s>", s256(s))
+		// label carries it, so a check can match the two without the verifier, and whether the
+		// verifier has RFC 7636's syntax, so a check can judge that too.
+		syntax := "ok"
+		if !validVerifier(s) {
+			syntax = fmt.Sprintf("bad(%d chars)", len(s))
+		}
+		label = fmt.Sprintf("<redacted:code_verifier rfc7636=%s S256=%s>", syntax, s256(s))
 	}
 	a.secrets[s] = label
 	return label
@@ -182,16 +189,57 @@ func (a *authServer) redact(s string) string {
 	}
 	sort.Slice(keys, func(i, j int) bool { return len(keys[i]) > len(keys[j]) })
 	var pairs []string
+	var short []string
 	for _, k := range keys {
+		// A value too short to be told from ordinary text ("x" as a client_secret) is labelled
+		// only where it stands as a whole value: replaced everywhere it would garble the
+		// recording the checks judge, and change their verdicts.
+		if !secrets.IsSecret(k) {
+			short = append(short, k)
+			continue
+		}
 		pairs = append(pairs, k, a.secrets[k])
 		for _, q := range escapes(k) {
 			pairs = append(pairs, q, a.secrets[k])
 		}
 	}
-	if len(pairs) == 0 {
+	if len(pairs) > 0 {
+		s = strings.NewReplacer(pairs...).Replace(s)
+	}
+	for _, k := range short {
+		for _, form := range append([]string{k}, escapes(k)...) {
+			s = replaceWholeValue(s, form, a.secrets[k])
+		}
+	}
+	return s
+}
+
+// replaceWholeValue replaces v in s where it is a whole value: after "=", a space, ":" or a quote,
+// and before "&", a space, ",", a quote or the end.
+func replaceWholeValue(s, v, label string) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i+len(v) <= len(s); {
+		j := strings.Index(s[i:], v)
+		if j < 0 {
+			break
+		}
+		at, end := i+j, i+j+len(v)
+		before := at == 0 || strings.IndexByte("= :\"", s[at-1]) >= 0
+		after := end == len(s) || strings.IndexByte("& ,\"\r\n", s[end]) >= 0
+		if before && after {
+			b.WriteString(s[last:at])
+			b.WriteString(label)
+			last, i = end, end
+			continue
+		}
+		i = at + 1
+	}
+	if last == 0 {
 		return s
 	}
-	return strings.NewReplacer(pairs...).Replace(s)
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // escapes are the forms other than itself in which a form body or query may carry s: Go's
@@ -207,6 +255,21 @@ func escapes(s string) []string {
 		}
 	}
 	return out
+}
+
+// validVerifier reports whether v is a code_verifier as RFC 7636 section 4.1 defines it: 43 to 128
+// characters of the unreserved set.
+func validVerifier(v string) bool {
+	if len(v) < 43 || len(v) > 128 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || strings.IndexByte("-._~", c) >= 0) {
+			return false
+		}
+	}
+	return true
 }
 
 func s256(verifier string) string {
@@ -671,6 +734,9 @@ func (a *authServer) token(w http.ResponseWriter, r *http.Request, form url.Valu
 			return
 		case g.clientID != c.id || g.redirectURI != form.Get("redirect_uri"):
 			a.oauthError(w, http.StatusBadRequest, "invalid_grant", "the code was issued to another client or redirect_uri")
+			return
+		case !validVerifier(form.Get("code_verifier")):
+			a.oauthError(w, http.StatusBadRequest, "invalid_grant", "PKCE: code_verifier is not 43 to 128 characters of A-Z, a-z, 0-9, '-', '.', '_', '~' (RFC 7636 section 4.1)")
 			return
 		case s256(form.Get("code_verifier")) != g.challenge:
 			a.oauthError(w, http.StatusBadRequest, "invalid_grant", "PKCE: code_verifier does not match the code_challenge (S256)")

@@ -142,6 +142,7 @@ func newSessionID() string {
 // whatever headers it lacks, so that a client's one slip does not hide the rest of its
 // behaviour from the checks.
 func (h *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	arrived := h.rec.Next()
 	if h.auth != nil && r.URL.Path != Path {
 		h.auth.serve(w, r, h.URL())
 		return
@@ -158,9 +159,16 @@ func (h *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	} else {
-		h.rec.Add(Record{Dir: Recv, Channel: channel, Path: r.URL.Path, Header: headerMap(r.Header), Body: string(body)})
+		h.rec.Add(Record{Dir: Recv, Channel: channel, Path: r.URL.Path, Header: headerMap(r.Header), Body: string(body), Arrived: arrived})
 	}
 	if r.URL.Path != Path {
+		h.answer(w, channel, http.StatusNotFound, "", nil)
+		return
+	}
+	if h.unknownSession(r.Header.Get("Mcp-Session-Id"), body) {
+		// A server MUST answer a session it does not know (one it ended, say) with 404, and
+		// does so every time, not only the first.
+		h.rec.Add(Record{Dir: Note, Body: UnknownSessionNote + r.Header.Get("Mcp-Session-Id")})
 		h.answer(w, channel, http.StatusNotFound, "", nil)
 		return
 	}
@@ -209,6 +217,23 @@ func (h *HTTPServer) refuse(w http.ResponseWriter, r *http.Request, channel stri
 	w.Header().Set("WWW-Authenticate", challenge)
 	w.WriteHeader(status)
 	return true
+}
+
+// UnknownSessionNote begins the note of a request refused with 404 for the session id it
+// carried: one the probe ended, or never assigned.
+const UnknownSessionNote = "unknown session: "
+
+// unknownSession reports whether a request names a session that is not the probe's current
+// one. A request without a session id is served (the probe is lenient; the checks judge the
+// omission), and so is an initialize, which starts a session whatever it carries
+// (HTTP-SESSION-EXPIRED-CLIENT judges that).
+func (h *HTTPServer) unknownSession(id string, body []byte) bool {
+	if id == "" || h.srv.script.Modern() || bytes.Contains(body, []byte(`"initialize"`)) {
+		return false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return id != h.session
 }
 
 // expire ends the session at the first tools/call of ScenarioSessionExpiry: the call is

@@ -142,9 +142,14 @@ func (s *server) inputRound(m message) []byte {
 // EmptyCursorNote records that the probe answered a tools/list with nextCursor "".
 const EmptyCursorNote = "nextCursor \"\" sent"
 
+// ModernPageCursor is the nextCursor of the stateless revision's first tools/list page.
+const ModernPageCursor = "mcpspec-page-2"
+
 // listModern pages the tools at the stateless revision: the first page holds them all with
-// nextCursor "", a valid cursor a client must not take for the end (PAGE-EMPTY-STRING-CURSOR);
-// the page it names is empty and the last.
+// nextCursor ModernPageCursor; the page that names is empty with nextCursor "", a valid
+// cursor a client must not take for the end (PAGE-EMPTY-STRING-CURSOR); the page "" names is
+// empty and the last. A client that never follows the first cursor did not page, which shows
+// nothing of how it reads "".
 func (s *server) listModern(m message) []byte {
 	var p struct {
 		Cursor *string `json:"cursor"`
@@ -153,6 +158,9 @@ func (s *server) listModern(m message) []byte {
 	res := map[string]any{"resultType": "complete", "tools": modernTools(), "ttlMs": 0, "cacheScope": "public", "_meta": serverMeta()}
 	switch {
 	case p.Cursor == nil:
+		res["nextCursor"] = ModernPageCursor
+	case *p.Cursor == ModernPageCursor:
+		res["tools"] = []map[string]any{}
 		res["nextCursor"] = ""
 		s.rec.Add(Record{Dir: Note, Body: EmptyCursorNote})
 	case *p.Cursor == "":

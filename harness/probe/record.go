@@ -51,6 +51,11 @@ type Record struct {
 	// authorization scenario each is replaced by a label naming what it was. On an answer of
 	// an authorization scenario it holds the headers that matter (WWW-Authenticate, Location).
 	Header map[string]string `json:"header,omitempty"`
+	// Arrived is, for an HTTP request, the Seq the next record had when the request arrived,
+	// before its body was read: a record with a lower Seq existed by then, so the client could
+	// have known what it said (an answer the probe records before writing it); one with this
+	// Seq or higher did not exist yet.
+	Arrived int `json:"arrived,omitempty"`
 	// Status is the HTTP status of the probe's answer.
 	Status int    `json:"status,omitempty"`
 	Body   string `json:"body"`
@@ -111,6 +116,13 @@ type Recorder struct {
 // NewRecorder starts an empty recording; sink, when not nil, also gets every record.
 func NewRecorder(sink func(Record)) *Recorder {
 	return &Recorder{start: time.Now(), activity: make(chan struct{}, 1), sink: sink}
+}
+
+// Next is the Seq the next record will have.
+func (r *Recorder) Next() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.recs) + 1
 }
 
 // Add numbers and timestamps rec, keeps it, and passes it on.

@@ -28,3 +28,18 @@ func TestRedactFormEncodedVerifier(t *testing.T) {
 	}
 	t.Errorf("Secrets() lacks the %%7E form of the verifier: %q", a.Secrets())
 }
+
+// A secret too short to be told from text is labelled where it is a whole value, and nowhere
+// else: the recording the checks judge keeps its other text as sent.
+func TestRedactShortSecretOnlyAsAWholeValue(t *testing.T) {
+	a := newAuthServer(AuthPlan{}, NewRecorder(nil))
+	label := a.secret("x", "client_secret")
+	body := `grant_type=authorization_code&client_secret=x&redirect_uri=http%3A%2F%2Flocalhost%2Fcallback&extra=xx`
+	want := `grant_type=authorization_code&client_secret=` + label + `&redirect_uri=http%3A%2F%2Flocalhost%2Fcallback&extra=xx`
+	if got := a.redact(body); got != want {
+		t.Errorf("redact(%q)\n = %q\nwant %q", body, got, want)
+	}
+	if got := a.redact("Basic x"); got != "Basic "+label {
+		t.Errorf("redact(Basic x) = %q", got)
+	}
+}

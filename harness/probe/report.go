@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"sync"
 	"time"
@@ -11,7 +12,15 @@ import (
 
 // A stdio probe runs in a process the client launched, so it sends its records to the mcpspec
 // that runs the scenario over a loopback connection: a token line first (a stray connection
-// is ignored), then one JSON record a line.
+// is ignored), then one JSON record a line, each acknowledged by a newline once it is
+// recorded. The acknowledgment keeps the records of several probes in the order they happened:
+// a probe that ends the connection (the subscriptions scenario) has its last records in the
+// recording before the client can launch the next probe, whose records would otherwise race
+// them from another connection.
+
+// reportAckTimeout bounds a probe's wait for the acknowledgment of one record; a collector
+// that does not acknowledge in time is not waited for again.
+const reportAckTimeout = 10 * time.Second
 
 // Collector receives stdio probes' records into a Recorder.
 type Collector struct {
@@ -57,6 +66,9 @@ func (c *Collector) accept() {
 				if json.Unmarshal(sc.Bytes(), &rec) == nil {
 					c.rec.Add(rec)
 				}
+				if _, err := conn.Write([]byte{'\n'}); err != nil {
+					return
+				}
 			}
 		}()
 	}
@@ -83,9 +95,10 @@ func (c *Collector) Close(d time.Duration) bool {
 
 // Reporter is a stdio probe's end of the connection.
 type Reporter struct {
-	mu   sync.Mutex
-	conn net.Conn
-	w    *bufio.Writer
+	mu     sync.Mutex
+	conn   net.Conn
+	w      *bufio.Writer
+	noAcks bool // an acknowledgment failed: records are sent without waiting from then on
 }
 
 // DialReporter connects to a Collector at addr.
@@ -102,13 +115,21 @@ func DialReporter(addr, token string, timeout time.Duration) (*Reporter, error) 
 	return r, r.w.Flush()
 }
 
-// Send passes one record on at once, so that what the probe saw survives its being killed.
+// Send passes one record on at once, so that what the probe saw survives its being killed, and
+// returns once the collector has recorded it (at most reportAckTimeout).
 func (r *Reporter) Send(rec Record) {
 	b, _ := json.Marshal(rec)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	_, _ = r.w.Write(append(b, '\n'))
-	_ = r.w.Flush()
+	if r.w.Flush() != nil || r.noAcks {
+		return
+	}
+	var ack [1]byte
+	_ = r.conn.SetReadDeadline(time.Now().Add(reportAckTimeout))
+	if _, err := io.ReadFull(r.conn, ack[:]); err != nil {
+		r.noAcks = true
+	}
 }
 
 // Close ends the connection.

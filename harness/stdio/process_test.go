@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -297,5 +298,26 @@ func TestSendAfterExitFails(t *testing.T) {
 	}
 	if _, err := c.Send(ctx, []byte(`{"jsonrpc":"2.0","method":"x"}`)); err == nil {
 		t.Error("Send to an exited server succeeded")
+	}
+}
+
+// A server that sends more than a session keeps: the transcript says so, once, where it began.
+func TestLaunchNotesTheInboxBounds(t *testing.T) {
+	note := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`
+	script := fmt.Sprintf(`i=0; while [ $i -lt %d ]; do echo '%s'; i=$((i+1)); done; echo '{"jsonrpc":"2.0","method":"done"}'; exec cat`, wire.MaxKeptMessages+10, note)
+	c := launch(t, script, Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	if _, err := c.Inbox().Wait(ctx, 0, func(r wire.Received) bool { return r.Msg.Method == "done" }); err != nil {
+		t.Fatalf("waiting for the last message: %v", err)
+	}
+	notes := 0
+	for _, e := range c.Transcript().Since(0) {
+		if strings.Contains(e.Body, "the oldest messages are dropped") {
+			notes++
+		}
+	}
+	if notes != 1 {
+		t.Errorf("%d notes of dropped messages in the transcript, want 1", notes)
 	}
 }

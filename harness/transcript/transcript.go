@@ -25,35 +25,63 @@ type Entry struct {
 	Body    string
 }
 
-// Limits bound what a transcript keeps, so a flooding target cannot exhaust memory: the same
-// for the server side's transcripts and the client side's probe recordings.
+// Limits bound what a transcript keeps, so a flooding server cannot exhaust memory: the first
+// entries (the handshake, whatever a long session began with) up to headEntries and headBytes,
+// and the latest ones up to tailEntries and tailBytes. What falls between is counted and said.
 const (
-	maxEntries   = MaxEntries
+	headEntries  = 1000
+	headBytes    = 1 << 20
+	tailEntries  = 2000
+	tailBytes    = 2 << 20
 	maxBodyBytes = MaxBodyBytes
 )
 
 // Transcript is safe for concurrent use. The zero value is not usable; use New.
 type Transcript struct {
-	mu      sync.Mutex
-	entries []Entry
-	dropped int
-	seq     int
+	mu        sync.Mutex
+	head      []Entry
+	headSize  int
+	headFull  bool
+	tail      []Entry // the latest entries after the head, oldest first
+	tailSize  int
+	dropped   int // entries between head and tail no longer kept
+	droppedTo int // seq of the last of them
+	seq       int
 }
 
 // New returns an empty transcript.
 func New() *Transcript { return &Transcript{} }
 
-// Add records an entry and returns its sequence number. Bodies beyond the limit are cut, and
-// entries beyond the limit are counted but not kept.
+// Add records an entry and returns its sequence number. Bodies beyond the limit are cut; once
+// the head is full, the oldest entries after it are dropped to keep the tail in bounds.
 func (t *Transcript) Add(dir, channel, meta string, body []byte) int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.seq++
-	if len(t.entries) >= maxEntries {
-		t.dropped++
+	b := ClipBody(string(body))
+	e := Entry{Seq: t.seq, At: time.Now(), Dir: dir, Channel: channel, Meta: meta, Body: b}
+	if !t.headFull && len(t.head) < headEntries && t.headSize+len(b) <= headBytes {
+		t.head = append(t.head, e)
+		t.headSize += len(b)
 		return t.seq
 	}
-	t.entries = append(t.entries, Entry{Seq: t.seq, At: time.Now(), Dir: dir, Channel: channel, Meta: meta, Body: ClipBody(string(body))})
+	t.headFull = true // later entries never join the head: it stays the run's beginning
+	t.tail = append(t.tail, e)
+	t.tailSize += len(b)
+	drop := 0
+	for len(t.tail)-drop > 1 && (len(t.tail)-drop > tailEntries || t.tailSize > tailBytes) {
+		t.tailSize -= len(t.tail[drop].Body)
+		t.droppedTo = t.tail[drop].Seq
+		t.tail[drop] = Entry{}
+		drop++
+	}
+	if drop > 0 {
+		t.dropped += drop
+		t.tail = t.tail[drop:]
+		if cap(t.tail) > 4*tailEntries && len(t.tail) < cap(t.tail)/4 {
+			t.tail = append(make([]Entry, 0, 2*len(t.tail)), t.tail...)
+		}
+	}
 	return t.seq
 }
 
@@ -69,18 +97,25 @@ func (t *Transcript) Mark() int {
 	return t.seq
 }
 
-// Since returns the entries recorded after mark.
+// Since returns the entries recorded after mark, with a note where entries after mark were
+// dropped.
 func (t *Transcript) Since(mark int) []Entry {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var out []Entry
-	for _, e := range t.entries {
+	for _, e := range t.head {
 		if e.Seq > mark {
 			out = append(out, e)
 		}
 	}
-	if t.dropped > 0 {
-		out = append(out, Entry{At: time.Now(), Dir: Note, Channel: "harness", Body: fmt.Sprintf("%d entries not kept (transcript limit)", t.dropped)})
+	if t.dropped > 0 && t.droppedTo > mark {
+		out = append(out, Entry{At: time.Now(), Dir: Note, Channel: "harness",
+			Body: fmt.Sprintf("%d entries not kept (transcript limit), up to #%d", t.dropped, t.droppedTo)})
+	}
+	for _, e := range t.tail {
+		if e.Seq > mark {
+			out = append(out, e)
+		}
 	}
 	return out
 }

@@ -59,26 +59,45 @@ func TestBodyIsCut(t *testing.T) {
 func TestEntryCap(t *testing.T) {
 	tr := New()
 	const extra = 5
-	for i := 0; i < maxEntries+extra; i++ {
+	total := headEntries + tailEntries + extra
+	for i := 0; i < total; i++ {
 		tr.Add(Recv, "stdout", "", []byte("x"))
 	}
-	if got := tr.Mark(); got != maxEntries+extra {
-		t.Errorf("Mark = %d, want every entry counted (%d)", got, maxEntries+extra)
+	if got := tr.Mark(); got != total {
+		t.Errorf("Mark = %d, want every entry counted (%d)", got, total)
 	}
 	all := tr.Since(0)
-	if len(all) != maxEntries+1 {
-		t.Fatalf("Since(0) = %d entries, want %d kept and one note", len(all), maxEntries)
+	if len(all) != headEntries+tailEntries+1 {
+		t.Fatalf("Since(0) = %d entries, want the head (%d), a note and the tail (%d)", len(all), headEntries, tailEntries)
 	}
-	last := all[len(all)-1]
-	if last.Dir != Note || !strings.Contains(last.Body, fmt.Sprintf("%d entries not kept", extra)) {
-		t.Errorf("last entry = %+v, want a note about %d dropped entries", last, extra)
+	if all[headEntries-1].Seq != headEntries {
+		t.Errorf("last head entry has seq %d, want %d: the beginning is kept", all[headEntries-1].Seq, headEntries)
 	}
-	if all[maxEntries-1].Seq != maxEntries {
-		t.Errorf("last kept entry has seq %d, want %d", all[maxEntries-1].Seq, maxEntries)
+	note := all[headEntries]
+	if note.Dir != Note || !strings.Contains(note.Body, fmt.Sprintf("%d entries not kept", extra)) {
+		t.Errorf("entry after the head = %+v, want a note about %d dropped entries", note, extra)
 	}
-	// Entries after the cap are not kept, but a later mark still sees the note about them.
-	if got := tr.Since(maxEntries); len(got) != 1 || got[0].Dir != Note {
-		t.Errorf("Since(cap) = %+v, want only the note", got)
+	if last := all[len(all)-1]; last.Seq != total {
+		t.Errorf("last entry has seq %d, want the latest (%d)", last.Seq, total)
+	}
+	// A mark after the dropped entries sees only what came later, with no note.
+	if got := tr.Since(total - 2); len(got) != 2 || got[0].Dir == Note {
+		t.Errorf("Since(latest-2) = %+v, want the two latest entries", got)
+	}
+}
+
+func TestByteCap(t *testing.T) {
+	tr := New()
+	big := []byte(strings.Repeat("b", maxBodyBytes))
+	for range 1000 {
+		tr.Add(Recv, "stdout", "", big)
+	}
+	size := 0
+	for _, e := range tr.Since(0) {
+		size += len(e.Body)
+	}
+	if size > headBytes+tailBytes+maxBodyBytes {
+		t.Errorf("%d bytes kept, want at most %d", size, headBytes+tailBytes)
 	}
 }
 

@@ -25,15 +25,28 @@ type Received struct {
 // ErrClosed is returned by waits once the connection has ended and nothing more can arrive.
 var ErrClosed = errors.New("connection closed")
 
+// Bounds of what an inbox keeps: a server that answers with tens of megabytes, or sends
+// notifications without end, must not exhaust mcpspec's memory. Beyond either bound the oldest
+// messages are dropped (the newest is always kept, however large): readers wait for what comes
+// after their position, so only a reader that fell that far behind misses anything, and
+// Dropped says so.
+const (
+	MaxKeptBytes    = 4 << 20
+	MaxKeptMessages = 2000
+)
+
 // Inbox is an append-only log of received messages. Readers keep their own position, so one
-// check waiting for a response never steals a message another is waiting for.
+// check waiting for a response never steals a message another is waiting for. Positions are
+// absolute: they stay valid when old messages are dropped.
 type Inbox struct {
-	mu     sync.Mutex
-	putMu  sync.Mutex // one Put at a time, so that the hook sees every message before waiters do
-	msgs   []Received
-	wake   chan struct{}
-	closed error
-	onPut  func(Received)
+	mu        sync.Mutex
+	putMu     sync.Mutex // one Put at a time, so that the hook sees every message before waiters do
+	msgs      []Received // positions base … base+len(msgs)-1
+	base      int        // position of msgs[0]: how many were dropped
+	keptBytes int
+	wake      chan struct{}
+	closed    error
+	onPut     func(Received)
 }
 
 // NewInbox returns an empty inbox.
@@ -56,7 +69,7 @@ func (b *Inbox) PutVia(channel string, msg jsonrpc.Message, via *Delivery) {
 	b.putMu.Lock()
 	defer b.putMu.Unlock()
 	b.mu.Lock()
-	r := Received{Index: len(b.msgs), At: time.Now(), Channel: channel, Msg: msg, Via: via}
+	r := Received{Index: b.base + len(b.msgs), At: time.Now(), Channel: channel, Msg: msg, Via: via}
 	hook := b.onPut
 	b.mu.Unlock()
 	if hook != nil {
@@ -64,9 +77,38 @@ func (b *Inbox) PutVia(channel string, msg jsonrpc.Message, via *Delivery) {
 	}
 	b.mu.Lock()
 	b.msgs = append(b.msgs, r)
+	b.keptBytes += len(msg.Raw)
+	b.trim()
 	close(b.wake)
 	b.wake = make(chan struct{})
 	b.mu.Unlock()
+}
+
+// trim drops the oldest messages beyond the bounds, keeping the newest. Callers hold mu.
+func (b *Inbox) trim() {
+	drop := 0
+	for len(b.msgs)-drop > 1 && (len(b.msgs)-drop > MaxKeptMessages || b.keptBytes > MaxKeptBytes) {
+		b.keptBytes -= len(b.msgs[drop].Msg.Raw)
+		b.msgs[drop] = Received{} // let the collector have it now
+		drop++
+	}
+	if drop == 0 {
+		return
+	}
+	b.base += drop
+	b.msgs = b.msgs[drop:]
+	// Reslicing alone would keep the dropped front of the array: copy once it is mostly gone.
+	if cap(b.msgs) > 2*MaxKeptMessages && len(b.msgs) < cap(b.msgs)/4 {
+		b.msgs = append(make([]Received, 0, 2*len(b.msgs)), b.msgs...)
+	}
+}
+
+// Dropped is how many of the oldest messages the inbox no longer keeps (MaxKeptBytes,
+// MaxKeptMessages).
+func (b *Inbox) Dropped() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.base
 }
 
 // Close marks the end of input with its cause; waiters return once they have seen everything.
@@ -91,21 +133,23 @@ func (b *Inbox) Closed() error {
 	return b.closed
 }
 
-// Len is the number of messages received so far; use it as a starting position.
+// Len is the number of messages received so far, dropped ones included; use it as a starting
+// position.
 func (b *Inbox) Len() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return len(b.msgs)
+	return b.base + len(b.msgs)
 }
 
-// Since returns the messages received from position from on.
+// Since returns the messages received from position from on that are still kept.
 func (b *Inbox) Since(from int) []Received {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if from >= len(b.msgs) {
+	i := max(from-b.base, 0)
+	if i >= len(b.msgs) {
 		return nil
 	}
-	return append([]Received(nil), b.msgs[from:]...)
+	return append([]Received(nil), b.msgs[i:]...)
 }
 
 // Wait returns the first message at or after position from that satisfies match. It ends with
@@ -113,14 +157,14 @@ func (b *Inbox) Since(from int) []Received {
 func (b *Inbox) Wait(ctx context.Context, from int, match func(Received) bool) (Received, error) {
 	for {
 		b.mu.Lock()
-		for i := from; i < len(b.msgs); i++ {
+		for i := max(from-b.base, 0); i < len(b.msgs); i++ {
 			if match(b.msgs[i]) {
 				r := b.msgs[i]
 				b.mu.Unlock()
 				return r, nil
 			}
 		}
-		from = len(b.msgs)
+		from = b.base + len(b.msgs)
 		closed, wake := b.closed, b.wake
 		b.mu.Unlock()
 		if closed != nil {
@@ -143,7 +187,7 @@ func (b *Inbox) Wait(ctx context.Context, from int, match func(Received) bool) (
 func (b *Inbox) scan(from int, match func(Received) bool) (Received, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for i := from; i < len(b.msgs); i++ {
+	for i := max(from-b.base, 0); i < len(b.msgs); i++ {
 		if match(b.msgs[i]) {
 			return b.msgs[i], true
 		}

@@ -272,3 +272,43 @@ func TestInboxConcurrentPutAndWait(t *testing.T) {
 		}
 	}
 }
+
+func TestInboxKeepsBoundedMessages(t *testing.T) {
+	b := NewInbox()
+	note := parse(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`)
+	for range MaxKeptMessages + 100 {
+		b.Put("stdout", note)
+	}
+	b.Put("stdout", response("7"))
+	if got := len(b.Since(0)); got > MaxKeptMessages {
+		t.Errorf("%d messages kept, want at most %d", got, MaxKeptMessages)
+	}
+	if b.Len() != MaxKeptMessages+101 {
+		t.Errorf("Len %d: positions must count dropped messages", b.Len())
+	}
+	if b.Dropped() == 0 {
+		t.Error("Dropped says nothing was dropped")
+	}
+	// A reader whose position fell behind the dropped ones still finds what came later.
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	r, err := b.Wait(ctx, 0, RespondsTo(jsonrpc.NumberID(7)))
+	if err != nil || r.Index != MaxKeptMessages+100 {
+		t.Errorf("Wait from 0: %v at %d, want the response at %d", err, r.Index, MaxKeptMessages+100)
+	}
+}
+
+func TestInboxKeepsBoundedBytesAndTheNewest(t *testing.T) {
+	b := NewInbox()
+	huge := parse(`{"jsonrpc":"2.0","id":1,"result":{"pad":"` + strings.Repeat("x", MaxKeptBytes) + `"}}`)
+	for range 5 {
+		b.Put("stdout", huge)
+	}
+	kept := b.Since(0)
+	if len(kept) != 1 || kept[0].Index != 4 {
+		t.Fatalf("kept %d messages; want only the newest (index 4), over the byte bound alone", len(kept))
+	}
+	if got := b.Since(3); len(got) != 1 || got[0].Index != 4 {
+		t.Errorf("Since(3) after dropping: %d messages", len(got))
+	}
+}

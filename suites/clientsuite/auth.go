@@ -38,7 +38,7 @@ func init() {
 			Judge:   judgeASDiscovery},
 		{ID: "AUTH-CLIENT-PKCE", Level: "MUST", Transports: httpOnly, Versions: revsAuthAll,
 			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthBackcompat0326},
-			Summary: "the authorization request carries an S256 code_challenge and the token request the code_verifier that yields it",
+			Summary: "the authorization request carries an S256 code_challenge and the token request the code_verifier that yields it, 43 to 128 unreserved characters",
 			Judge:   judgePKCE},
 		{ID: "AUTH-CLIENT-RESOURCE", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
 			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthTokenRefresh},
@@ -393,6 +393,8 @@ func judgePKCE(v *View) Finding {
 		switch {
 		case verifier == "":
 			return violated("%s: the token request (record %d) carries no code_verifier", v.Scenario, v.seq(t.at))
+		case strings.Contains(verifier, "rfc7636=bad"):
+			return violated("%s: the code_verifier of the token request (record %d) is not 43 to 128 characters of the unreserved set (RFC 7636 section 4.1): %s", v.Scenario, v.seq(t.at), verifier)
 		case !strings.Contains(verifier, "S256="+challenge+">"):
 			return violated("%s: the code_verifier of the token request (record %d) does not yield the code_challenge %s by S256 (%s)", v.Scenario, v.seq(t.at), challenge, verifier)
 		}

@@ -3,6 +3,7 @@ package clientsuite
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"mime"
 	"slices"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/schema"
 	"github.com/mcpspec/mcpspec/harness/wire"
 )
 
@@ -26,6 +28,13 @@ var (
 // notifications/initialized, perhaps tools/list) is enough for the checks that read the
 // handshake and the transport; and its elicitation-sep1034-client-defaults, which holds one too.
 var handshakeOnly = []string{probe.ScenarioInitialize, probe.ScenarioElicitDefaults}
+
+// everyExchange: the scenarios besides tools_call whose every exchange the transport rules bind
+// (a resumption GET, a cancellation POST, the requests after a re-initialize): each is judged
+// in every recording another check has served, not only in tools_call's (the checks ride: a
+// scenario is never launched for them alone).
+var everyExchange = []string{probe.ScenarioInitialize, probe.ScenarioElicitDefaults, probe.ScenarioSessionExpiry,
+	probe.ScenarioSSERetry, probe.ScenarioRequestTimeout, probe.ScenarioTaskCancel, probe.ScenarioSubscriptions}
 
 // allRevisions: the checks whose rule holds in both eras.
 var allRevisions = harness.Revisions
@@ -44,22 +53,22 @@ func init() {
 		Check{ID: "MSG-JSONRPC", Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly, Versions: allRevisions,
 			Summary: "every message the client sends validates against the negotiated revision's schema",
 			Judge:   judgeSchema},
-		Check{ID: "STDIO-CLIENT-STDIN", Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly, Versions: allRevisions, Transports: []string{wire.Stdio},
+		Check{ID: "STDIO-CLIENT-STDIN", Level: "MUST", Scenario: probe.ScenarioTools, Also: everyExchange, Rides: true, Versions: allRevisions, Transports: []string{wire.Stdio},
 			Summary: "every line the client writes to the server's stdin is a JSON-RPC message",
 			Judge:   judgeStdin},
-		Check{ID: "HTTP-POST-ACCEPT", Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly, Transports: httpOnly, Versions: httpRevisions26,
+		Check{ID: "HTTP-POST-ACCEPT", Level: "MUST", Scenario: probe.ScenarioTools, Also: everyExchange, Rides: true, Transports: httpOnly, Versions: httpRevisions26,
 			Summary: "every POST lists both application/json and text/event-stream in Accept",
 			Judge:   judgePostAccept},
-		Check{ID: "HTTP-GET-ACCEPT", Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly, Transports: httpOnly,
+		Check{ID: "HTTP-GET-ACCEPT", Level: "MUST", Scenario: probe.ScenarioTools, Also: everyExchange, Rides: true, Transports: httpOnly,
 			Summary: "every GET lists text/event-stream in Accept",
 			Judge:   judgeGetAccept},
 		Check{ID: "HTTP-POST-PER-MESSAGE", Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly, Transports: httpOnly, Versions: httpRevisions26,
 			Summary: "every message the client sends travels by POST to the MCP endpoint, never in another request's body (a POST's body is HTTP-POST-BODY's matter)",
 			Judge:   judgePostPerMessage},
-		Check{ID: "HTTP-SESSION-CLIENT", Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly, Transports: httpOnly,
+		Check{ID: "HTTP-SESSION-CLIENT", Level: "MUST", Scenario: probe.ScenarioTools, Also: everyExchange, Rides: true, Transports: httpOnly,
 			Summary: "every request after the InitializeResult carries the Mcp-Session-Id it assigned",
 			Judge:   judgeSession},
-		Check{ID: "LIFE-HTTP-VERSION-HEADER", Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly, Transports: httpOnly,
+		Check{ID: "LIFE-HTTP-VERSION-HEADER", Level: "MUST", Scenario: probe.ScenarioTools, Also: everyExchange, Rides: true, Transports: httpOnly,
 			Summary: "every HTTP request after initialization carries MCP-Protocol-Version",
 			Judge:   judgeVersionHeader},
 		Check{ID: "HTTP-RESUME-CLIENT-LAST-EVENT-ID", Level: "SHOULD", Scenario: probe.ScenarioSSERetry, Transports: httpOnly, Versions: httpRevisions,
@@ -85,10 +94,15 @@ func judgeInitialized(v *View) Finding {
 	if len(after) == 0 {
 		return v.notProceeded()
 	}
-	for _, m := range after {
+	// Judged in the client's own order from its initialize on, not from the moment the probe
+	// answered: a notification sent right behind initialize (fire and forget, before the
+	// result was read) is sent all the same, and where the probe happened to record it beside
+	// its answer must not decide the verdict.
+	start := slices.IndexFunc(v.Msgs, func(m Msg) bool { return m.Method == "initialize" && m.IsRequest() })
+	for _, m := range v.Msgs[start+1:] {
 		switch {
 		case m.Method == "notifications/initialized":
-			return passed("notifications/initialized came first after the InitializeResult")
+			return passed("notifications/initialized came before any request but ping after initialize (record %d)", v.Records[m.Rec].Seq)
 		case m.IsRequest() && m.Method != "ping":
 			return violated("the client sent %s (record %d) before notifications/initialized", m.Method, v.Records[m.Rec].Seq)
 		}
@@ -161,6 +175,9 @@ func judgeSchema(v *View) Finding {
 		}
 		defs := []string{"JSONRPCMessage"}
 		switch {
+		case m.Method == "initialize" && harness.IsModern(rev):
+			// A dual-era client's fallback: the revision defines no initialize, so only its
+			// JSON-RPC shape is judged here.
 		case m.Method == "initialize":
 			defs = append(defs, "InitializeRequest")
 		case m.IsRequest():
@@ -176,6 +193,11 @@ func judgeSchema(v *View) Finding {
 			// Each message of a batch is judged on its own; the batch itself is
 			// HTTP-POST-BODY's matter.
 			if err := v.Validator.Definition(rev, d, raw); err != nil {
+				if errors.Is(err, schema.ErrUnknownDefinition) {
+					// mcpspec's own lookup failed (initialize has no definition at 2026-07-28):
+					// a harness error, not the client's failure.
+					return broken("record %d: %s cannot be judged at %s: %v", v.Records[m.Rec].Seq, describe(m), rev, err)
+				}
 				return violated("record %d: %s is not a valid %s at %s: %v", v.Records[m.Rec].Seq, describe(m), d, rev, err)
 			}
 		}
@@ -213,11 +235,15 @@ func judgeStdin(v *View) Finding {
 		if why := notAMessage([]byte(r.Body)); why != "" {
 			return violated("line %d the client wrote to the server's stdin is not a JSON-RPC message (%s): %q", n, why, clip(r.Body))
 		}
+		// 2025-06-18 removed batches: from then on an array is no message of the revision.
+		if t := bytes.TrimSpace([]byte(r.Body)); len(t) > 0 && t[0] == '[' && v.Revision >= harness.Rev20250618 {
+			return violated("line %d the client wrote to the server's stdin is a batch, which %s does not have: %q", n, v.Revision, clip(r.Body))
+		}
 	}
 	if n == 0 {
 		return untestable("the client wrote nothing to the server's stdin")
 	}
-	return passed("all %d lines the client wrote are JSON-RPC messages", n)
+	return passed("all %d lines the client wrote are JSON-RPC messages of %s", n, v.Revision)
 }
 
 // notAMessage says why a line is not a JSON-RPC message (or a batch of them), "" if it is.
@@ -334,12 +360,22 @@ func judgeSession(v *View) Finding {
 	if len(reqs) == 0 {
 		return v.notProceeded()
 	}
-	want := sessionAssigned(v)
-	if want == "" {
+	if sessionAssigned(v) == "" {
 		return untestable("the probe assigned no session id")
 	}
+	n := 0
 	for _, i := range reqs {
 		r := v.Records[i]
+		if isInitialize(r) {
+			continue // a new session's start carries none (HTTP-SESSION-EXPIRED-CLIENT)
+		}
+		// The session in force is the one the probe assigned last before this request: after
+		// a re-initialize, the new one.
+		want, ended := sessionBefore(v, i)
+		if ended {
+			continue
+		}
+		n++
 		got, ok := r.HasHeader("Mcp-Session-Id")
 		if !ok {
 			return violated("%s (record %d) after initialization carries no Mcp-Session-Id", r.Channel, r.Seq)
@@ -348,7 +384,28 @@ func judgeSession(v *View) Finding {
 			return violated("%s (record %d) carries Mcp-Session-Id %q, not the assigned %q", r.Channel, r.Seq, got, want)
 		}
 	}
-	return passed("all %d requests after initialization carry the assigned session id", len(reqs))
+	return passed("all %d requests after initialization carry the session id assigned to them", n)
+}
+
+// sessionBefore is the session id the probe assigned last before record i, and whether the
+// probe had ended it by then (session-expiry): until a new one is assigned, the client has no
+// session to send, and what it does is HTTP-SESSION-EXPIRED-CLIENT's to judge.
+func sessionBefore(v *View, i int) (id string, ended bool) {
+	for _, r := range v.Records[:i] {
+		switch {
+		case r.Dir != probe.Note:
+		case strings.HasPrefix(r.Body, probe.SessionNote):
+			id, ended = strings.TrimPrefix(r.Body, probe.SessionNote), false
+		case strings.HasPrefix(r.Body, probe.ExpiredNote):
+			ended = true
+		}
+	}
+	return id, ended
+}
+
+// isInitialize reports whether an HTTP request's body holds an initialize request.
+func isInitialize(r probe.Record) bool {
+	return slices.ContainsFunc(parseMsgs([]byte(r.Body)), func(m Msg) bool { return m.Method == "initialize" && m.IsRequest() })
 }
 
 // sessionAssigned is the session id the probe gave (it is in the records of every request
@@ -367,13 +424,18 @@ func judgeVersionHeader(v *View) Finding {
 	if len(reqs) == 0 {
 		return v.notProceeded()
 	}
+	n := 0
 	for _, i := range reqs {
 		r := v.Records[i]
+		if isInitialize(r) {
+			continue // a re-initialize negotiates anew
+		}
+		n++
 		if _, ok := r.HasHeader("MCP-Protocol-Version"); !ok {
 			return violated("%s (record %d) after initialization at %s carries no MCP-Protocol-Version header", r.Channel, r.Seq, v.Offered)
 		}
 	}
-	return passed("all %d requests after initialization carry MCP-Protocol-Version", len(reqs))
+	return passed("all %d requests after initialization carry MCP-Protocol-Version", n)
 }
 
 func judgeVersionNegotiated(v *View) Finding {

@@ -39,16 +39,35 @@ func gateModern(judge func(*View) Finding) func(*View) Finding {
 			if len(v.Msgs) == 0 {
 				return untestable("the client sent no message")
 			}
-			return na("the client does not speak %s: it sent only initialize, which a %s server refuses, and no server/discover or request with _meta", v.Revision, v.Revision)
+			return na("the client does not speak %s: it sent no server/discover and no request whose _meta names a protocol version (a %s server refuses its initialize)", v.Revision, v.Revision)
 		}
 		return judge(v)
 	}
 }
 
-// SpeaksModern reports whether the client sent a request other than initialize: at the
-// stateless revision, the sign that it speaks it.
+// SpeaksModern reports whether the client says it speaks the stateless revision: it asked
+// server/discover, or sent a request whose _meta names a protocol version, which only that
+// revision defines. Any other request (a ping before initialize, say) is no such sign: an
+// older client is not judged by rules it never claimed to follow.
 func (v *View) SpeaksModern() bool {
-	return slices.ContainsFunc(v.Msgs, func(m Msg) bool { return m.IsRequest() && m.Method != "initialize" })
+	return slices.ContainsFunc(v.Msgs, func(m Msg) bool {
+		return m.IsRequest() && (m.Method == "server/discover" || metaNamesVersion(m.Raw))
+	})
+}
+
+// metaNamesVersion reports whether a message's params._meta carries the stateless revision's
+// protocol version key.
+func metaNamesVersion(raw json.RawMessage) bool {
+	var m struct {
+		Params struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(raw, &m) != nil {
+		return false
+	}
+	_, ok := m.Params.Meta[harness.MetaProtocolVersion]
+	return ok
 }
 
 // modernRequests counts the client's requests past discovery (neither initialize nor
@@ -147,7 +166,10 @@ func judgeNoClientResponses(v *View) Finding {
 func judgeEmptyCursor(v *View) Finding {
 	at := slices.IndexFunc(v.Records, func(r probe.Record) bool { return r.Dir == probe.Note && r.Body == probe.EmptyCursorNote })
 	if at < 0 {
-		return untestable("the client never listed the tools, so the probe sent no nextCursor \"\"")
+		if !slices.ContainsFunc(v.Msgs, func(m Msg) bool { return m.IsRequest() && m.Method == "tools/list" }) {
+			return untestable("the client never listed the tools, so the probe sent no nextCursor \"\"")
+		}
+		return untestable("the client did not page: it never followed the first page's nextCursor %q, so it never met nextCursor \"\"", probe.ModernPageCursor)
 	}
 	for _, m := range v.Msgs {
 		if m.Rec <= at || m.Method != "tools/list" {

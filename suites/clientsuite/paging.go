@@ -94,6 +94,11 @@ func judgeNoFixedSize(v *View) Finding {
 	}
 	_, _, last := v.cursorNotes()
 	sent := len(v.cursorsSent())
+	if !last && sent == 0 {
+		// Listing once shows no assumption about page sizes: only a client that follows a
+		// cursor and then stops early took a page's size for the end.
+		return untestable("the client did not page: it never followed the first page's nextCursor (the probe's pages have %s tools)", pageSizes(v))
+	}
 	if !last {
 		return violated("the probe's tools/list pages have %s tools, each but the last ending with a nextCursor; the client asked for %d pages after the first and never for the last, whose tool %s it so never saw",
 			pageSizes(v), sent, probe.ToolLastPage)

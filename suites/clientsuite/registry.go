@@ -161,6 +161,9 @@ const (
 	Violation     = finding.Violation
 	NotApplicable = finding.NotApplicable
 	Untestable    = finding.Untestable
+	// Broken: mcpspec itself could not judge (a schema it lacks, say): a harness error,
+	// never the client's failure.
+	Broken = finding.Broken
 )
 
 func passed(format string, args ...any) Finding {
@@ -177,4 +180,8 @@ func na(format string, args ...any) Finding {
 
 func untestable(format string, args ...any) Finding {
 	return Finding{Outcome: Untestable, Message: fmt.Sprintf(format, args...)}
+}
+
+func broken(format string, args ...any) Finding {
+	return Finding{Outcome: Broken, Message: fmt.Sprintf(format, args...)}
 }

@@ -112,11 +112,19 @@ func (v *View) Proceeded() bool {
 	return len(v.After()) > 0 || (v.InitAnswered < 0 && v.modernRequests() > 0)
 }
 
-// RequestsAfter are the client's HTTP requests after the probe answered initialize.
+// RequestsAfter are the client's HTTP requests after the probe answered initialize: those that
+// arrived once the answer was on its way. A request that arrived before (a pipelining client's,
+// recorded after the answer only because its body was read later) could not carry what the
+// answer told, the session id or the negotiated version, so it is not judged by it: causality
+// decides, not the order in which the probe's goroutines happened to record.
 func (v *View) RequestsAfter() []int {
+	if v.InitAnswered < 0 {
+		return nil
+	}
+	answered := v.Records[v.InitAnswered].Seq
 	var out []int
 	for i, r := range v.Records {
-		if i > v.InitAnswered && v.InitAnswered >= 0 && r.Dir == probe.Recv && r.Channel != probe.ChanStdin {
+		if i > v.InitAnswered && r.Dir == probe.Recv && r.Channel != probe.ChanStdin && (r.Arrived == 0 || r.Arrived > answered) {
 			out = append(out, i)
 		}
 	}

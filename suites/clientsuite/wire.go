@@ -16,7 +16,8 @@ func init() {
 	Register(
 		Check{ID: "LIFE-PRE-INIT-REQUEST", Level: "SHOULD", Scenario: probe.ScenarioTools, Also: handshakeOnly,
 			Summary: "the client sends no request but ping before the server has answered initialize",
-			LevelReason: "The spec's SHOULD NOT. A dual-era client's server/discover before initialize is no breach: " +
+			LevelReason: "The spec's SHOULD NOT for a request sent while initialize is unanswered. A request sent before initialize itself " +
+				"breaks \"the initialization phase MUST be the first interaction\" and fails. A dual-era client's server/discover before initialize is no breach: " +
 				"2026-07-28 asks a client that speaks it to try discovery first and fall back to initialize when refused.",
 			Judge: judgePreInit},
 		Check{ID: "BATCH-INIT-NOT-IN-BATCH", Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly,
@@ -31,6 +32,7 @@ func judgePreInit(v *View) Finding {
 		return untestable("the client sent no message")
 	}
 	n := 0
+	initSent := false
 	for _, m := range v.Msgs {
 		if v.InitAnswered >= 0 && m.Rec > v.InitAnswered {
 			break
@@ -40,8 +42,16 @@ func judgePreInit(v *View) Finding {
 		}
 		n++
 		switch m.Method {
-		case "initialize", "ping", "server/discover":
+		case "initialize":
+			initSent = true
 			continue
+		case "ping", "server/discover":
+			continue
+		}
+		if !initSent {
+			f := violated("the client sent %s (record %d) before initialize: the initialization phase MUST be the first interaction", m.Method, v.Records[m.Rec].Seq)
+			f.Severe = true
+			return f
 		}
 		when := "before the probe answered its initialize"
 		if v.InitAnswered < 0 {

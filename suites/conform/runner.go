@@ -70,11 +70,13 @@ type Runner struct {
 	results []reports.Result
 	errors  []string
 
-	futures  map[string]*future
-	order    map[string]int // spec key → position, for results in spec order
-	keyLocks map[string]*sync.Mutex
-	once     map[string]*onceValue    // values computed once per run (T.Memo, T.Observe)
-	uses     map[string]chan struct{} // by sharedKey: held by the one check using that session
+	futures   map[string]*future
+	order     map[string]int // spec key → position, for results in spec order
+	startGate chan struct{}  // StartShared starts nothing until it is closed (HoldStart), if set
+	release   sync.Once
+	keyLocks  map[string]*sync.Mutex
+	once      map[string]*onceValue    // values computed once per run (T.Memo, T.Observe)
+	uses      map[string]chan struct{} // by sharedKey: held by the one check using that session
 	// handshakes are the transports whose server has no MCP handshake (handshake.go).
 	handshakes map[string]handshakeVerdict
 
@@ -176,6 +178,30 @@ func (r *Runner) negotiation(ctx context.Context, transport, revision string) Ne
 }
 
 // sharedKey names one of the shared sessions at revision over transport.
+// ServedRevisions are the run's revisions less those the server was found not to serve: at
+// which initialize was refused, or answered with another version, over every transport that
+// tried. A revision nothing negotiated (a focus that needed no session) stays in the list.
+func (r *Runner) ServedRevisions() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, rev := range r.cfg.Revisions {
+		tried, served := false, false
+		for transport := range r.launchers {
+			sh, ok := r.shared[sharedKey(transport, rev, 0)]
+			if !ok || sh.neg.Infra {
+				continue
+			}
+			tried = true
+			served = served || sh.neg.Supported()
+		}
+		if served || !tried {
+			out = append(out, rev)
+		}
+	}
+	return out
+}
+
 func sharedKey(transport, revision string, slot int) string {
 	return fmt.Sprintf("%s/%s/%d", transport, revision, slot)
 }
@@ -314,8 +340,10 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 	if l == nil {
 		return Failed(fmt.Errorf("no %s target in this run", transport)), nil
 	}
+	// The same words whether this check found the target broken or the one that broke it ran
+	// beside it: a message must not depend on the order checks happen to start in.
 	if err := l.BrokenErr(); err != nil {
-		return Failed(fmt.Errorf("target unavailable: %w", err)), nil
+		return Failed(err), nil
 	}
 	t := &T{Ctx: ctx, Revision: revision, Transport: transport, Check: c, run: r, worker: worker}
 	defer func() {

@@ -41,6 +41,7 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 	}
 	sem := make(chan struct{}, workers)
 	r.mu.Lock()
+	gate := r.startGate
 	if r.futures == nil {
 		r.futures = map[string]*future{}
 	}
@@ -98,6 +99,9 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 		waiting = waiting[:n]
 	}
 	go func() {
+		if gate != nil {
+			<-gate
+		}
 		for _, s := range waiting {
 			sem <- struct{}{}
 			go held(s, 0)
@@ -113,6 +117,40 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 			go run(s, 0)
 		}
 	}()
+}
+
+// HoldStart makes a later StartShared plan its specs but start none of them until ReleaseStart:
+// the CLI starts no server before it has taken the interrupt signals back from Ginkgo
+// (cmd/mcpspec/interrupt.go), since a signal that arrives while it does so can be lost.
+func (r *Runner) HoldStart() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.startGate = make(chan struct{})
+}
+
+// ReleaseStart lets the specs held by HoldStart start; calling it again does nothing.
+func (r *Runner) ReleaseStart() {
+	r.release.Do(func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.startGate != nil {
+			close(r.startGate)
+		}
+	})
+}
+
+// Wait returns once every spec given to StartShared has its result: Ginkgo skips the specs
+// left when it sees an interrupt itself, and the reports still need every one of them.
+func (r *Runner) Wait() {
+	r.mu.Lock()
+	futures := make([]*future, 0, len(r.futures))
+	for _, f := range r.futures {
+		futures = append(futures, f)
+	}
+	r.mu.Unlock()
+	for _, f := range futures {
+		<-f.done
+	}
 }
 
 // Planned is how many specs StartShared was given: the run's total, for a progress line.

@@ -255,7 +255,7 @@ func interruptedResults(sr Launch, transport, why, when string) []reports.Result
 func clientResult(c *clientsuite.Check, revision, transport string, view *clientsuite.View, out launchOutcome) reports.Result {
 	e, _ := catalog.Lookup(c.ID)
 	res := reports.Result{ID: c.ID, Title: c.Title(), Area: c.Area(), Level: c.Level, Version: revision, Transport: transport,
-		SpecURL: e.SpecURL(revision)}
+		Scenario: view.Scenario, SpecURL: e.SpecURL(revision)}
 	start := time.Now()
 	if !out.connected {
 		res.Status, res.Message = reports.Error, "the client never reached the probe: "+out.err
@@ -267,6 +267,9 @@ func clientResult(c *clientsuite.Check, revision, transport string, view *client
 	res.Message = f.Message
 	res.Evidence = evidence(out, f.Message)
 	res.Status = f.Outcome.Status(c.Level)
+	if f.Outcome == clientsuite.Violation && f.Severe {
+		res.Status = reports.Fail // a SHOULD check whose evidence breaks a MUST
+	}
 	return res
 }
 
