@@ -246,12 +246,12 @@ func TestUsageShellArraysSplitAlike(t *testing.T) {
 }
 
 // TestDocsPinRefsThatExist: mcpspec has no release tags, so an example pinned to a version
-// (mcpspec/mcpspec@v0.1.0) would not resolve.
+// (mcpspec/mcpspec/cmd/action@v0.1.0) would not resolve.
 func TestDocsPinRefsThatExist(t *testing.T) {
 	root := repoRoot(t)
 	files, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
-	files = append(files, filepath.Join(root, "README.md"), filepath.Join(root, "action.yml"))
-	ref := regexp.MustCompile(`mcpspec/mcpspec(?:/cmd/mcpspec)?@([A-Za-z0-9.<>_ -]+)`)
+	files = append(files, filepath.Join(root, "README.md"), filepath.Join(root, "cmd", "action", "action.yml"))
+	ref := regexp.MustCompile(`mcpspec/mcpspec(?:/cmd/mcpspec|/cmd/action)?@([A-Za-z0-9.<>_ -]+)`)
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {

@@ -18,9 +18,10 @@ const (
 	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
 )
 
-// IsModern reports whether revision is stateless: no initialize, _meta on every request.
-// The JSON-RPC profile's version is no date, and has no handshake of either era.
-func IsModern(revision string) bool { return revision >= Rev20260728 && revision != RevJSONRPC }
+// IsModern reports whether revision is of the stateless era (EraOf): no initialize, _meta on
+// every request. The name is the old one of EraStateless, kept until its callers in suites/
+// read EraOf instead.
+func IsModern(revision string) bool { return EraOf(revision) == EraStateless }
 
 // NotModernError is a server's answer to server/discover that shows it does not serve the
 // stateless revision (it is a handshake-era server, or it does not list the revision).
@@ -38,7 +39,7 @@ func OpenModern(ctx context.Context, conn wire.Conn, env *Env, revision, owner s
 	s := Attach(conn, env, revision)
 	s.SetOwner(owner)
 	s.mu.Lock()
-	s.modern = true
+	s.stateless = true
 	s.mu.Unlock()
 	if hc, ok := conn.(*streamhttp.Conn); ok {
 		hc.SetProtocolVersion(revision)
@@ -88,11 +89,11 @@ func OpenModern(ctx context.Context, conn wire.Conn, env *Env, revision, owner s
 func (s *Session) Modern() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.modern
+	return s.stateless
 }
 
 // withMeta adds the stateless revision's required _meta to request params that have none (a
-// modern session's every request carries it); for handshake sessions params are unchanged.
+// stateless session's every request carries it); for handshake sessions params are unchanged.
 func (s *Session) withMeta(params any) any {
 	if !s.Modern() {
 		return params

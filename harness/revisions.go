@@ -18,8 +18,8 @@ const (
 // Revisions lists every known revision, oldest first.
 var Revisions = []string{Rev20241105, Rev20250326, Rev20250618, Rev20251125, Rev20260728}
 
-// HandshakeRevisions are those opened with initialize.
-var HandshakeRevisions = []string{Rev20241105, Rev20250326, Rev20250618, Rev20251125}
+// HandshakeRevisions are those opened with initialize: the handshake era's.
+var HandshakeRevisions = EraHandshake.Revisions()
 
 // RevJSONRPC is the version of the JSON-RPC profile (mcpspec run --jsonrpc): not an MCP revision
 // but JSON-RPC 2.0 itself, with no handshake. A session at it is plain (Session.JSONRPCOnly):

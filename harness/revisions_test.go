@@ -23,3 +23,30 @@ func TestTransportRevisions(t *testing.T) {
 		t.Error("TransportRevisions returned the shared list itself")
 	}
 }
+
+// TestEras: every known revision is of one era, the eras' revisions partition the known ones in
+// order, and the JSON-RPC profile belongs to none.
+func TestEras(t *testing.T) {
+	var all []string
+	for _, e := range Eras {
+		all = append(all, e.Revisions()...)
+	}
+	if !slices.Equal(all, Revisions) {
+		t.Errorf("the eras' revisions %v, want every known one in order %v", all, Revisions)
+	}
+	if !slices.Equal(EraStateless.Revisions(), []string{Rev20260728}) {
+		t.Errorf("stateless revisions %v", EraStateless.Revisions())
+	}
+	if !slices.Equal(HandshakeRevisions, []string{Rev20241105, Rev20250326, Rev20250618, Rev20251125}) {
+		t.Errorf("HandshakeRevisions %v", HandshakeRevisions)
+	}
+	for rev, want := range map[string]Era{Rev20241105: EraHandshake, Rev20251125: EraHandshake, Rev20260728: EraStateless,
+		"2027-01-01": EraStateless, RevJSONRPC: ""} {
+		if got := EraOf(rev); got != want {
+			t.Errorf("EraOf(%q) = %q, want %q", rev, got, want)
+		}
+		if IsModern(rev) != (want == EraStateless) {
+			t.Errorf("IsModern(%q) disagrees with EraOf", rev)
+		}
+	}
+}

@@ -35,7 +35,7 @@ type Session struct {
 	sentinels   map[jsonrpc.ID]bool       // ids of the sentinel pings sent so far
 	tokens      map[jsonrpc.ID]jsonrpc.ID // progress token → the request that carried it
 	unanswered  []Unanswered              // requests whose wait for a response gave up
-	modern      bool                      // stateless revision: _meta on every request, no ping
+	stateless   bool                      // the stateless era: _meta on every request, no ping
 	plain       bool                      // JSON-RPC profile: no MCP at all (RevJSONRPC)
 }
 

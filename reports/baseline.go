@@ -11,13 +11,17 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/wire"
 )
 
 // KnownRevisions and KnownTransports are the values a baseline entry may
-// narrow to.
+// narrow to: the harness's revisions and the JSON-RPC profile's version, not a
+// list of their own.
 var (
-	KnownRevisions  = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28", "jsonrpc-2.0"}
-	KnownTransports = []string{"stdio", "http", "sse"}
+	KnownRevisions  = append(slices.Clone(harness.Revisions), harness.RevJSONRPC)
+	KnownTransports = []string{wire.Stdio, wire.HTTP, wire.SSE}
 )
 
 // staleMessage is the message of a result that passes although the baseline

@@ -1,7 +1,8 @@
 package main
 
-// The GitHub Action (action.yml at the repository's root) cannot run here, but its parts can:
-// the YAML is checked for what GitHub needs of a composite action, and .ci/action-run.sh, which
+// The GitHub Action (cmd/action/action.yml, used as <owner>/mcpspec/cmd/action@<ref>) cannot run
+// here, but its parts can: the YAML is checked for what GitHub needs of a composite action, and
+// cmd/action/action-run.sh, which
 // holds every step's logic, runs as the composite steps call it, building mcpspec from this
 // checkout and testing the bundled reference server.
 
@@ -29,8 +30,9 @@ import (
 const actionScriptTimeout = 3 * time.Minute
 
 const (
-	actionFile   = "../../action.yml"
-	actionScript = "../../.ci/action-run.sh"
+	actionDir    = "../action" // github.action_path, seen from this package
+	actionFile   = actionDir + "/action.yml"
+	actionScript = actionDir + "/action-run.sh"
 )
 
 type actionStep struct {
@@ -107,9 +109,9 @@ func TestActionYAML(t *testing.T) {
 		if with["cache"] != "false" || strings.Contains(with["cache-dependency-path"], "github.action_path") {
 			t.Errorf("setup-go must run with cache: false and no cache-dependency-path in the action's checkout: %v", with)
 		}
-		goMod := strings.ReplaceAll(with["go-version-file"], "${{ github.action_path }}", "../..")
+		goMod := strings.ReplaceAll(with["go-version-file"], "${{ github.action_path }}", actionDir)
 		if _, err := os.Stat(goMod); err != nil {
-			t.Errorf("go-version-file %q does not resolve with the action at the repository's root: %v", with["go-version-file"], err)
+			t.Errorf("go-version-file %q does not resolve with the action in cmd/action: %v", with["go-version-file"], err)
 		}
 	}
 	if !slices.ContainsFunc(uses, func(u string) bool { return strings.HasPrefix(u, "actions/upload-artifact@") }) {
@@ -118,8 +120,8 @@ func TestActionYAML(t *testing.T) {
 
 	// The run step passes every input to the script, under the name the script reads.
 	run, ok := byID["run"]
-	if !ok || !strings.Contains(run.Run, ".ci/action-run.sh\" run") {
-		t.Fatalf("no step with id run calling .ci/action-run.sh run: %+v", run)
+	if !ok || !strings.Contains(run.Run, "$GITHUB_ACTION_PATH/action-run.sh\" run") {
+		t.Fatalf("no step with id run calling $GITHUB_ACTION_PATH/action-run.sh run: %+v", run)
 	}
 	script, err := os.ReadFile(actionScript)
 	if err != nil {
@@ -152,8 +154,8 @@ func TestActionYAML(t *testing.T) {
 	}
 }
 
-// actionEnv is what a runner gives the composite step, with the action checked out at this
-// repository's root, and the workspace a directory of the test's.
+// actionEnv is what a runner gives the composite step, with the action's directory this
+// repository's cmd/action, and the workspace a directory of the test's.
 type actionEnv struct {
 	workspace, temp, output, summary string
 }
@@ -175,15 +177,15 @@ func newActionEnv(t *testing.T) actionEnv {
 // inputs as INPUT_* and the runner's variables.
 func (e actionEnv) step(t *testing.T, mode string, env ...string) procRun {
 	t.Helper()
-	root, err := filepath.Abs("../..")
+	dir, err := filepath.Abs(actionDir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), actionScriptTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", filepath.Join(root, ".ci", "action-run.sh"), mode)
+	cmd := exec.CommandContext(ctx, "bash", filepath.Join(dir, "action-run.sh"), mode)
 	cmd.Dir = e.workspace
-	cmd.Env = append(os.Environ(), "GITHUB_ACTIONS=true", "GITHUB_ACTION_PATH="+root, "RUNNER_TEMP="+e.temp,
+	cmd.Env = append(os.Environ(), "GITHUB_ACTIONS=true", "GITHUB_ACTION_PATH="+dir, "RUNNER_TEMP="+e.temp,
 		"GITHUB_OUTPUT="+e.output, "GITHUB_STEP_SUMMARY="+e.summary, "GITHUB_WORKSPACE="+e.workspace)
 	cmd.Env = append(cmd.Env, env...)
 	var stdout, stderr bytes.Buffer

@@ -61,14 +61,14 @@ type Conn struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
-	mu       sync.Mutex
-	session  string
-	protocol string
-	modern   bool // stateless revision: Mcp-Method and Mcp-Name headers mirror the body
-	viol     []wire.Violation
-	streams  sync.WaitGroup
-	open     int             // requests whose response (body or stream) has not ended
-	drained  []chan struct{} // closed when open drops to zero
+	mu        sync.Mutex
+	session   string
+	protocol  string
+	stateless bool // the stateless era: Mcp-Method and Mcp-Name headers mirror the body
+	viol      []wire.Violation
+	streams   sync.WaitGroup
+	open      int             // requests whose response (body or stream) has not ended
+	drained   []chan struct{} // closed when open drops to zero
 	// cancelled holds the requests the harness cancelled: their streams are not resumed.
 	cancelled map[jsonrpc.ID]bool
 }
@@ -117,7 +117,7 @@ func (c *Conn) SetProtocolVersion(v string) { c.mu.Lock(); c.protocol = v; c.mu.
 
 // SetModern makes every request carry the headers of the stateless revision (Mcp-Method, and
 // Mcp-Name where the method names something), taken from the body.
-func (c *Conn) SetModern(on bool) { c.mu.Lock(); c.modern = on; c.mu.Unlock() }
+func (c *Conn) SetModern(on bool) { c.mu.Lock(); c.stateless = on; c.mu.Unlock() }
 
 // Header names of the stateless revision.
 const (
@@ -125,8 +125,8 @@ const (
 	HeaderName   = "Mcp-Name"
 )
 
-// modernHeaders derives Mcp-Method and Mcp-Name from a single request or notification body.
-func modernHeaders(body []byte) (method, name string) {
+// statelessHeaders derives Mcp-Method and Mcp-Name from a single request or notification body.
+func statelessHeaders(body []byte) (method, name string) {
 	m := jsonrpc.Parse(body)
 	if m.Kind != jsonrpc.Request && m.Kind != jsonrpc.Notification {
 		return "", ""
@@ -158,7 +158,7 @@ type Request struct {
 	ContentType string      // default application/json for POST; "-" sends none
 	URL         string      // default: the endpoint
 	Channel     string      // where SSE messages land: default "POST-SSE" or "GET-SSE"
-	// NoModernHeaders omits Mcp-Method and Mcp-Name on a modern connection.
+	// NoModernHeaders omits Mcp-Method and Mcp-Name on a stateless connection.
 	NoModernHeaders bool
 	// RawHeader is added last with its names exactly as written (not canonicalised), to show
 	// how a server treats the case of header names.
@@ -268,10 +268,10 @@ func (c *Conn) newRequest(body []byte, r Request) (*http.Request, error) {
 		req.Header.Set("Content-Type", ct)
 	}
 	c.mu.Lock()
-	session, protocol, modern := c.session, c.protocol, c.modern
+	session, protocol, stateless := c.session, c.protocol, c.stateless
 	c.mu.Unlock()
-	if modern && body != nil && !r.NoModernHeaders {
-		method, name := modernHeaders(body)
+	if stateless && body != nil && !r.NoModernHeaders {
+		method, name := statelessHeaders(body)
 		if method != "" {
 			req.Header.Set(HeaderMethod, method)
 		}

@@ -88,7 +88,7 @@ func (c *Conn) resumable(st *streamState) bool {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return !c.modern && c.protocol >= firstResumingRevision && c.wantedLocked(st)
+	return !c.stateless && c.protocol >= firstResumingRevision && c.wantedLocked(st)
 }
 
 // wantedLocked strikes off the pending requests the harness has cancelled (a server ends the

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The steps of the mcpspec GitHub Action (action.yml), kept here so that `make test` runs them as
-# the action does (cmd/mcpspec/action_test.go sets the same environment).
+# The steps of the mcpspec GitHub Action (action.yml beside this file), kept here so that
+# `make test` runs them as the action does (cmd/mcpspec/action_test.go sets the same environment).
+# GITHUB_ACTION_PATH is this directory, cmd/action; mcpspec's module root is two levels up.
 #
 #   action-run.sh run      build mcpspec from the action's own checkout, run it (mcpspec run, or
 #                          with INPUT_CLIENT mcpspec client) with the inputs (INPUT_*), append summary.md to the job summary and set the outputs.
@@ -45,8 +46,9 @@ run_step() {
   fi
 
   local bin="$RUNNER_TEMP/mcpspec-action/mcpspec"
-  (cd "$GITHUB_ACTION_PATH" && GOWORK=off go build -o "$bin" ./cmd/mcpspec) ||
-    fail "could not build mcpspec from $GITHUB_ACTION_PATH" 3
+  local module="$GITHUB_ACTION_PATH/../.."
+  (cd "$module" && GOWORK=off go build -o "$bin" ./cmd/mcpspec) ||
+    fail "could not build mcpspec from $module" 3
 
   # --github: each failure and warning as an annotation, and summary.md appended to the job
   # summary by mcpspec itself (once: the script adds nothing to it).

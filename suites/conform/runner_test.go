@@ -1,0 +1,217 @@
+package conform
+
+import (
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/harness/wire"
+	"github.com/mcpspec/mcpspec/reports"
+)
+
+// waitBound bounds the runner's every wait in these tests; each ends once its condition holds.
+const waitBound = 30 * time.Second
+
+// acceptAll judges every message valid: these tests are about the runner, not the schemas.
+type acceptAll struct{}
+
+func (acceptAll) Message(string, []byte) error            { return nil }
+func (acceptAll) Definition(string, string, []byte) error { return nil }
+
+// served is the one revision the test server speaks.
+const served = harness.Rev20250618
+
+// newServer is a Streamable HTTP MCP server on loopback that serves one revision: initialize
+// at any other is answered with that one (a refusal by protocolVersion), ping is answered.
+func newServer(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		msg := jsonrpc.Parse(body)
+		var out []byte
+		switch msg.Method {
+		case "initialize":
+			out, _ = jsonrpc.NewResult(msg.ID, map[string]any{"protocolVersion": served, "capabilities": map[string]any{},
+				"serverInfo": map[string]any{"name": "runner-test", "version": "1"}})
+		case "ping":
+			out, _ = jsonrpc.NewResult(msg.ID, map[string]any{})
+		default:
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Mcp-Session-Id", "s")
+		w.Write(out)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func newRunner(url string, revisions []string, secrets []string, onResult func(reports.Result)) *Runner {
+	timeouts := harness.DefaultTimeouts()
+	timeouts.Startup, timeouts.Request = waitBound, waitBound
+	return NewRunner(Config{Validator: acceptAll{}, Targets: []harness.Target{{Transport: wire.HTTP, URL: url}},
+		Revisions: revisions, Timeouts: timeouts, Secrets: secrets, OnResult: onResult})
+}
+
+// check is a check of the test's own, at every revision over HTTP, on the shared session.
+func check(id, level string, run func(t *T) Finding) *Check {
+	return &Check{ID: id, Level: level, Summary: "runner test", Versions: harness.HandshakeRevisions, Transports: []string{wire.HTTP}, Run: run}
+}
+
+func ping(t *T) Finding {
+	if _, err := t.S.Request(t.Ctx, "ping", nil); err != nil {
+		return Violated("ping: %v", err)
+	}
+	return Passed("")
+}
+
+// TestRunnerVerdicts runs checks on the background schedule against a loopback server and
+// reads each verdict as reports show it: outcome and level make the status, a panic is an
+// error, a revision the server does not serve is na, secrets never reach a result, results come
+// back in spec order whatever order they ended in, and every one is passed to OnResult.
+func TestRunnerVerdicts(t *testing.T) {
+	url := newServer(t)
+	var mu sync.Mutex
+	var seen []string
+	r := newRunner(url, []string{harness.Rev20250326, served}, []string{"s3cret-token"}, func(res reports.Result) {
+		mu.Lock()
+		seen = append(seen, res.ID+"@"+res.Version)
+		mu.Unlock()
+	})
+	defer r.Close()
+
+	specs := []Spec{
+		{check("PING-RESPOND", "MUST", ping), served, wire.HTTP},
+		{check("JRPC-ID-ECHO", "MUST", func(*T) Finding { return Violated("id changed") }), served, wire.HTTP},
+		{check("JRPC-ERROR-MESSAGE", "SHOULD", func(*T) Finding { return Violated("no message") }), served, wire.HTTP},
+		{check("JRPC-VERSION", "MUST", func(*T) Finding { panic("boom") }), served, wire.HTTP},
+		{check("JRPC-ERROR-OBJECT", "MUST", func(*T) Finding { return Violated("the server echoed s3cret-token") }), served, wire.HTTP},
+		{check("JRPC-RESULT-XOR-ERROR", "MUST", func(*T) Finding { return CannotTest("no tool") }), served, wire.HTTP},
+		{check("PING-RESPOND", "MUST", ping), harness.Rev20250326, wire.HTTP},
+	}
+	r.StartShared(specs, 2, 1)
+	if r.Planned() != len(specs) {
+		t.Errorf("Planned %d, want %d", r.Planned(), len(specs))
+	}
+	want := []reports.Status{reports.Pass, reports.Fail, reports.Warn, reports.Error, reports.Fail, reports.Untestable, reports.NA}
+	for i, s := range specs {
+		res := r.Result(s)
+		if res.Status != want[i] {
+			t.Errorf("%s at %s: %s (%q), want %s", res.ID, res.Version, res.Status, res.Message, want[i])
+		}
+	}
+	results := r.Results()
+	if len(results) != len(specs) {
+		t.Fatalf("%d results, want %d", len(results), len(specs))
+	}
+	for i, res := range results {
+		if res.ID != specs[i].Check.ID || res.Version != specs[i].Revision {
+			t.Errorf("result %d is %s@%s, want spec order (%s@%s)", i, res.ID, res.Version, specs[i].Check.ID, specs[i].Revision)
+		}
+	}
+	if pass := results[0]; len(pass.Evidence) == 0 || !slices.ContainsFunc(pass.Evidence, func(e reports.Exchange) bool { return strings.Contains(e.Body, `"ping"`) }) {
+		t.Errorf("the pass keeps no evidence of its ping: %+v", pass.Evidence)
+	}
+	if msg := results[3].Message; !strings.Contains(msg, "check panicked: boom") {
+		t.Errorf("panic reported as %q", msg)
+	}
+	if msg := results[4].Message; strings.Contains(msg, "s3cret-token") {
+		t.Errorf("a secret reached a result: %q", msg)
+	}
+	if msg := results[6].Message; !strings.Contains(msg, "does not serve revision "+harness.Rev20250326) {
+		t.Errorf("unserved revision reported as %q", msg)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != len(specs) {
+		t.Errorf("OnResult saw %v, want every one of the %d results", seen, len(specs))
+	}
+}
+
+// TestRunnerUnreachableTarget: a URL nothing listens on is an error for every check, not a
+// verdict about a server, and the target is given up once rather than per check.
+func TestRunnerUnreachableTarget(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String() + "/mcp"
+	ln.Close()
+	r := newRunner(url, []string{served}, nil, nil)
+	defer r.Close()
+	first := r.Execute(check("PING-RESPOND", "MUST", ping), served, wire.HTTP)
+	second := r.Execute(check("JRPC-ID-ECHO", "MUST", ping), served, wire.HTTP)
+	for _, res := range []reports.Result{first, second} {
+		if res.Status != reports.Error || !strings.Contains(res.Message, "nothing listens") {
+			t.Errorf("%s: %s %q, want an error saying nothing listens", res.ID, res.Status, res.Message)
+		}
+	}
+	var infra *harness.InfraError
+	if err := r.launcher(wire.HTTP).BrokenErr(); !errors.As(err, &infra) {
+		t.Errorf("the launcher does not remember the target as broken: %v", err)
+	}
+}
+
+// TestRunnerInterrupt: after Interrupt no check runs; each is an error naming the reason, which
+// the first Interrupt sets.
+func TestRunnerInterrupt(t *testing.T) {
+	url := newServer(t)
+	r := newRunner(url, []string{served}, nil, nil)
+	defer r.Close()
+	ran := false
+	r.Interrupt("SIGTERM")
+	r.Interrupt("SIGINT")
+	res := r.Execute(check("PING-RESPOND", "MUST", func(t *T) Finding { ran = true; return Passed("") }), served, wire.HTTP)
+	if ran || res.Status != reports.Error || !strings.Contains(res.Message, "interrupted (SIGTERM) before the check ran") {
+		t.Errorf("after Interrupt: ran %v, %s %q", ran, res.Status, res.Message)
+	}
+	if r.Interruption() != "SIGTERM" {
+		t.Errorf("Interruption %q, want the first reason", r.Interruption())
+	}
+}
+
+// TestCheckValidate: what Register refuses, and the defaults it fills from the catalogue.
+func TestCheckValidate(t *testing.T) {
+	run := func(*T) Finding { return Passed("") }
+	for name, c := range map[string]Check{
+		"unknown id":         {ID: "NO-SUCH-REQUIREMENT", Level: "MUST", Summary: "s", Run: run, Revisions: AllCatalogued},
+		"bad level":          {ID: "PING-RESPOND", Level: "MUST NOT", Summary: "s", Run: run, Revisions: AllCatalogued},
+		"no Run":             {ID: "PING-RESPOND", Level: "MUST", Summary: "s", Revisions: AllCatalogued},
+		"no summary":         {ID: "PING-RESPOND", Level: "MUST", Run: run, Revisions: AllCatalogued},
+		"both":               {ID: "PING-RESPOND", Level: "MUST", Summary: "s", Run: run, Revisions: AllCatalogued, Versions: []string{served}},
+		"neither":            {ID: "PING-RESPOND", Level: "MUST", Summary: "s", Run: run},
+		"outside catalogue":  {ID: "PING-RESPOND", Level: "MUST", Summary: "s", Run: run, Versions: []string{harness.Rev20260728}},
+		"derives to nothing": {ID: "PING-RESPOND", Level: "MUST", Summary: "s", Run: run, Revisions: Since(harness.Rev20260728)},
+	} {
+		if err := c.validate(); err == nil {
+			t.Errorf("%s: accepted %+v", name, c)
+		}
+	}
+	c := Check{ID: "PING-RESPOND", Level: "MUST", Summary: "s", Run: run, Revisions: Until(harness.Rev20250326)}
+	if err := c.validate(); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.Versions, []string{harness.Rev20241105, harness.Rev20250326}) {
+		t.Errorf("Until(%s) derived %v", harness.Rev20250326, c.Versions)
+	}
+	if !slices.Equal(c.Transports, []string{wire.Stdio, wire.HTTP, wire.SSE}) {
+		t.Errorf("default transports %v", c.Transports)
+	}
+	if !c.AppliesTo(harness.Rev20250326, wire.SSE) || c.AppliesTo(served, wire.HTTP) || c.AppliesTo(harness.RevJSONRPC, wire.HTTP) {
+		t.Error("AppliesTo disagrees with the derived revisions (or admits the JSON-RPC profile without JSONRPC)")
+	}
+	c.JSONRPC = true
+	if !c.AppliesTo(harness.RevJSONRPC, wire.HTTP) {
+		t.Error("a JSONRPC check does not apply to the JSON-RPC profile")
+	}
+}
