@@ -24,8 +24,11 @@ import (
 // well under a second per transport.
 const clientRunTimeout = 60 * time.Second
 
-// clientTestTimeouts keep a fault that leaves the probe's ping unanswered cheap.
-var clientTestTimeouts = []string{"--timeout-request", "500ms", "--timeout-idle", "5s", "--timeout-startup", "10s"}
+// clientTestFlags keep a fault that leaves the probe's ping unanswered cheap. Short as the
+// request bound is (the request-timeout scenario's client gives up after a fifth of it), these
+// runs launch one client at a time: the package's tests already run many clients at once, and
+// more would crowd a small machine's cores. TestClientParallelMatchesSequential tests --parallel.
+var clientTestFlags = []string{"--timeout-request", "500ms", "--timeout-idle", "5s", "--timeout-startup", "10s", "--parallel", "1"}
 
 // selfTestScenarios: the default scenarios and those served on request whose checks no default
 // scenario judges (task-cancel, subscriptions), so that every check has a result.
@@ -52,7 +55,7 @@ func runClientScenarios(t *testing.T, d runDir, transport, scenarios string, fau
 		}
 	}
 	out := t.TempDir()
-	args := append([]string{"client", "--cmd", cmd, "--out", out, "--scenario", scenarios}, clientTestTimeouts...)
+	args := append([]string{"client", "--cmd", cmd, "--out", out, "--scenario", scenarios}, clientTestFlags...)
 	if transport != "http" {
 		args = append(args, "--"+transport)
 	}
@@ -289,6 +292,8 @@ func TestClientBadFlagsExit2(t *testing.T) {
 		{[]string{"--cmd", "c", "--timeout-idle", "0s"}, "--timeout-idle must be positive"},
 		{[]string{"--cmd", "c", "--timeout-launch", "-1s"}, "--timeout-launch must be positive"},
 		{[]string{"--cmd", "c", "--timeout-idle", "1s", "--timeout-request", "2s"}, "--timeout-idle (1s) must exceed --timeout-request (2s)"},
+		{[]string{"--cmd", "c", "--parallel", "0"}, "client: --parallel must be at least 1, got 0"},
+		{[]string{"--cmd", "c", "--parallel", "two"}, `invalid value "two" for flag -parallel`},
 		{[]string{"--cmd", "c", "--env", "NOVALUE"}, `--env "NOVALUE": want K=V`},
 		{[]string{"--cmd", "c", "--cwd", "/no/such/dir"}, `--cwd "/no/such/dir" is not a directory`},
 		{[]string{"--cmd", "c", "--baseline", "/no/such/file"}, "client: --baseline:"},
