@@ -125,3 +125,15 @@ esac`
 		t.Errorf("errors %q, want tools_call's first, its client having seen the other launch run", o.Errors)
 	}
 }
+
+// TestDispatchOrderStartsCancellationFirst: the launches that wait out a request timeout start
+// first, the others keep their order behind them.
+func TestDispatchOrderStartsCancellationFirst(t *testing.T) {
+	var ls []Launch
+	for _, s := range []string{probe.ScenarioTools, probe.ScenarioRequestTimeout, probe.ScenarioSSERetry, probe.ScenarioTaskCancel, probe.ScenarioSessionExpiry} {
+		ls = append(ls, Launch{Script: probe.Script{Scenario: s}})
+	}
+	if got, want := dispatchOrder(ls), []int{1, 3, 0, 2, 4}; !slices.Equal(got, want) {
+		t.Errorf("dispatch order %v, want %v", got, want)
+	}
+}
