@@ -181,14 +181,22 @@ func RunClient(p *ClientPlan, launches []Launch, h ClientHooks) ClientOutcome {
 	for i := range slots {
 		slots[i] = make(chan launched, 1)
 	}
+	workers := max(1, min(p.Parallel, len(launches)))
+	order := dispatchOrder(launches)
+	if workers == 1 {
+		order = nil // nothing runs beside a slow launch: each result comes as soon as judged
+		for i := range launches {
+			order = append(order, i)
+		}
+	}
 	next := make(chan int)
 	go func() {
 		defer close(next)
-		for _, i := range dispatchOrder(launches) {
+		for _, i := range order {
 			next <- i
 		}
 	}()
-	for range max(1, min(p.Parallel, len(launches))) {
+	for range workers {
 		go func() {
 			for i := range next {
 				slots[i] <- p.runLaunch(launches[i], intr, val)
