@@ -8,7 +8,7 @@ RACE_PKGS := ./harness/... ./fixtures/... ./reports/...
 # "context deadline exceeded" on a loaded machine (golang/go#75804, fixed in Go 1.27).
 FUZZTIME ?= 50000x
 
-.PHONY: all build run test unit race selftest fuzz lint bench interop clean chromium
+.PHONY: all build run test unit race selftest fuzz lint bench bench-local interop clean chromium
 
 all: build
 
@@ -48,6 +48,11 @@ bench: build
 	$(GO) run ./cmd/mcpspec-bench -mcpspec $(BIN) -runs 5 \
 	  -everything "$$(bash fixtures/targets/install-everything.sh)" -preload "$(CURDIR)/fixtures/targets/bind-localhost.cjs" $(BENCH_FLAGS)
 	$(GO) test -run '^$$' -bench . -benchmem ./harness/jsonrpc ./harness/stdio ./harness/sse ./harness/schema
+
+# The whole-run figures of the bundled reference alone, server (`make run`) and client (`mcpspec
+# client` at --parallel 1 and the default): no npm install, no Go benchmarks.
+bench-local: build
+	$(GO) run ./cmd/mcpspec-bench -mcpspec $(BIN) -runs 5 $(BENCH_FLAGS)
 
 # The compatibility matrix over real SDK servers (fixtures/targets/matrix.yaml): installs the pinned
 # targets into $(MCPSPEC_INTEROP_CACHE) (default ~/.cache/mcpspec-interop), never the repository.

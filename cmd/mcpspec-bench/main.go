@@ -1,9 +1,11 @@
-// Command mcpspec-bench measures how fast mcpspec runs its default suite: it runs the mcpspec
-// binary several times against each target and prints, per target, the wall time (median and
-// spread), specs run, specs per second, servers spawned, time spent in quiet windows, and the peak
-// memory of mcpspec itself. `make bench` runs it. With -misbehave BINARY it measures instead
-// mcpspec's peak memory against hostile servers (fixtures/misbehaving: 15 MB answers, endless
-// notifications for a minute) beside the bounds it must stay under.
+// Command mcpspec-bench measures how fast mcpspec runs its default suite, and `mcpspec client`
+// its default scenarios: it runs the mcpspec binary several times against each target and
+// prints, per target, the wall time (median and spread), specs run, specs per second, servers
+// spawned, time spent in quiet windows, CPU time and the peak memory of mcpspec itself.
+// `make bench` runs it; `make bench-local` runs the bundled reference server and client alone.
+// With -misbehave BINARY it measures instead mcpspec's peak memory against hostile servers
+// (fixtures/misbehaving: 15 MB answers, endless notifications for a minute) beside the bounds
+// it must stay under.
 package main
 
 import (
@@ -13,7 +15,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -24,8 +28,10 @@ import (
 )
 
 type target struct {
-	name string
-	args []string // mcpspec run arguments naming the target
+	name   string
+	cmd    string   // the mcpspec command: run, or client
+	args   []string // its arguments naming the target
+	sameAs string   // a target whose verdicts this one's must equal ("" for none)
 }
 
 type sample struct {
@@ -37,6 +43,7 @@ type sample struct {
 	cpu      time.Duration // user+system time of mcpspec and the servers it waited for
 	maxRSSKB int64         // mcpspec's own peak, as it reports in results.json
 	exit     int
+	verdicts []string // each result's ID, revision, transport, scenario and status, in order
 }
 
 func main() {
@@ -45,6 +52,7 @@ func main() {
 	everything := flag.String("everything", "", "path of @modelcontextprotocol/server-everything's dist/index.js (skip those targets when empty)")
 	preload := flag.String("preload", "", "node --require module that binds server-everything to 127.0.0.1")
 	misbehave := flag.String("misbehave", "", "measure instead mcpspec's peak memory against the hostile servers of this misbehave `BINARY` (fixtures/misbehaving): 15 MB answers, endless notifications")
+	only := flag.String("only", "", "measure only the targets whose name matches `REGEX`")
 	flag.Parse()
 	if *misbehave != "" {
 		if err := measureHostile(*bin, *misbehave, os.Stdout); err != nil {
@@ -58,6 +66,16 @@ func main() {
 		fmt.Fprintln(os.Stderr, "mcpspec-bench:", err)
 		os.Exit(2)
 	}
+	if *only != "" {
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mcpspec-bench: -only:", err)
+			os.Exit(2)
+		}
+		targets = slices.DeleteFunc(targets, func(t target) bool { return !re.MatchString(t.name) })
+	}
+	verdicts := map[string][]string{} // by target, from its last run
+	var notes []string
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "target\truns\twall median\twall min–max\tspecs\tspecs/s\tservers spawned\tquiet windows\tquiet share\tCPU\tmcpspec peak RSS\texit\t")
 	for _, t := range targets {
@@ -69,6 +87,14 @@ func main() {
 				os.Exit(3)
 			}
 			ss = append(ss, s)
+		}
+		verdicts[t.name] = ss[len(ss)-1].verdicts
+		if want, ok := verdicts[t.sameAs]; ok {
+			same := "the same verdicts"
+			if !slices.Equal(ss[len(ss)-1].verdicts, want) {
+				same = "DIFFERENT verdicts"
+			}
+			notes = append(notes, fmt.Sprintf("%s: %s as %s (%d results).", t.name, same, t.sameAs, len(want)))
 		}
 		sort.Slice(ss, func(i, j int) bool { return ss[i].wall < ss[j].wall })
 		med := ss[len(ss)/2]
@@ -85,6 +111,9 @@ func main() {
 			float64(med.specs)/med.wall.Seconds(), med.spawned, med.quiet.Seconds(), 100*share, med.cpu.Seconds(), float64(peak)/1024, med.exit)
 	}
 	w.Flush()
+	for _, n := range notes {
+		fmt.Println(n)
+	}
 	fmt.Println("\nquiet share: time in quiet windows over the summed time of all specs (specs overlap, so both exceed the wall time).")
 	fmt.Println("CPU: user and system time of mcpspec and of the servers it launched and reaped (this machine has", runtime.NumCPU(), "cores).")
 }
@@ -98,13 +127,17 @@ func buildTargets(bin, everything, preload string) ([]target, error) {
 	if err != nil {
 		return nil, err
 	}
+	refClient := []string{"--cmd", ref + " reference-client"}
 	ts := []target{
 		// What `make run` does: the bundled reference over stdio, HTTP and legacy SSE at once.
-		{"reference (make run)", nil},
-		{"reference stdio", []string{"--stdio", ref + " reference", "--slow-tool", "slow", "--slow-tool-args", `{"steps":6,"stepMs":30}`}},
-		{"reference http", []string{"--http-cmd", fmt.Sprintf("%s reference --http 127.0.0.1:%d", ref, port), "--url", fmt.Sprintf("http://127.0.0.1:%d/mcp", port), "--slow-tool", "slow", "--slow-tool-args", `{"steps":6,"stepMs":30}`}},
+		{name: "reference (make run)", cmd: "run"},
+		// `mcpspec client` on the bundled reference client, the default scenarios over HTTP.
+		{name: "reference client http, --parallel 1", cmd: "client", args: append(slices.Clone(refClient), "--parallel", "1")},
+		{name: "reference client http", cmd: "client", args: refClient, sameAs: "reference client http, --parallel 1"},
+		{name: "reference stdio", cmd: "run", args: []string{"--stdio", ref + " reference", "--slow-tool", "slow", "--slow-tool-args", `{"steps":6,"stepMs":30}`}},
+		{name: "reference http", cmd: "run", args: []string{"--http-cmd", fmt.Sprintf("%s reference --http 127.0.0.1:%d", ref, port), "--url", fmt.Sprintf("http://127.0.0.1:%d/mcp", port), "--slow-tool", "slow", "--slow-tool-args", `{"steps":6,"stepMs":30}`}},
 		// The issue's first target: every handshake revision, stdio and HTTP in one run.
-		{"reference stdio+http, handshake revisions", []string{"--stdio", ref + " reference",
+		{name: "reference stdio+http, handshake revisions", cmd: "run", args: []string{"--stdio", ref + " reference",
 			"--http-cmd", fmt.Sprintf("%s reference --http 127.0.0.1:%d", ref, port), "--url", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
 			"--versions", strings.Join(harness.HandshakeRevisions, ","), "--slow-tool", "slow", "--slow-tool-args", `{"steps":6,"stepMs":30}`}},
 	}
@@ -115,8 +148,8 @@ func buildTargets(bin, everything, preload string) ([]target, error) {
 		}
 		slow := []string{"--slow-tool", "trigger-long-running-operation", "--slow-tool-args", `{"duration":1,"steps":5}`}
 		ts = append(ts,
-			target{"everything stdio", append([]string{"--stdio", node + " " + everything + " stdio"}, slow...)},
-			target{"everything http", append([]string{"--http-cmd", node + " " + everything + " streamableHttp", "--env", "PORT={port}", "--url", "http://127.0.0.1:{port}/mcp"}, slow...)},
+			target{name: "everything stdio", cmd: "run", args: append([]string{"--stdio", node + " " + everything + " stdio"}, slow...)},
+			target{name: "everything http", cmd: "run", args: append([]string{"--http-cmd", node + " " + everything + " streamableHttp", "--env", "PORT={port}", "--url", "http://127.0.0.1:{port}/mcp"}, slow...)},
 		)
 	}
 	return ts, nil
@@ -132,7 +165,7 @@ func runOnce(bin string, t target) (sample, error) {
 	if err != nil {
 		return sample{}, err
 	}
-	args := []string{"run", "--out", out, "--no-color"}
+	args := []string{t.cmd, "--out", out, "--no-color"}
 	for _, a := range t.args {
 		args = append(args, strings.ReplaceAll(a, "{port}", fmt.Sprint(port)))
 	}
@@ -157,6 +190,7 @@ func runOnce(bin string, t target) (sample, error) {
 	s.quiet = time.Duration(run.Stats["quietMs"]) * time.Millisecond
 	for _, r := range run.Results {
 		s.busy += time.Duration(r.DurationMs) * time.Millisecond
+		s.verdicts = append(s.verdicts, strings.Join([]string{r.ID, r.Version, r.Transport, r.Scenario, string(r.Status)}, " "))
 	}
 	return s, nil
 }

@@ -54,6 +54,7 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 		tIdle     = fs.Duration("timeout-idle", d.Idle, "a connected client that neither sends anything nor exits for this long is hung, and stopped")
 		tShutdown = fs.Duration("timeout-shutdown", d.Shutdown, "bound on each step of stopping the client")
 		tLaunch   = fs.Duration("timeout-launch", d.Launch, "bound on one launch of the client as a whole, however much it talks: a client still running then is stopped")
+		workers   = fs.Int("parallel", engine.DefaultClientParallel, "how many launches of the client (scenario × revision) may run at once (`N`), each against its own probe; the results are the same in the same order at any N")
 		envs      repeatFlag
 		outputs   = addOutputFlags(fs, "each check's verdict as it is judged, and in the summary every message in full, the untestable checks and the counts by area")
 	)
@@ -78,10 +79,13 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 	if *name != "" && !targetNamePattern.MatchString(*name) {
 		return nil, usageErrorf("client: --name %q: use letters, digits, '.', '_' and '-', beginning with a letter or digit", *name)
 	}
+	if *workers < 1 {
+		return nil, usageErrorf("client: --parallel must be at least 1, got %d", *workers)
+	}
 	if *overStdio && *overSSE {
 		return nil, usageErrorf("client: --stdio and --sse exclude each other: one transport per run")
 	}
-	cfg := &clientConfig{plan: engine.ClientPlan{Argv: argv, Dir: *cwd, Transport: wire.HTTP}, name: *name}
+	cfg := &clientConfig{plan: engine.ClientPlan{Argv: argv, Dir: *cwd, Transport: wire.HTTP, Parallel: *workers}, name: *name}
 	switch {
 	case *overStdio:
 		cfg.plan.Transport = wire.Stdio

@@ -39,7 +39,7 @@ func authCheckIDs(t *testing.T) []*clientsuite.Check {
 func runAuthClient(t *testing.T, d runDir, clientFlags string, extra ...string) (procRun, *reports.Run, string) {
 	t.Helper()
 	out := t.TempDir()
-	args := append([]string{"client", "--cmd", d.mcpspec + " reference-client" + clientFlags, "--scenario", "auth/*", "--out", out}, clientTestTimeouts...)
+	args := append([]string{"client", "--cmd", d.mcpspec + " reference-client" + clientFlags, "--scenario", "auth/*", "--out", out}, clientTestFlags...)
 	r := runBinary(t, clientRunTimeout, d.mcpspec, append(args, extra...)...)
 	return r, assertReports(t, out), out
 }
@@ -111,7 +111,7 @@ func TestClientAuthFaultsFail(t *testing.T) {
 			d := newRunDir(t)
 			scenarios := strings.Join(append([]string{c.Scenario}, c.Also...), ",")
 			out := t.TempDir()
-			args := append([]string{"client", "--cmd", d.mcpspec + " reference-client --fault " + c.ID, "--scenario", scenarios, "--out", out}, clientTestTimeouts...)
+			args := append([]string{"client", "--cmd", d.mcpspec + " reference-client --fault " + c.ID, "--scenario", scenarios, "--out", out}, clientTestFlags...)
 			r := runBinary(t, clientRunTimeout, d.mcpspec, args...)
 			run := assertReports(t, out)
 			want := reports.Fail
@@ -210,7 +210,7 @@ func TestClientAuthEagerDiscovery(t *testing.T) {
 				flags += " --fault " + tc.fault
 			}
 			out := t.TempDir()
-			args := append([]string{"client", "--cmd", d.mcpspec + " reference-client" + flags, "--scenario", scenarios, "--out", out}, clientTestTimeouts...)
+			args := append([]string{"client", "--cmd", d.mcpspec + " reference-client" + flags, "--scenario", scenarios, "--out", out}, clientTestFlags...)
 			r := runBinary(t, clientRunTimeout, d.mcpspec, args...)
 			run := assertReports(t, out)
 			early, broken := 0, 0
@@ -246,7 +246,7 @@ func TestClientAuthClientCredentialsGrant(t *testing.T) {
 	t.Parallel()
 	d := newRunDir(t)
 	out := t.TempDir()
-	args := append([]string{"client", "--cmd", d.mcpspec + " reference-client --fault AUTH-CLIENT-TOKEN-AUTH-METHOD", "--scenario", "auth/client-credentials-basic", "--out", out}, clientTestTimeouts...)
+	args := append([]string{"client", "--cmd", d.mcpspec + " reference-client --fault AUTH-CLIENT-TOKEN-AUTH-METHOD", "--scenario", "auth/client-credentials-basic", "--out", out}, clientTestFlags...)
 	r := runBinary(t, clientRunTimeout, d.mcpspec, args...)
 	run := assertReports(t, out)
 	failed := 0

@@ -24,12 +24,14 @@ import (
 // well under a second per transport.
 const clientRunTimeout = 60 * time.Second
 
-// clientTestTimeouts keep a fault that leaves the probe's ping unanswered cheap, yet leave
-// the reference client's every request room on a loaded machine: the per-request timeout the
+// clientTestFlags keep a fault that leaves the probe's ping unanswered cheap, yet leave the
+// reference client's every request room on a loaded machine: the per-request timeout the
 // cancellation scenarios give the client is a fifth of --timeout-request, and at 500ms (100 ms
 // each) a tools/list timed out at load 10+, so the client never called probe_slow and
-// LIFE-TIMEOUT-CANCEL was untestable.
-var clientTestTimeouts = []string{"--timeout-request", "3s", "--timeout-idle", "10s", "--timeout-startup", "10s"}
+// LIFE-TIMEOUT-CANCEL was untestable. These runs launch one client at a time: the package's
+// tests already run many clients at once, and more would crowd a small machine's cores.
+// TestClientParallelMatchesSequential tests --parallel.
+var clientTestFlags = []string{"--timeout-request", "3s", "--timeout-idle", "10s", "--timeout-startup", "10s", "--parallel", "1"}
 
 // selfTestScenarios: the default scenarios and those served on request whose checks no default
 // scenario judges (task-cancel, subscriptions), so that every check has a result.
@@ -56,7 +58,7 @@ func runClientScenarios(t *testing.T, d runDir, transport, scenarios string, fau
 		}
 	}
 	out := t.TempDir()
-	args := append([]string{"client", "--cmd", cmd, "--out", out, "--scenario", scenarios}, clientTestTimeouts...)
+	args := append([]string{"client", "--cmd", cmd, "--out", out, "--scenario", scenarios}, clientTestFlags...)
 	if transport != "http" {
 		args = append(args, "--"+transport)
 	}
@@ -293,6 +295,8 @@ func TestClientBadFlagsExit2(t *testing.T) {
 		{[]string{"--cmd", "c", "--timeout-idle", "0s"}, "--timeout-idle must be positive"},
 		{[]string{"--cmd", "c", "--timeout-launch", "-1s"}, "--timeout-launch must be positive"},
 		{[]string{"--cmd", "c", "--timeout-idle", "1s", "--timeout-request", "2s"}, "--timeout-idle (1s) must exceed --timeout-request (2s)"},
+		{[]string{"--cmd", "c", "--parallel", "0"}, "client: --parallel must be at least 1, got 0"},
+		{[]string{"--cmd", "c", "--parallel", "two"}, `invalid value "two" for flag -parallel`},
 		{[]string{"--cmd", "c", "--env", "NOVALUE"}, `--env "NOVALUE": want K=V`},
 		{[]string{"--cmd", "c", "--cwd", "/no/such/dir"}, `--cwd "/no/such/dir" is not a directory`},
 		{[]string{"--cmd", "c", "--baseline", "/no/such/file"}, "client: --baseline:"},

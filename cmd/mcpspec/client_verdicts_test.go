@@ -20,7 +20,7 @@ func TestOlderClientJudgedAtItsRevisions(t *testing.T) {
 	d := newRunDir(t)
 	out := t.TempDir()
 	cmd := d.mcpspec + " reference-client --handshake-only --fault LIFE-PRE-INIT-REQUEST"
-	args := append([]string{"client", "--cmd", cmd, "--out", out, "--scenario", "tools_call"}, clientTestTimeouts...)
+	args := append([]string{"client", "--cmd", cmd, "--out", out, "--scenario", "tools_call"}, clientTestFlags...)
 	runBinary(t, clientRunTimeout, d.mcpspec, args...)
 	run := assertReports(t, out)
 	preInit := 0
@@ -50,7 +50,7 @@ func TestClientThatDoesNotPage(t *testing.T) {
 	t.Parallel()
 	d := newRunDir(t)
 	out := t.TempDir()
-	args := append([]string{"client", "--cmd", d.mcpspec + " reference-client --no-paging", "--out", out, "--scenario", "tools_call"}, clientTestTimeouts...)
+	args := append([]string{"client", "--cmd", d.mcpspec + " reference-client --no-paging", "--out", out, "--scenario", "tools_call"}, clientTestFlags...)
 	runBinary(t, clientRunTimeout, d.mcpspec, args...)
 	run := assertReports(t, out)
 	judged := 0
@@ -81,7 +81,7 @@ func TestPipeliningClientInitialized(t *testing.T) {
 	t.Parallel()
 	d := newRunDir(t)
 	out := t.TempDir()
-	args := append([]string{"client", "--stdio", "--cmd", d.mcpspec + " reference-client --pipeline", "--out", out, "--scenario", "tools_call"}, clientTestTimeouts...)
+	args := append([]string{"client", "--stdio", "--cmd", d.mcpspec + " reference-client --pipeline", "--out", out, "--scenario", "tools_call"}, clientTestFlags...)
 	r := runBinary(t, clientRunTimeout, d.mcpspec, args...)
 	if r.code != reports.ExitOK {
 		t.Errorf("exit %d, want 0\n%s", r.code, r.stdout)
@@ -108,7 +108,7 @@ func TestSessionRuleInEveryScenario(t *testing.T) {
 	t.Parallel()
 	d := newRunDir(t)
 	out := t.TempDir()
-	args := append([]string{"client", "--cmd", d.mcpspec + " reference-client --fault HTTP-SESSION-CLIENT:reinit", "--out", out, "--scenario", "tools_call,session-expiry"}, clientTestTimeouts...)
+	args := append([]string{"client", "--cmd", d.mcpspec + " reference-client --fault HTTP-SESSION-CLIENT:reinit", "--out", out, "--scenario", "tools_call,session-expiry"}, clientTestFlags...)
 	r := runBinary(t, clientRunTimeout, d.mcpspec, args...)
 	if r.code != reports.ExitFailures {
 		t.Errorf("exit %d, want %d\n%s", r.code, reports.ExitFailures, r.stdout)

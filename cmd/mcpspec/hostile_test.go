@@ -209,7 +209,7 @@ func TestHostileOversizeLineIsNamed(t *testing.T) {
 func TestHostileWorkflowCommandsClient(t *testing.T) {
 	t.Parallel()
 	d := newRunDir(t)
-	args := append([]string{"client", "--stdio", "--cmd", d.misbehave + " --mode workflow-commands", "--out", t.TempDir()}, clientTestTimeouts...)
+	args := append([]string{"client", "--stdio", "--cmd", d.misbehave + " --mode workflow-commands", "--out", t.TempDir()}, clientTestFlags...)
 	r := runBinary(t, clientRunTimeout, d.mcpspec, args...)
 	console := r.stdout + "\n" + r.stderr
 	if !strings.Contains(console, "stop-commands") {

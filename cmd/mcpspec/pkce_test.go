@@ -15,7 +15,7 @@ func TestClientAuthPKCEVerifierSyntax(t *testing.T) {
 	d := newRunDir(t)
 	out := t.TempDir()
 	args := append([]string{"client", "--cmd", d.mcpspec + " reference-client --fault AUTH-CLIENT-PKCE",
-		"--scenario", "auth/2025-03-26-oauth-metadata-backcompat", "--out", out}, clientTestTimeouts...)
+		"--scenario", "auth/2025-03-26-oauth-metadata-backcompat", "--out", out}, clientTestFlags...)
 	runBinary(t, clientRunTimeout, d.mcpspec, args...)
 	run := assertReports(t, out)
 	found := false

@@ -66,20 +66,31 @@ func (c *Check) AppliesTo(revision, transport string) bool {
 
 var (
 	regMu   sync.Mutex
+	pending []Check // registered, not yet validated: see settle
 	checks  []*Check
 	byID    = map[string]*Check{}
 	regErrs []error
 )
 
 // Register adds checks; an unknown or duplicate ID or a malformed check is an error that
-// Checks reports.
+// Checks reports. Validating needs the catalogue, whose parsing costs every process that
+// links this package (each reference server and stdio probe a run starts) tens of
+// milliseconds of CPU: it waits for the first Checks or Lookup.
 func Register(cs ...Check) {
 	_, file, _, _ := runtime.Caller(1)
 	regMu.Lock()
 	defer regMu.Unlock()
-	for i := range cs {
-		c := cs[i]
+	for _, c := range cs {
 		c.File = file
+		pending = append(pending, c)
+	}
+}
+
+// settle validates and indexes the pending registrations, in the order they came. The caller
+// holds regMu.
+func settle() {
+	for i := range pending {
+		c := pending[i]
 		if err := c.validate(); err != nil {
 			regErrs = append(regErrs, err)
 			continue
@@ -94,6 +105,7 @@ func Register(cs ...Check) {
 		byID[c.ID] = &c
 		checks = append(checks, &c)
 	}
+	pending = nil
 }
 
 func (c *Check) validate() error {
@@ -129,6 +141,7 @@ func (c *Check) validate() error {
 func Checks() ([]*Check, error) {
 	regMu.Lock()
 	defer regMu.Unlock()
+	settle()
 	out := append([]*Check(nil), checks...)
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	if len(regErrs) > 0 {
@@ -145,6 +158,7 @@ func Checks() ([]*Check, error) {
 func Lookup(id string) (*Check, bool) {
 	regMu.Lock()
 	defer regMu.Unlock()
+	settle()
 	c, ok := byID[id]
 	return c, ok
 }

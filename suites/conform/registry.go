@@ -12,20 +12,31 @@ import (
 
 var (
 	regMu   sync.Mutex
+	pending []Check // registered, not yet validated: see settle
 	checks  []*Check
 	regErrs []error
 	byID    = map[string]*Check{}
 )
 
 // Register adds checks to the registry. An unknown or duplicate ID, or a malformed check, is an
-// error reported when the tree is built, so it can never pass silently.
+// error reported when the tree is built, so it can never pass silently. Validating needs the
+// catalogue, whose parsing would cost every process linking this package (each reference server
+// a run starts) tens of milliseconds of CPU at init: it waits for the registry's first reader.
 func Register(cs ...Check) {
 	_, file, _, _ := runtime.Caller(1)
 	regMu.Lock()
 	defer regMu.Unlock()
-	for i := range cs {
-		c := cs[i]
+	for _, c := range cs {
 		c.File = file
+		pending = append(pending, c)
+	}
+}
+
+// settle validates and indexes the pending registrations and exclusions, in the order they
+// came. The caller holds regMu.
+func settle() {
+	for i := range pending {
+		c := pending[i]
 		if err := c.validate(); err != nil {
 			regErrs = append(regErrs, err)
 			continue
@@ -37,12 +48,22 @@ func Register(cs ...Check) {
 		byID[c.ID] = &c
 		checks = append(checks, &c)
 	}
+	pending = nil
+	for _, x := range pendingExcl {
+		if _, ok := catalog.Lookup(x.id); !ok {
+			regErrs = append(regErrs, fmt.Errorf("exclusion of unknown requirement %s", x.id))
+			continue
+		}
+		exclusions[x.id] = x.reason
+	}
+	pendingExcl = nil
 }
 
 // Checks returns every registered check, sorted by ID, and the registration errors.
 func Checks() ([]*Check, error) {
 	regMu.Lock()
 	defer regMu.Unlock()
+	settle()
 	out := append([]*Check(nil), checks...)
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	if len(regErrs) > 0 {
@@ -55,22 +76,22 @@ func Checks() ([]*Check, error) {
 func Lookup(id string) (*Check, bool) {
 	regMu.Lock()
 	defer regMu.Unlock()
+	settle()
 	c, ok := byID[id]
 	return c, ok
 }
 
-var exclusions = map[string]string{}
+var (
+	exclusions  = map[string]string{}
+	pendingExcl []struct{ id, reason string } // excluded, not yet checked against the catalogue
+)
 
 // Exclude records why a requirement is deliberately not checked, so `mcpspec list` can say so
 // instead of leaving it looking forgotten. Excluding an implemented or unknown ID is an error.
 func Exclude(id, reason string) {
 	regMu.Lock()
 	defer regMu.Unlock()
-	if _, ok := catalog.Lookup(id); !ok {
-		regErrs = append(regErrs, fmt.Errorf("exclusion of unknown requirement %s", id))
-		return
-	}
-	exclusions[id] = reason
+	pendingExcl = append(pendingExcl, struct{ id, reason string }{id, reason})
 }
 
 // Exclusion returns why id is not checked. Client obligations are excluded by rule: the harness
@@ -79,6 +100,7 @@ func Exclude(id, reason string) {
 func Exclusion(id string) (string, bool) {
 	regMu.Lock()
 	defer regMu.Unlock()
+	settle()
 	if _, implemented := byID[id]; implemented {
 		return "", false
 	}

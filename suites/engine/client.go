@@ -54,6 +54,12 @@ func DefaultClientTimeouts() ClientTimeouts {
 	return ClientTimeouts{Startup: d.Startup, Request: d.Request, Idle: 15 * time.Second, Shutdown: d.Shutdown, Launch: 60 * time.Second}
 }
 
+// DefaultClientParallel is how many launches run at once by default. Launches mostly wait on the
+// probe's timers (a retry delay, a request timeout), so more than the cores pay; but each is a
+// process start of the client under test, and a heavy one (node, python) started many at once
+// on a small machine could miss --timeout-startup, a verdict hanging on load.
+const DefaultClientParallel = 4
+
 // ClientPlan is what a client run is to do.
 type ClientPlan struct {
 	Argv      []string // the client under test; the probe's URL or path goes last or in place of {url} ({server})
@@ -66,6 +72,7 @@ type ClientPlan struct {
 	Scenarios []string       // the scenarios to serve
 	Timeouts  ClientTimeouts
 	Self      string // the mcpspec binary, which serves the stdio probe (probe-stdio)
+	Parallel  int    // how many launches run at once, each on its own probe; below 1 means 1
 }
 
 // Launch is one launch of the client: a scenario at a revision, and the checks judging it.
@@ -160,47 +167,113 @@ type ClientOutcome struct {
 	ClientInfo map[string]any // the client's clientInfo, from its first launch that gave one
 }
 
-// RunClient runs the launches in order, the client under test against the probe, and judges
-// each recording; the results go to h.Result.
+// RunClient runs the launches, p.Parallel at once (1 when unset), the client under test against
+// its own probe each, and judges each recording. The hooks get every launch and result in the
+// launches' order whatever order they finish in, so a parallel run reports as a sequential one.
 func RunClient(p *ClientPlan, launches []Launch, h ClientHooks) ClientOutcome {
 	intr := h.Interrupt
 	if intr == nil {
 		intr = NewInterruption()
 	}
+	val := schema.New() // safe for concurrent use; shared so each schema compiles once
+	// Each launch's outcome has a slot of its own, buffered so a worker never waits on the hooks.
+	slots := make([]chan launched, len(launches))
+	for i := range slots {
+		slots[i] = make(chan launched, 1)
+	}
+	workers := max(1, min(p.Parallel, len(launches)))
+	order := dispatchOrder(launches)
+	if workers == 1 {
+		order = nil // nothing runs beside a slow launch: each result comes as soon as judged
+		for i := range launches {
+			order = append(order, i)
+		}
+	}
+	next := make(chan int)
+	go func() {
+		defer close(next)
+		for _, i := range order {
+			next <- i
+		}
+	}()
+	for range workers {
+		go func() {
+			for i := range next {
+				slots[i] <- p.runLaunch(launches[i], intr, val)
+			}
+		}()
+	}
 	var o ClientOutcome
-	val := schema.New()
-	for _, l := range launches {
-		if why := intr.Reason(); why != "" {
-			for _, res := range interruptedResults(l, p.Transport, why, "before its launch") {
-				h.Result(res)
+	for i, l := range launches {
+		r := <-slots[i]
+		if r.ran && h.Launched != nil {
+			h.Launched(l, r.out.secrets, r.out.archived())
+		}
+		if r.ran && r.interrupted == "" {
+			if r.out.clientInfo != nil && o.ClientInfo == nil {
+				o.ClientInfo = r.out.clientInfo
 			}
-			continue
-		}
-		out := p.launch(l.Script, intr.Done())
-		if h.Launched != nil {
-			h.Launched(l, out.secrets, out.archived())
-		}
-		if why := intr.Reason(); why != "" {
-			for _, res := range interruptedResults(l, p.Transport, why, "while the client ran") {
-				h.Result(res)
+			if r.out.err != "" {
+				o.Errors = append(o.Errors, fmt.Sprintf("%s at %s: %s", l.Script.Scenario, l.Revision, r.out.err))
 			}
-			continue
 		}
-		if out.clientInfo != nil && o.ClientInfo == nil {
-			o.ClientInfo = out.clientInfo
-		}
-		if out.err != "" {
-			o.Errors = append(o.Errors, fmt.Sprintf("%s at %s: %s", l.Script.Scenario, l.Revision, out.err))
-		}
-		view := clientsuite.NewView(l.Script.Scenario, l.Revision, p.Transport, l.Script.Offered(), out.records, val)
-		for _, c := range l.Checks {
-			h.Result(clientResult(c, l.Revision, p.Transport, view, out))
+		for _, res := range r.results {
+			h.Result(res)
 		}
 	}
 	if why := intr.Reason(); why != "" {
 		o.Errors = append(o.Errors, fmt.Sprintf("interrupted (%s): the client was stopped and the unfinished checks are errors", why))
 	}
 	return o
+}
+
+// dispatchOrder starts the launches that wait longest first: a cancellation scenario's client
+// waits out its request timeout (a fifth of --timeout-request) however fast it is. Started last,
+// they would add that wait to the run's end; started first, the others run beside them.
+func dispatchOrder(launches []Launch) []int {
+	order := make([]int, len(launches))
+	for i := range order {
+		order[i] = i
+	}
+	slow := func(i int) bool {
+		s := launches[i].Script.Scenario
+		return s == probe.ScenarioRequestTimeout || s == probe.ScenarioTaskCancel
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch {
+		case slow(a) && !slow(b):
+			return -1
+		case slow(b) && !slow(a):
+			return 1
+		}
+		return 0
+	})
+	return order
+}
+
+// launched is what one launch came to: its outcome and its checks' results.
+type launched struct {
+	ran         bool   // the client was launched
+	interrupted string // why the run was interrupted before the launch ended, "" if it was not
+	out         launchOutcome
+	results     []reports.Result
+}
+
+// runLaunch launches the client for l, unless the run is interrupted, and judges its recording.
+func (p *ClientPlan) runLaunch(l Launch, intr *Interruption, val *schema.Validator) launched {
+	if why := intr.Reason(); why != "" {
+		return launched{interrupted: why, results: interruptedResults(l, p.Transport, why, "before its launch")}
+	}
+	r := launched{ran: true, out: p.launch(l.Script, intr.Done())}
+	if why := intr.Reason(); why != "" {
+		r.interrupted, r.results = why, interruptedResults(l, p.Transport, why, "while the client ran")
+		return r
+	}
+	view := clientsuite.NewView(l.Script.Scenario, l.Revision, p.Transport, l.Script.Offered(), r.out.records, val)
+	for _, c := range l.Checks {
+		r.results = append(r.results, clientResult(c, l.Revision, p.Transport, view, r.out))
+	}
+	return r
 }
 
 // Interruption is closed once, by the first Interrupt (a signal, say).

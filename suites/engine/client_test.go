@@ -93,3 +93,47 @@ func TestStderrHintQuotesTheReason(t *testing.T) {
 		t.Errorf("hint %q", hint)
 	}
 }
+
+// TestRunClientParallelKeepsOrder: the first launch's client ends only once the second's has run,
+// so the two overlap and the second finishes first; the hooks still get them in plan order.
+func TestRunClientParallelKeepsOrder(t *testing.T) {
+	dir := t.TempDir()
+	// The URL goes last, as $0. tools_call waits (bounded) for version-unsupported's mark.
+	script := `case "$MCP_CONFORMANCE_SCENARIO" in
+tools_call) i=0; while [ ! -e "$MARK" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; [ -e "$MARK" ] || exit 7;;
+*) touch "$MARK";;
+esac`
+	p := &ClientPlan{Argv: []string{"sh", "-c", script}, Env: []string{"MARK=" + dir + "/mark"}, Transport: "http",
+		Revisions: []string{"2025-06-18"}, Scenarios: []string{probe.ScenarioTools, probe.ScenarioVersionUnsupported}, Parallel: 2,
+		Timeouts: ClientTimeouts{Startup: 2 * time.Minute, Request: time.Second, Idle: time.Minute, Shutdown: 5 * time.Second, Launch: 2 * time.Minute}}
+	launches, err := p.Launches()
+	if err != nil || len(launches) != 2 {
+		t.Fatalf("launches %v, %v: want tools_call and version-unsupported", launches, err)
+	}
+	var sessions, scenarios []string
+	o := RunClient(p, launches, ClientHooks{
+		Launched: func(l Launch, _ []string, _ []transcript.Entry) { sessions = append(sessions, l.Session()) },
+		Result:   func(r reports.Result) { scenarios = append(scenarios, r.Scenario) },
+	})
+	if want := []string{launches[0].Session(), launches[1].Session()}; !slices.Equal(sessions, want) {
+		t.Errorf("launched %v, want %v", sessions, want)
+	}
+	if i := slices.Index(scenarios, probe.ScenarioVersionUnsupported); i <= 0 || slices.Contains(scenarios[i:], probe.ScenarioTools) {
+		t.Errorf("results by scenario %v, want tools_call's then version-unsupported's", scenarios)
+	}
+	if len(o.Errors) != 2 || !strings.HasPrefix(o.Errors[0], "tools_call at 2025-06-18: it exited (exit status 0)") {
+		t.Errorf("errors %q, want tools_call's first, its client having seen the other launch run", o.Errors)
+	}
+}
+
+// TestDispatchOrderStartsCancellationFirst: the launches that wait out a request timeout start
+// first, the others keep their order behind them.
+func TestDispatchOrderStartsCancellationFirst(t *testing.T) {
+	var ls []Launch
+	for _, s := range []string{probe.ScenarioTools, probe.ScenarioRequestTimeout, probe.ScenarioSSERetry, probe.ScenarioTaskCancel, probe.ScenarioSessionExpiry} {
+		ls = append(ls, Launch{Script: probe.Script{Scenario: s}})
+	}
+	if got, want := dispatchOrder(ls), []int{1, 3, 0, 2, 4}; !slices.Equal(got, want) {
+		t.Errorf("dispatch order %v, want %v", got, want)
+	}
+}
