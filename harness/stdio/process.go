@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -28,9 +29,13 @@ type Process struct {
 	Stdin  *os.File // nil when not requested
 	Stdout *os.File // nil when not requested
 	stderr *ring
-	done   chan struct{}
-	mu     sync.Mutex
-	exit   error
+	// errR is mcpspec's end of the stderr pipe and errRead what the copy took from it: the
+	// tail catches up with both before it is read (StderrTail).
+	errR    *os.File
+	errRead atomic.Int64
+	done    chan struct{}
+	mu      sync.Mutex
+	exit    error
 }
 
 // StderrLimit is how much of the target's stderr is kept.
@@ -39,6 +44,11 @@ const StderrLimit = 16 << 10
 // stderrDrainTimeout bounds how long, after the process exits, Done waits for its stderr to be
 // read to the end (a surviving child may hold the pipe open).
 const stderrDrainTimeout = 250 * time.Millisecond
+
+// stderrCatchUpTimeout bounds how long StderrTail waits for what the server already wrote to
+// stderr to be copied from the pipe: on a busy machine the copy can lag behind an error that
+// the server's last words explain.
+const stderrCatchUpTimeout = 500 * time.Millisecond
 
 // Start launches cmd. With pipes, stdin and stdout are connected to the harness; otherwise they
 // are /dev/null (a launched HTTP server). Stderr is always kept in a ring buffer.
@@ -88,9 +98,10 @@ func Start(c Command, pipes bool) (*Process, error) {
 	}
 	// The child has its copies; closing ours lets reads see EOF when the child's side closes.
 	closeAll(childEnds...)
+	p.errR = errR
 	stderrDrained := make(chan struct{})
 	go func() {
-		_, _ = io.Copy(p.stderr, errR)
+		_, _ = io.Copy(p.stderr, countingReader{errR, &p.errRead})
 		errR.Close()
 		close(stderrDrained)
 	}()
@@ -143,8 +154,47 @@ func (p *Process) AwaitStderr(d time.Duration) {
 	}
 }
 
-// StderrTail returns the last bytes the process wrote to stderr.
-func (p *Process) StderrTail() string { return p.stderr.String() }
+// StderrTail returns the last bytes the process wrote to stderr, once what sat in the pipe
+// when it was called has been copied (bounded by stderrCatchUpTimeout).
+func (p *Process) StderrTail() string {
+	p.catchUpStderr()
+	return p.stderr.String()
+}
+
+// catchUpStderr waits until the pipe holds nothing unread and the copy has written all it read.
+func (p *Process) catchUpStderr() {
+	var deadline <-chan time.Time
+	for {
+		written, next := p.stderr.written()
+		if p.errR == nil || unread(p.errR) == 0 && written == p.errRead.Load() {
+			return
+		}
+		if deadline == nil {
+			t := time.NewTimer(stderrCatchUpTimeout)
+			defer t.Stop()
+			deadline = t.C
+		}
+		select {
+		case <-next:
+		case <-p.done:
+			return
+		case <-deadline:
+			return
+		}
+	}
+}
+
+// countingReader counts what is read through it.
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n.Add(int64(n))
+	return n, err
+}
 
 // Stop ends the process group: close stdin and give the server the grace period to exit on its
 // own, then SIGTERM the group, then SIGKILL it. Every step ends as soon as the process is gone.

@@ -321,3 +321,22 @@ func TestLaunchNotesTheInboxBounds(t *testing.T) {
 		t.Errorf("%d notes of dropped messages in the transcript, want 1", notes)
 	}
 }
+
+// TestStderrTailCatchesUp: what a server wrote to stderr before a later stdout line is in the
+// tail once that line has been read, however far behind the stderr copy is (a busy machine).
+func TestStderrTailCatchesUp(t *testing.T) {
+	for i := range 20 {
+		p, err := Start(Command{Argv: []string{"sh", "-c", "echo 'last words " + strconv.Itoa(i) + "' >&2; echo done; cat >/dev/null"}}, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		line := make([]byte, 5)
+		if _, err := p.Stdout.Read(line); err != nil || string(line) != "done\n" {
+			t.Fatalf("stdout %q, %v", line, err)
+		}
+		if tail := p.StderrTail(); !strings.Contains(tail, "last words "+strconv.Itoa(i)) {
+			t.Errorf("run %d: stderr tail %q lacks what the server wrote before its stdout line", i, tail)
+		}
+		p.Stop(testGrace)
+	}
+}

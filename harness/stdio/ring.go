@@ -9,9 +9,19 @@ type ring struct {
 	limit int
 	total int64
 	first chan struct{} // closed by the first write
+	wrote chan struct{} // closed and replaced by every write
 }
 
-func newRing(limit int) *ring { return &ring{limit: limit, first: make(chan struct{})} }
+func newRing(limit int) *ring {
+	return &ring{limit: limit, first: make(chan struct{}), wrote: make(chan struct{})}
+}
+
+// written is how many bytes were ever written, and a channel closed by the next write.
+func (r *ring) written() (int64, <-chan struct{}) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.total, r.wrote
+}
 
 func (r *ring) Write(p []byte) (int, error) {
 	r.mu.Lock()
@@ -20,6 +30,8 @@ func (r *ring) Write(p []byte) (int, error) {
 		close(r.first)
 	}
 	r.total += int64(len(p))
+	close(r.wrote)
+	r.wrote = make(chan struct{})
 	r.buf = append(r.buf, p...)
 	if over := len(r.buf) - r.limit; over > 0 {
 		r.buf = append(r.buf[:0], r.buf[over:]...)
