@@ -6,14 +6,12 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/mcpspec/mcpspec/reports"
 )
@@ -93,21 +91,7 @@ func TestClientInterruptedWritesReportsAndExits3(t *testing.T) {
 			if err := awaitProcess(d.marker, wait, exited); err != nil {
 				t.Fatalf("%v\nstdout:\n%s\nstderr:\n%s", err, tail(stdout.String(), 20), stderr.String())
 			}
-			if err := syscall.Kill(cmd.Process.Pid, c.sig); err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case err := <-exited:
-				var exit *exec.ExitError
-				if err != nil && !errors.As(err, &exit) {
-					t.Fatal(err)
-				}
-			case <-time.After(interruptExitTimeout):
-				t.Fatalf("mcpspec client did not exit within %s of %s\nstdout:\n%s", interruptExitTimeout, c.sig, tail(stdout.String(), 20))
-			}
-			if code := cmd.ProcessState.ExitCode(); code != reports.ExitHarness {
-				t.Errorf("exit code %d, want %d\nstderr:\n%s", code, reports.ExitHarness, stderr.String())
-			}
+			interruptAndAwaitExit(t, cmd, exited, c.sig, &stdout, &stderr)
 			assertNoLeftovers(t, d)
 			run := assertReports(t, out)
 			if !strings.Contains(strings.Join(run.Errors, "\n"), "interrupted ("+signalName(c.sig)+")") {

@@ -70,21 +70,7 @@ func TestCLIInterruptedRunWritesReportsAndExits3(t *testing.T) {
 				t.Fatalf("%v\nstdout:\n%s\nstderr:\n%s", err, tail(stdout.String(), 20), stderr.String())
 			}
 			// The signal goes to mcpspec alone, as `kill PID` would: stopping the servers is its job.
-			if err := syscall.Kill(cmd.Process.Pid, c.sig); err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case err := <-exited:
-				var exit *exec.ExitError
-				if err != nil && !errors.As(err, &exit) {
-					t.Fatal(err)
-				}
-			case <-time.After(interruptExitTimeout):
-				t.Fatalf("mcpspec did not exit within %s of %s\nstdout:\n%s", interruptExitTimeout, c.sig, tail(stdout.String(), 20))
-			}
-			if code := cmd.ProcessState.ExitCode(); code != reports.ExitHarness {
-				t.Errorf("exit code %d, want %d\nstderr:\n%s", code, reports.ExitHarness, stderr.String())
-			}
+			interruptAndAwaitExit(t, cmd, exited, c.sig, &stdout, &stderr)
 			assertNoLeftovers(t, d)
 
 			run := assertReports(t, out)
@@ -157,4 +143,25 @@ func TestCLIUnwritableReportsExit3(t *testing.T) {
 		t.Errorf("want the summary and no claim of reports on stdout:\n%s", tail(r.stdout, 10))
 	}
 	assertNoLeftovers(t, d)
+}
+
+// interruptAndAwaitExit sends sig to mcpspec alone, as `kill PID` would (stopping what it
+// launched is its job), and requires it to exit with ExitHarness within interruptExitTimeout.
+func interruptAndAwaitExit(t *testing.T, cmd *exec.Cmd, exited <-chan error, sig syscall.Signal, stdout, stderr *bytes.Buffer) {
+	t.Helper()
+	if err := syscall.Kill(cmd.Process.Pid, sig); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		var exit *exec.ExitError
+		if err != nil && !errors.As(err, &exit) {
+			t.Fatal(err)
+		}
+	case <-time.After(interruptExitTimeout):
+		t.Fatalf("%s did not exit within %s of %s\nstdout:\n%s", filepath.Base(cmd.Args[0])+" "+cmd.Args[1], interruptExitTimeout, sig, tail(stdout.String(), 20))
+	}
+	if code := cmd.ProcessState.ExitCode(); code != reports.ExitHarness {
+		t.Errorf("exit code %d, want %d\nstderr:\n%s", code, reports.ExitHarness, stderr.String())
+	}
 }
