@@ -18,6 +18,9 @@ type Command struct {
 	Argv []string
 	Env  []string // extra K=V pairs, added to the harness's own environment
 	Dir  string
+	// Stderr, when set, also receives everything the process writes to stderr, as it comes
+	// (a proxy passes the server's log on); the kept tail is the same either way.
+	Stderr io.Writer
 }
 
 func (c Command) String() string { return strings.Join(c.Argv, " ") }
@@ -100,8 +103,12 @@ func Start(c Command, pipes bool) (*Process, error) {
 	closeAll(childEnds...)
 	p.errR = errR
 	stderrDrained := make(chan struct{})
+	var sink io.Writer = p.stderr
+	if c.Stderr != nil {
+		sink = teeWriter{p.stderr, c.Stderr}
+	}
 	go func() {
-		_, _ = io.Copy(p.stderr, countingReader{errR, &p.errRead})
+		_, _ = io.Copy(sink, countingReader{errR, &p.errRead})
 		errR.Close()
 		close(stderrDrained)
 	}()
@@ -182,6 +189,19 @@ func (p *Process) catchUpStderr() {
 			return
 		}
 	}
+}
+
+// teeWriter writes to the kept tail, then to a further sink whose errors do not stop the copy:
+// a reader of the log that went away must not leave the server blocked on a full stderr pipe.
+type teeWriter struct {
+	tail io.Writer
+	also io.Writer
+}
+
+func (t teeWriter) Write(b []byte) (int, error) {
+	n, err := t.tail.Write(b)
+	_, _ = t.also.Write(b)
+	return n, err
 }
 
 // countingReader counts what is read through it.
