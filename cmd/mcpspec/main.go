@@ -35,6 +35,7 @@ Usage:
   mcpspec matrix --merge DIR... [--out DIR]  the same matrix from runs made elsewhere (CI jobs)
   mcpspec client --cmd CMD [--stdio|--sse]  test an MCP client: it is launched against mcpspec's probe server
   mcpspec reference-client [--sse] URL|SERVER  the bundled reference client (--fault ID breaks one requirement)
+  mcpspec proxy [--out DIR] -- SERVER…  relay a real host's session with a server (stdio, or --listen/--upstream HTTP) and record it
   mcpspec version              print the version
 
 Run 'mcpspec COMMAND --help' for the flags of a command.
@@ -75,7 +76,7 @@ func parseFlags(fs *flag.FlagSet, args []string, usageLine string, stdout io.Wri
 func main() {
 	// A run's targets may start processes that leave their process group (setsid) and would
 	// outlive every cleanup: as a child subreaper, mcpspec inherits them and ends them at exit.
-	reaps := len(os.Args) > 1 && slices.Contains([]string{"run", "client", "matrix"}, os.Args[1])
+	reaps := len(os.Args) > 1 && slices.Contains([]string{"run", "client", "matrix", "proxy"}, os.Args[1])
 	if reaps {
 		reaper.Become()
 		// A target answering with tens of megabytes, or flooding notifications, makes garbage
@@ -126,6 +127,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		code, err = cmdClient(args[1:], stdout, stderr)
 	case "reference-client":
 		code, err = cmdReferenceClient(args[1:], stdout, stderr)
+	case "proxy":
+		code, err = cmdProxy(args[1:], stdout, stderr)
 	case "probe-stdio":
 		err = cmdProbeStdio(args[1:], stdout, stderr)
 	case "version", "--version":
@@ -133,7 +136,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
-		err = usageErrorf("unknown command %q (want run, list, diff, matrix, reference, jsonrpc-server, client, reference-client or version)", args[0])
+		err = usageErrorf("unknown command %q (want run, list, diff, matrix, reference, jsonrpc-server, client, reference-client, proxy or version)", args[0])
 	}
 	if err == nil {
 		return code

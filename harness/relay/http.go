@@ -99,10 +99,11 @@ func (h *HTTP) rewrite(pr *httputil.ProxyRequest) {
 	if _, ok := h.legacy.Load(pr.Out.URL.Path); ok {
 		ex.transport = recording.LegacySSE
 	}
-	ex.request = recording.Record{From: recording.FromClient, Transport: ex.transport, Exchange: ex.n, Channel: recording.ChanRequest,
+	ex.request = recording.Record{At: time.Now(), From: recording.FromClient, Transport: ex.transport, Exchange: ex.n, Channel: recording.ChanRequest,
 		Method: pr.Out.Method, Path: pr.Out.URL.RequestURI(), Header: flatten(pr.Out.Header)}
 	if pr.Out.Body == nil || pr.Out.Body == http.NoBody {
-		ex.recordRequest()
+		// Recorded with its answer (stamped now): a GET's answer may show it opened a legacy
+		// SSE stream, and the request is then of that transport too.
 		return
 	}
 	ex.body = &capture{src: pr.Out.Body, done: ex.recordRequest}
@@ -123,8 +124,10 @@ func (ex *exchange) recordRequest() {
 // response records the head and passes the body on through a recorder of its own kind.
 func (h *HTTP) response(resp *http.Response) error {
 	ex := exchangeOf(resp.Request.Context())
-	ex.recordRequest()
-	ex.answered.Store(true)
+	legacyCandidate := resp.Request.Method == http.MethodGet && isEventStream(resp.Header)
+	if !legacyCandidate {
+		ex.recordRequest()
+	}
 	head := recording.Record{At: time.Now(), From: recording.FromServer, Transport: ex.transport, Exchange: ex.n, Channel: recording.ChanResponse,
 		Status: resp.StatusCode, Header: flatten(resp.Header)}
 	cut := func(err error) {
@@ -154,7 +157,8 @@ func (h *HTTP) response(resp *http.Response) error {
 						h.legacy.Store(u.Path, true)
 					}
 				}
-				head.Transport = ex.transport
+				ex.request.Transport, head.Transport = ex.transport, ex.transport
+				ex.recordRequest()
 				ex.rec.Add(head)
 			})
 		}

@@ -103,6 +103,12 @@ func Stdio(o StdioOptions) (Ending, error) {
 		end.Why = "the host stopped reading its stdin (its end of the pipe is closed)"
 	case <-serverEOF:
 		end.Why, end.ServerExited = "the server closed its stdout", true
+		// Most often because it is exiting: say so when it has within the bound.
+		select {
+		case <-p.Done():
+			end.Why = "the server exited"
+		case <-time.After(o.Grace):
+		}
 	case <-p.Done():
 		end.Why, end.ServerExited = "the server exited", true
 	case why := <-o.Stop:

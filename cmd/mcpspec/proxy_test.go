@@ -1,0 +1,429 @@
+package main
+
+// `mcpspec proxy` as a host sees it: real processes, real pipes, real HTTP on 127.0.0.1.
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpspec/mcpspec/harness/recording"
+	"github.com/mcpspec/mcpspec/reports"
+)
+
+const (
+	// proxySessionTimeout bounds one whole session through the proxy in these tests.
+	proxySessionTimeout = 2 * time.Minute
+	// proxyReadyTimeout bounds how long an HTTP relay or server takes to accept connections.
+	proxyReadyTimeout = 30 * time.Second
+)
+
+// proxyProc is a process started by a test, with its pipes.
+type proxyProc struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout *bufio.Reader
+	stderr *syncBuf
+	exited chan error
+}
+
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startProc starts argv in its own process group with piped stdin and stdout.
+func startProc(t *testing.T, argv ...string) *proxyProc {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p := &proxyProc{cmd: cmd, stderr: &syncBuf{}, exited: make(chan error, 1)}
+	cmd.Stderr = p.stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p.stdin, p.stdout = in, bufio.NewReaderSize(out, 1<<20)
+	go func() { p.exited <- cmd.Wait() }()
+	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	return p
+}
+
+// wait awaits the exit, at most proxySessionTimeout, and returns the exit code.
+func (p *proxyProc) wait(t *testing.T) int {
+	t.Helper()
+	select {
+	case err := <-p.exited:
+		var exit *exec.ExitError
+		if err != nil && !errors.As(err, &exit) {
+			t.Fatal(err)
+		}
+	case <-time.After(proxySessionTimeout):
+		t.Fatalf("%s did not exit within %s\nstderr:\n%s", strings.Join(p.cmd.Args, " "), proxySessionTimeout, tail(p.stderr.String(), 20))
+	}
+	return p.cmd.ProcessState.ExitCode()
+}
+
+// step is one line a host writes, and how many lines it then reads before the next.
+type step struct {
+	line    string
+	replies int
+}
+
+// drive plays script in lockstep (so that a server answering concurrently answers in one
+// order), closes stdin, and returns every byte the process wrote to stdout.
+func drive(t *testing.T, p *proxyProc, script []step, last string) string {
+	t.Helper()
+	var got strings.Builder
+	for _, s := range script {
+		if _, err := io.WriteString(p.stdin, s.line+"\n"); err != nil {
+			t.Fatalf("write %q: %v", s.line, err)
+		}
+		for range s.replies {
+			line, err := p.stdout.ReadString('\n')
+			got.WriteString(line)
+			if err != nil {
+				t.Fatalf("reply to %q: %v (stderr: %s)", s.line, err, tail(p.stderr.String(), 10))
+			}
+		}
+	}
+	if _, err := io.WriteString(p.stdin, last); err != nil {
+		t.Fatal(err)
+	}
+	p.stdin.Close()
+	rest, err := io.ReadAll(p.stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.Write(rest)
+	return got.String()
+}
+
+var hostScript = []step{
+	{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"host","version":"1"}}}`, 1},
+	{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, 0},
+	{`{"jsonrpc":"2.0","id":"two","method":"ping"}`, 1},
+	{`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, 1},
+	{`not json {`, 1},
+	{`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("é", 5000) + `"}}}`, 1},
+}
+
+// hostLast is the host's last write: a line without its newline.
+const hostLast = `{"jsonrpc":"2.0","id":5,"method":"ping"}`
+
+func readRecording(t *testing.T, dir string) []recording.Record {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, RecordingFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, _, err := recording.Read(f, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+func frameBodies(recs []recording.Record, channel string) []string {
+	var out []string
+	for _, r := range recs {
+		if r.Channel == channel {
+			out = append(out, r.Body)
+		}
+	}
+	return out
+}
+
+// TestProxyStdioChangesNoByte: a host driving the reference server directly and through the
+// proxy gets the same bytes, and the server gets the same bytes (both sides teed to files).
+func TestProxyStdioChangesNoByte(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	dir := t.TempDir()
+	server := func(tag string) []string {
+		in, out := filepath.Join(dir, tag+".in"), filepath.Join(dir, tag+".out")
+		return []string{"sh", "-c", fmt.Sprintf("tee %s | %s reference | tee %s", in, d.mcpspec, out)}
+	}
+	direct := drive(t, startProc(t, server("direct")...), hostScript, hostLast)
+	out := filepath.Join(dir, "report")
+	p := startProc(t, append([]string{d.mcpspec, "proxy", "--out", out, "--"}, server("proxied")...)...)
+	proxied := drive(t, p, hostScript, hostLast)
+	if code := p.wait(t); code != reports.ExitOK {
+		t.Errorf("proxy exit %d, want 0 (the host closed stdin)\nstderr:\n%s", code, p.stderr.String())
+	}
+	if direct != proxied || !strings.Contains(direct, `"id":"two"`) {
+		t.Errorf("the host got different bytes through the proxy:\ndirect:\n%s\nproxied:\n%s", direct, proxied)
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if a, b := read("direct.in"), read("proxied.in"); a != b {
+		t.Errorf("the server got different bytes through the proxy:\n%q\n%q", a, b)
+	}
+	if got := read("proxied.out"); got != proxied {
+		t.Errorf("the host did not get what the server wrote:\n%q\n%q", got, proxied)
+	}
+	recs := readRecording(t, out)
+	var sent []string
+	for _, s := range hostScript {
+		sent = append(sent, s.line)
+	}
+	sent = append(sent, hostLast)
+	if got := frameBodies(recs, recording.ChanStdin); strings.Join(got, "\n") != strings.Join(sent, "\n") {
+		t.Errorf("stdin frames:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(sent, "\n"))
+	}
+	if got := frameBodies(recs, recording.ChanStdout); strings.Join(got, "\n")+"\n" != proxied {
+		t.Errorf("stdout frames do not match what the host got:\n%s", strings.Join(got, "\n"))
+	}
+	if !strings.Contains(p.stderr.String(), "session ended: the host closed stdin") {
+		t.Errorf("stderr does not say how the session ended:\n%s", p.stderr.String())
+	}
+	assertNoLeftovers(t, d)
+}
+
+// TestProxyStdioReferenceClient: the bundled reference client, launching the proxy as its
+// server, completes its whole contract through it.
+func TestProxyStdioReferenceClient(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	out := t.TempDir()
+	r := runBinary(t, proxySessionTimeout, d.mcpspec, "reference-client", "--handshake-only", d.mcpspec, "proxy", "--out", out, "--", d.mcpspec, "reference")
+	if r.code != reports.ExitOK {
+		t.Fatalf("reference-client through the proxy: exit %d\nstderr:\n%s", r.code, tail(r.stderr, 30))
+	}
+	recs := readRecording(t, out)
+	from := map[string]int{}
+	for _, rec := range recs {
+		from[rec.From]++
+	}
+	if from[recording.FromClient] < 3 || from[recording.FromServer] < 3 || from[recording.FromProxy] != 1 {
+		t.Errorf("records by side: %v", from)
+	}
+	assertNoLeftovers(t, d)
+}
+
+// TestProxyStdioEndings: the server's exit (exit 3, said on stderr), SIGTERM and --for each end
+// the session in bounded time with the recording written and nothing left running.
+func TestProxyStdioEndings(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	t.Run("server exits", func(t *testing.T) {
+		out := t.TempDir()
+		p := startProc(t, d.mcpspec, "proxy", "--out", out, "--", "sh", "-c", "echo '{\"jsonrpc\":\"2.0\",\"method\":\"bye\"}'; echo dying >&2; exit 4")
+		if got, _ := p.stdout.ReadString('\n'); got != `{"jsonrpc":"2.0","method":"bye"}`+"\n" {
+			t.Errorf("host stdout = %q", got)
+		}
+		if rest, err := io.ReadAll(p.stdout); err != nil || len(rest) > 0 {
+			t.Errorf("the host's stdout must be closed after the server's last line: %q %v", rest, err)
+		}
+		if code := p.wait(t); code != reports.ExitHarness {
+			t.Errorf("exit %d, want 3", code)
+		}
+		if s := p.stderr.String(); !strings.Contains(s, "dying\n") || !strings.Contains(s, "mcpspec proxy: the server exited (exit status 4) while the host was connected") {
+			t.Errorf("stderr:\n%s", s)
+		}
+		if recs := readRecording(t, out); len(frameBodies(recs, recording.ChanStderr)) != 1 {
+			t.Errorf("recording: %+v", recs)
+		}
+	})
+	t.Run("SIGTERM", func(t *testing.T) {
+		out := t.TempDir()
+		p := startProc(t, d.mcpspec, "proxy", "--out", out, "--", d.mcpspec, "reference")
+		if err := awaitProcess(d.marker, d.mcpspec+" reference", p.exited); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		if code := p.wait(t); code != reports.ExitOK {
+			t.Errorf("exit %d, want 0: SIGTERM is how hosts end a stdio server\nstderr:\n%s", code, p.stderr.String())
+		}
+		recs := readRecording(t, out)
+		if len(recs) == 0 || !strings.Contains(recs[len(recs)-1].Note, "the proxy got SIGTERM") {
+			t.Errorf("recording: %+v", recs)
+		}
+	})
+	t.Run("--for", func(t *testing.T) {
+		out := t.TempDir()
+		p := startProc(t, d.mcpspec, "proxy", "--out", out, "--for", "300ms", "--", d.mcpspec, "reference")
+		if code := p.wait(t); code != reports.ExitOK {
+			t.Errorf("exit %d\nstderr:\n%s", code, p.stderr.String())
+		}
+		if !strings.Contains(p.stderr.String(), "session ended: --for 300ms passed") {
+			t.Errorf("stderr:\n%s", p.stderr.String())
+		}
+	})
+	t.Run("server cannot start", func(t *testing.T) {
+		out := t.TempDir()
+		r := runBinary(t, proxySessionTimeout, d.mcpspec, "proxy", "--out", out, "--", filepath.Join(out, "no-such-server"))
+		if r.code != reports.ExitHarness || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || r.stdout != "" {
+			t.Errorf("exit %d, stdout %q, stderr %q: want 3 and one line", r.code, r.stdout, r.stderr)
+		}
+		if _, err := os.Stat(filepath.Join(out, RecordingFile)); err != nil {
+			t.Errorf("the recording is written anyway: %v", err)
+		}
+	})
+	assertNoLeftovers(t, d)
+}
+
+// awaitListening waits until addr accepts connections, at most proxyReadyTimeout.
+func awaitListening(t *testing.T, addr string, p *proxyProc) {
+	t.Helper()
+	deadline := time.Now().Add(proxyReadyTimeout)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			return
+		}
+		select {
+		case err := <-p.exited:
+			t.Fatalf("%s exited (%v) before listening on %s\nstderr:\n%s", p.cmd.Args[1], err, addr, p.stderr.String())
+		case <-time.After(leftoverPoll):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("nothing listens on %s after %s", addr, proxyReadyTimeout)
+		}
+	}
+}
+
+// TestProxyHTTP: the reference client over Streamable HTTP and over legacy HTTP+SSE through
+// the relay to the reference server, every exchange recorded; SIGTERM ends the relay.
+func TestProxyHTTP(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	upAddr := fmt.Sprintf("127.0.0.1:%d", loopbackPort(t))
+	up := startProc(t, d.mcpspec, "reference", "--http", upAddr)
+	awaitListening(t, upAddr, up)
+	out := t.TempDir()
+	proxyAddr := fmt.Sprintf("127.0.0.1:%d", loopbackPort(t))
+	p := startProc(t, d.mcpspec, "proxy", "--out", out, "--listen", proxyAddr, "--upstream", "http://"+upAddr+"/mcp")
+	awaitListening(t, proxyAddr, p)
+	for _, args := range [][]string{{"http://" + proxyAddr + "/mcp"}, {"--sse", "http://" + proxyAddr + "/sse"}} {
+		r := runBinary(t, proxySessionTimeout, d.mcpspec, append([]string{"reference-client", "--handshake-only"}, args...)...)
+		if r.code != reports.ExitOK {
+			t.Errorf("reference-client %v through the proxy: exit %d\nstderr:\n%s", args, r.code, tail(r.stderr, 20))
+		}
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.wait(t); code != reports.ExitOK {
+		t.Errorf("proxy exit %d\nstderr:\n%s", code, p.stderr.String())
+	}
+	if b, _ := io.ReadAll(p.stdout); len(b) > 0 {
+		t.Errorf("the HTTP relay wrote to stdout: %q", b)
+	}
+	recs := readRecording(t, out)
+	count := map[string]int{}
+	for _, r := range recs {
+		count[r.Transport+" "+r.Channel]++
+	}
+	for _, want := range []string{"http request", "http response", "http event", "legacy-sse request", "legacy-sse response", "legacy-sse event"} {
+		if count[want] == 0 {
+			t.Errorf("no %s recorded: %v", want, count)
+		}
+	}
+	if count["http request"] != count["http response"] {
+		t.Errorf("every request has its response recorded: %v", count)
+	}
+	_ = up.cmd.Process.Signal(syscall.SIGTERM)
+	up.wait(t)
+	assertNoLeftovers(t, d)
+}
+
+// TestProxyHTTPRefusedUpstream: an upstream that refuses gets the host a 502 with one line.
+func TestProxyHTTPRefusedUpstream(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	out := t.TempDir()
+	proxyAddr := fmt.Sprintf("127.0.0.1:%d", loopbackPort(t))
+	refused := fmt.Sprintf("http://127.0.0.1:%d/mcp", loopbackPort(t))
+	p := startProc(t, d.mcpspec, "proxy", "--out", out, "--for", "1h", "--listen", proxyAddr, "--upstream", refused)
+	awaitListening(t, proxyAddr, p)
+	resp, err := http.Post("http://"+proxyAddr+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway || strings.Count(string(body), "\n") != 1 || !strings.Contains(string(body), "connection refused") {
+		t.Errorf("got %d %q, want 502 and one line", resp.StatusCode, body)
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGINT)
+	if code := p.wait(t); code != reports.ExitOK {
+		t.Errorf("proxy exit %d", code)
+	}
+	recs := readRecording(t, out)
+	found := false
+	for _, r := range recs {
+		found = found || (r.From == recording.FromProxy && r.Status == http.StatusBadGateway)
+	}
+	if !found {
+		t.Errorf("the 502 is not recorded: %+v", recs)
+	}
+	assertNoLeftovers(t, d)
+}
+
+func TestProxyBadFlagsExit2WithOneLine(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{},
+		{"--out", file, "--", "cat"},
+		{"--for", "-1s", "--", "cat"},
+		{"--listen", "127.0.0.1:1"},
+		{"--upstream", "http://127.0.0.1:1/mcp"},
+		{"--listen", "0.0.0.0:1", "--upstream", "http://127.0.0.1:1/mcp"},
+		{"--listen", "127.0.0.1:1", "--upstream", "http://192.0.2.1/mcp"},
+		{"--listen", "127.0.0.1:1", "--upstream", "ftp://127.0.0.1/"},
+		{"--listen", "127.0.0.1:1", "--upstream", "http://127.0.0.1:1/mcp", "cat"},
+		{"--timeout-shutdown", "0s", "--", "cat"},
+		{"--bogus"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := Main(append([]string{"proxy"}, args...), &stdout, &stderr)
+		if code != reports.ExitUsage || strings.Count(stderr.String(), "\n") != 1 || stdout.Len() != 0 {
+			t.Errorf("proxy %q: exit %d, stdout %q, stderr %q: want 2 and one line on stderr", args, code, stdout.String(), stderr.String())
+		}
+	}
+}
