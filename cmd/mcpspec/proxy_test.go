@@ -427,3 +427,118 @@ func TestProxyBadFlagsExit2WithOneLine(t *testing.T) {
 		}
 	}
 }
+
+// interopNodeModules is the interop cache's node_modules holding server-everything and the
+// TypeScript SDK it depends on (`make interop` or fixtures/targets/install-everything.sh
+// installs them); "" with the reason when the test cannot run here.
+func interopNodeModules() (string, string) {
+	cache := os.Getenv("MCPSPEC_INTEROP_CACHE")
+	if cache == "" {
+		home, _ := os.UserHomeDir()
+		cache = filepath.Join(home, ".cache", "mcpspec-interop")
+	}
+	mods := filepath.Join(cache, "npm", "node_modules")
+	for _, need := range []string{"@modelcontextprotocol/server-everything/dist/index.js", "@modelcontextprotocol/sdk/package.json"} {
+		if _, err := os.Stat(filepath.Join(mods, need)); err != nil {
+			return "", fmt.Sprintf("no %s in the interop cache (make interop installs it)", need)
+		}
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		return "", "no node on PATH"
+	}
+	return mods, ""
+}
+
+// TestProxyInteropTypeScript: the TypeScript SDK's client (fixtures/targets/tsclient) against
+// server-everything, directly and through the proxy, over stdio and Streamable HTTP: the
+// client ends the same way with the same output, and over stdio the bytes each side saw (teed
+// on the server's side) are the recording's frames.
+func TestProxyInteropTypeScript(t *testing.T) {
+	mods, why := interopNodeModules()
+	if mods == "" {
+		t.Skip(why)
+	}
+	t.Parallel()
+	d := newRunDir(t)
+	everything := filepath.Join(mods, "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	client := func(target string) procRun {
+		script, err := filepath.Abs("../../fixtures/targets/tsclient/client.cjs")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return runBinaryEnv(t, proxySessionTimeout, []string{"MCPSPEC_SDK_NODE_MODULES=" + mods}, "node", script, target)
+	}
+	// The client's own words: its stderr also holds the server's (inherited over stdio), whose
+	// last lines depend on when the client left (server-everything dies of EPIPE writing its
+	// next log notification to a client that is gone; the proxy stops it instead).
+	own := func(stderr string) string {
+		var kept []string
+		for _, l := range strings.SplitAfter(stderr, "\n") {
+			if strings.HasPrefix(l, "tsclient") {
+				kept = append(kept, l)
+			}
+		}
+		return strings.Join(kept, "")
+	}
+	same := func(direct, proxied procRun) {
+		t.Helper()
+		if direct.code != proxied.code || direct.stdout != proxied.stdout || own(direct.stderr) != own(proxied.stderr) {
+			t.Errorf("the client behaves differently through the proxy:\ndirect: exit %d\n%s%s\nproxied: exit %d\n%s%s",
+				direct.code, direct.stdout, direct.stderr, proxied.code, proxied.stdout, proxied.stderr)
+		}
+	}
+	t.Run("stdio", func(t *testing.T) {
+		dir := t.TempDir()
+		// The SDK launches one command without arguments: each is a script.
+		write := func(name, body string) string {
+			path := filepath.Join(dir, name)
+			if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			return path
+		}
+		out := filepath.Join(dir, "report")
+		teed := fmt.Sprintf("tee %s/in | node %s stdio | tee %s/out", dir, everything, dir)
+		direct := client(write("direct.sh", "exec node "+everything+" stdio"))
+		proxied := client(write("proxied.sh", fmt.Sprintf("exec %s proxy --out %s -- sh -c '%s'", d.mcpspec, out, teed)))
+		same(direct, proxied)
+		recs := readRecording(t, out)
+		for file, channel := range map[string]string{"in": recording.ChanStdin, "out": recording.ChanStdout} {
+			b, err := os.ReadFile(filepath.Join(dir, file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(frameBodies(recs, channel), "\n") + "\n"; got != string(b) || len(b) < 100 {
+				t.Errorf("%s frames differ from what crossed the server's %s (%d bytes)", channel, file, len(b))
+			}
+		}
+	})
+	t.Run("http", func(t *testing.T) {
+		upAddr := fmt.Sprintf("127.0.0.1:%d", loopbackPort(t))
+		preload, err := filepath.Abs("../../fixtures/targets/bind-localhost.cjs")
+		if err != nil {
+			t.Fatal(err)
+		}
+		up := startProc(t, "sh", "-c", fmt.Sprintf("PORT=%s exec node --require %s %s streamableHttp", strings.TrimPrefix(upAddr, "127.0.0.1:"), preload, everything))
+		awaitListening(t, upAddr, up)
+		out := t.TempDir()
+		proxyAddr := fmt.Sprintf("127.0.0.1:%d", loopbackPort(t))
+		p := startProc(t, d.mcpspec, "proxy", "--out", out, "--listen", proxyAddr, "--upstream", "http://"+upAddr+"/mcp")
+		awaitListening(t, proxyAddr, p)
+		direct := client("http://" + upAddr + "/mcp")
+		proxied := client("http://" + proxyAddr + "/mcp")
+		same(direct, proxied)
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		if code := p.wait(t); code != reports.ExitOK {
+			t.Errorf("proxy exit %d\n%s", code, p.stderr.String())
+		}
+		count := map[string]int{}
+		for _, r := range readRecording(t, out) {
+			count[r.From+" "+r.Channel]++
+		}
+		if count["client request"] < 5 || count["server response"] != count["client request"] || count["server event"] == 0 {
+			t.Errorf("recording: %v", count)
+		}
+	})
+	assertNoLeftovers(t, d)
+}
