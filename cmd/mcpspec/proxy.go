@@ -96,7 +96,7 @@ func judgeRecording(out, path string, stderr io.Writer) (int, error) {
 func parseProxy(args []string, stdout io.Writer) (*proxyConfig, error) {
 	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	out := fs.String("out", "mcpspec-report", "write the recording (and the reports) into `DIR`")
+	out := fs.String("out", "mcpspec-report", "write recording.jsonl, every frame of the session, into `DIR`")
 	dur := fs.Duration("for", 0, "end the session after `DURATION` (default: when the host ends it, or on SIGINT/SIGTERM)")
 	listen := fs.String("listen", "", "relay HTTP: listen on `ADDR` (loopback unless --allow-remote; a bare :PORT is 127.0.0.1:PORT)")
 	upstream := fs.String("upstream", "", "with --listen: the server's `URL` (its path is the one the host uses on the proxy; loopback unless --allow-remote)")
