@@ -177,10 +177,13 @@ var sharedValidator = schema.New()
 
 // Check is one observed check: one requirement's rule for one side, judged on a View.
 type Check struct {
-	ID      string
-	Side    string // Server or Client: whose rule it is
-	Level   string // MUST or SHOULD
-	Summary string
+	ID    string
+	Side  string // Server or Client: whose rule it is
+	Level string // MUST or SHOULD
+	// ShouldUntil: up to this revision the rule is a SHOULD (the catalogue's "SHOULD (24-11,
+	// 25-03) → MUST (25-06, 25-11)").
+	ShouldUntil string
+	Summary     string
 	// Transports it applies to (results names: stdio, http, sse); nil: every one.
 	Transports []string
 	// Versions it applies to; nil: the catalogue row's.
@@ -191,6 +194,14 @@ type Check struct {
 // Title begins with the ID, so --focus 'ID' selects the check; the side follows the level.
 func (c *Check) Title() string {
 	return fmt.Sprintf("%s [%s] %s: %s", c.ID, c.Level, c.Side, c.Summary)
+}
+
+// levelAt is the check's level at a revision.
+func (c *Check) levelAt(revision string) string {
+	if c.ShouldUntil != "" && revision <= c.ShouldUntil {
+		return "SHOULD"
+	}
+	return c.Level
 }
 
 func (c *Check) appliesTo(revision, transport string) bool {
@@ -208,8 +219,9 @@ func (c *Check) appliesTo(revision, transport string) bool {
 // result turns a finding into the report row, its evidence the records the message cites.
 func (c *Check) result(v *View, f finding.Finding) reports.Result {
 	e, _ := catalog.Lookup(c.ID)
-	r := reports.Result{ID: c.ID, Title: c.Title(), Area: e.Area, Level: c.Level, Version: v.Revision,
-		Transport: v.Transport, Side: c.Side, Mode: reports.ModeObserved, Status: f.Outcome.Status(c.Level),
+	level := c.levelAt(v.Revision)
+	r := reports.Result{ID: c.ID, Title: c.Title(), Area: e.Area, Level: level, Version: v.Revision,
+		Transport: v.Transport, Side: c.Side, Mode: reports.ModeObserved, Status: f.Outcome.Status(level),
 		SpecURL: e.SpecURL(v.Revision), Message: f.Message}
 	if r.Status != reports.Pass && r.Status != reports.NA {
 		r.Evidence = v.evidence(f.Message)
