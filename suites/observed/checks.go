@@ -83,7 +83,7 @@ func (v *View) pair() exchanges {
 			}
 			continue
 		}
-		if !m.IsResponse() || m.ID.IsNull() {
+		if !m.IsResponse() || !m.HasID || m.ID.IsNull() {
 			continue
 		}
 		reqs := byID[other(m.From)+"|"+string(m.ID)]

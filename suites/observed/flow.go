@@ -194,8 +194,8 @@ func judgeProgressStop(v *View) Finding {
 			continue
 		}
 		t, ok := tokenOf(req)
-		if !ok || len(as) == 0 {
-			continue
+		if !ok || len(as) == 0 || taskAugmented(req) {
+			continue // a task's token outlives the response that created the task
 		}
 		resp := v.Msgs[as[0]]
 		for _, i := range notes {
@@ -306,4 +306,13 @@ func judgeInitNotBatched(v *View) Finding {
 		}
 	}
 	return passed("initialize travelled alone")
+}
+
+// taskAugmented reports whether a request asked to run as a task (params.task): its response
+// creates the task, and the task goes on.
+func taskAugmented(m Msg) bool {
+	var p struct {
+		Task json.RawMessage `json:"task"`
+	}
+	return json.Unmarshal(m.Params, &p) == nil && p.Task != nil
 }

@@ -119,8 +119,8 @@ func judgeEcho(v *View, side string) Finding {
 	ex := v.pair()
 	n := 0
 	for i, m := range v.Msgs {
-		if m.From != side || !m.IsResponse() || m.ID.IsNull() {
-			continue
+		if m.From != side || !m.IsResponse() || !m.HasID || m.ID.IsNull() {
+			continue // an error without an id answers a request that could not be read
 		}
 		n++
 		if containsInt(ex.orphans, i) {

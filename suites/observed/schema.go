@@ -54,7 +54,9 @@ func (v *View) definitions(m Msg, side string, full bool, ex exchanges) []string
 		defs = append(defs, prefix+"Notification")
 	case m.IsResponse() && m.HasResult && harness.IsHandshake(v.Revision):
 		if req, ok := ex.request(v, m); ok {
-			if d := resultDefinitions[req.Method]; d != "" {
+			if taskAugmented(req) {
+				defs = append(defs, "result:CreateTaskResult")
+			} else if d := resultDefinitions[req.Method]; d != "" {
 				defs = append(defs, "result:"+d)
 			}
 		}
@@ -127,7 +129,7 @@ func cutPrefix(s, prefix string) (string, bool) {
 // is the id checks' matter (and a null id answers an unreadable request), the schema judges the
 // rest.
 func withValidID(m Msg) []byte {
-	if !m.HasID || m.ID.IsString() || isInteger(m.ID) {
+	if (!m.HasID && !m.IsResponse()) || (m.HasID && (m.ID.IsString() || isInteger(m.ID))) {
 		return m.Raw
 	}
 	var obj map[string]json.RawMessage

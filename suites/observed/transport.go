@@ -164,7 +164,9 @@ func judgeNotificationsUnanswered(v *View) Finding {
 		}
 		onlyNotes := true
 		for _, m := range msgs {
-			if m.Kind == jsonrpc.Request || m.Kind == jsonrpc.Invalid {
+			// An ill-formed message may be answered with an error: only well-formed
+			// notifications and responses must get nothing.
+			if m.Kind == jsonrpc.Request || m.Kind == jsonrpc.Invalid || m.Problem != "" || !m.VersionOK() {
 				onlyNotes = false
 			}
 		}
@@ -174,7 +176,9 @@ func judgeNotificationsUnanswered(v *View) Finding {
 		n++
 		for _, j := range ex[r.Exchange] {
 			for _, m := range byRec[j] {
-				if m.From == Server && m.IsResponse() {
+				// An error with no id rejects what could not be read (HTTP-NOTIF-REJECT); a
+				// response with an id answers something no notification is.
+				if m.From == Server && m.IsResponse() && m.HasID && !m.ID.IsNull() {
 					return violated("record %d: the server answered the POST of notifications and responses only (record %d) with a JSON-RPC response", v.Records[j].Seq, r.Seq)
 				}
 			}

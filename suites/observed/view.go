@@ -27,10 +27,11 @@ type View struct {
 	ServerInfo       map[string]any
 	ClientInfo       map[string]any
 
-	opts      Options
-	bySeq     map[int]int // record Seq → index in Records
-	start     time.Time
-	truncated int
+	opts        Options
+	bySeq       map[int]int // record Seq → index in Records
+	start       time.Time
+	truncated   int
+	redelivered int // events a resumed stream delivered again
 }
 
 // Msg is one JSON-RPC message (an element of a batch counts on its own).
@@ -103,10 +104,11 @@ func Split(recs []recording.Record) [][]recording.Record {
 		}
 		groups[k] = append(groups[k], r)
 	}
-	// Frames outside any session (a sessionless server's) form one conversation; when some
-	// exchanges have a session and others none, the sessionless ones are those before the
-	// initialize answer assigned one, and belong to the first session.
-	if len(order) > 1 && groups[""] != nil {
+	// Frames outside any session: a sessionless server's (the only group), or requests that
+	// named no session though one was assigned. With one session they are its client's, and
+	// judged with it (a missing header is HTTP-SESSION-CLIENT's matter); among several,
+	// nothing says whose, and they stay a conversation apart.
+	if len(order) == 2 && groups[""] != nil {
 		first := order[0]
 		if first == "" {
 			first = order[1]
@@ -164,6 +166,7 @@ func newView(recs []recording.Record, opts Options) *View {
 		v.Transport = resultsTransport(recs[0].Transport)
 		v.start = recs[0].At
 	}
+	delivered := map[string]bool{}
 	for i, r := range recs {
 		v.bySeq[r.Seq] = i
 		if r.Truncated {
@@ -171,6 +174,16 @@ func newView(recs []recording.Record, opts Options) *View {
 		}
 		if !carriesMessages(r) {
 			continue
+		}
+		if r.Channel == recording.ChanEvent && r.EventID != "" {
+			// An event delivered again on a resumed stream, same id and data, is the same
+			// message once more, not a second one.
+			k := r.EventID + "\x00" + r.Body
+			if delivered[k] {
+				v.redelivered++
+				continue
+			}
+			delivered[k] = true
 		}
 		p := jsonrpc.Parse(bytes.TrimSpace([]byte(r.Body)))
 		if p.Kind == jsonrpc.Batch {
