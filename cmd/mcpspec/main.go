@@ -36,6 +36,7 @@ Usage:
   mcpspec client --cmd CMD [--stdio|--sse]  test an MCP client: it is launched against mcpspec's probe server
   mcpspec reference-client [--sse] URL|SERVER  the bundled reference client (--fault ID breaks one requirement)
   mcpspec proxy [--out DIR] -- SERVER…  relay a real host's session with a server (stdio, or --listen/--upstream HTTP) and record it
+  mcpspec judge [--out DIR] FILE...  judge both sides of recorded traffic (recording, transcript, HAR, stdio capture)
   mcpspec version              print the version
 
 Run 'mcpspec COMMAND --help' for the flags of a command.
@@ -100,7 +101,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return reports.ExitUsage
 	}
 	switch args[0] {
-	case "run", "client", "matrix", "diff", "list":
+	case "run", "client", "matrix", "diff", "list", "judge":
 		// Their console shows target text: fence it from CI runners' command parsing. (The
 		// servers and probe-stdio speak JSON-RPC on stdout, which must pass as it is.)
 		fout, ferr := newFence(stdout), newFence(stderr)
@@ -125,6 +126,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		err = cmdJSONRPCServer(args[1:], stdout, stderr)
 	case "client":
 		code, err = cmdClient(args[1:], stdout, stderr)
+	case "judge":
+		code, err = cmdJudge(args[1:], stdout, stderr)
 	case "reference-client":
 		code, err = cmdReferenceClient(args[1:], stdout, stderr)
 	case "proxy":
@@ -136,7 +139,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
-		err = usageErrorf("unknown command %q (want run, list, diff, matrix, reference, jsonrpc-server, client, reference-client, proxy or version)", args[0])
+		err = usageErrorf("unknown command %q (want run, list, diff, matrix, reference, jsonrpc-server, client, reference-client, proxy, judge or version)", args[0])
 	}
 	if err == nil {
 		return code

@@ -1,0 +1,128 @@
+package observed
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpspec/mcpspec/harness/recording"
+	"github.com/mcpspec/mcpspec/reports"
+	"github.com/mcpspec/mcpspec/suites/catalog"
+)
+
+// stdio builds a stdio recording from frames "c:{…}" (client) and "s:{…}" (server), one
+// second apart.
+func stdio(frames ...string) []recording.Record {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	out := make([]recording.Record, 0, len(frames))
+	for i, f := range frames {
+		r := recording.Record{Seq: i + 1, At: t0.Add(time.Duration(i) * time.Second), Transport: recording.Stdio, Body: f[2:]}
+		if f[0] == 'c' {
+			r.From, r.Channel = recording.FromClient, recording.ChanStdin
+		} else {
+			r.From, r.Channel = recording.FromServer, recording.ChanStdout
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+const (
+	initReq    = `c:{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
+	initResp   = `s:{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}`
+	initedNote = `c:{"jsonrpc":"2.0","method":"notifications/initialized"}`
+)
+
+// verdict finds one result.
+func verdict(t *testing.T, res []reports.Result, id, side string) reports.Result {
+	t.Helper()
+	for _, r := range res {
+		if r.ID == id && r.Side == side {
+			return r
+		}
+	}
+	t.Fatalf("no result for %s (%s) among %d", id, side, len(res))
+	return reports.Result{}
+}
+
+func TestCleanConversation(t *testing.T) {
+	res, info := Judge(stdio(initReq, initResp, initedNote,
+		`c:{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`s:{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`), Options{})
+	if info.Conversations != 1 || len(info.Revisions) != 1 || info.Revisions[0] != "2025-06-18" {
+		t.Fatalf("info: %+v", info)
+	}
+	for _, r := range res {
+		if r.Status != reports.Pass && r.Status != reports.NA {
+			t.Errorf("%s (%s): %s: %s", r.ID, r.Side, r.Status, r.Message)
+		}
+		if r.Status == reports.NA && !strings.HasPrefix(r.Message, NotExercised) {
+			t.Errorf("%s (%s): na must say %q: %s", r.ID, r.Side, NotExercised, r.Message)
+		}
+		if r.Mode != reports.ModeObserved || r.Version != "2025-06-18" || r.Transport != "stdio" {
+			t.Errorf("%s: row fields %+v", r.ID, r)
+		}
+	}
+	if r := verdict(t, res, "JRPC-REPLY-REQUIRED", Server); r.Status != reports.Pass {
+		t.Errorf("server answered both requests: %s %s", r.Status, r.Message)
+	}
+	if r := verdict(t, res, "JRPC-REPLY-REQUIRED", Client); r.Status != reports.NA {
+		t.Errorf("the server asked nothing, so the client's replies are not exercised: %s", r.Status)
+	}
+}
+
+func TestFaultsSeen(t *testing.T) {
+	cases := []struct {
+		name   string
+		frames []string
+		id     string
+		side   string
+		opts   Options
+	}{
+		{"reused id", []string{initReq, initResp, initedNote, `c:{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, `s:{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`, `c:{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, `s:{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`}, "MSG-REQ-ID-UNIQUE", Client, Options{}},
+		{"null id", []string{initReq, initResp, initedNote, `c:{"jsonrpc":"2.0","id":null,"method":"ping"}`}, "MSG-REQ-ID-NOT-NULL", Client, Options{}},
+		{"fractional id", []string{initReq, initResp, initedNote, `s:{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, `c:{"jsonrpc":"2.0","id":1.5,"result":{}}`}, "MSG-REQ-ID-TYPE", Server, Options{}},
+		{"wrong echo", []string{initReq, initResp, initedNote, `c:{"jsonrpc":"2.0","id":2,"method":"ping"}`, `s:{"jsonrpc":"2.0","id":"2","result":{}}`}, "MSG-RESP-SAME-ID", Server, Options{}},
+		{"answered twice", []string{initReq, initResp, initedNote, `c:{"jsonrpc":"2.0","id":2,"method":"ping"}`, `s:{"jsonrpc":"2.0","id":2,"result":{}}`, `s:{"jsonrpc":"2.0","id":2,"result":{}}`}, "JRPC-REPLY-REQUIRED", Server, Options{}},
+		{"never answered", []string{initReq, initResp, initedNote, `c:{"jsonrpc":"2.0","id":2,"method":"ping"}`, `c:{"jsonrpc":"2.0","id":3,"method":"ping"}`, `s:{"jsonrpc":"2.0","id":3,"result":{}}`}, "JRPC-REPLY-REQUIRED", Server, Options{ReplyBound: time.Second}},
+		{"no initialized", []string{initReq, initResp, `c:{"jsonrpc":"2.0","id":2,"method":"tools/list"}`}, "LIFE-INITIALIZED-NOTIF", Client, Options{}},
+		{"cancelled initialize", []string{initReq, `c:{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`, initResp}, "CANCEL-NO-INIT-CANCEL", Client, Options{}},
+	}
+	for _, c := range cases {
+		res, _ := Judge(stdio(c.frames...), c.opts)
+		r := verdict(t, res, c.id, c.side)
+		if r.Status != reports.Fail {
+			t.Errorf("%s: %s (%s) is %s: %s", c.name, c.id, c.side, r.Status, r.Message)
+		} else if len(r.Evidence) == 0 {
+			t.Errorf("%s: %s fails without evidence: %s", c.name, c.id, r.Message)
+		}
+	}
+}
+
+func TestNeverAnsweredNeedsTheBound(t *testing.T) {
+	frames := stdio(initReq, initResp, initedNote, `c:{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	res, _ := Judge(frames, Options{ReplyBound: time.Hour})
+	if r := verdict(t, res, "JRPC-REPLY-REQUIRED", Server); r.Status == reports.Fail {
+		t.Errorf("a recording that ends within the bound cannot tell silence from slowness: %s", r.Message)
+	}
+}
+
+func TestChecksAreCatalogued(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range Checks() {
+		if _, ok := catalog.Lookup(c.ID); !ok {
+			t.Errorf("%s: not in the catalogue", c.ID)
+		}
+		if c.Level != "MUST" && c.Level != "SHOULD" {
+			t.Errorf("%s: level %q", c.ID, c.Level)
+		}
+		if c.Side != Server && c.Side != Client {
+			t.Errorf("%s: side %q", c.ID, c.Side)
+		}
+		k := c.ID + c.Side
+		if seen[k] {
+			t.Errorf("%s (%s) twice", c.ID, c.Side)
+		}
+		seen[k] = true
+	}
+}
