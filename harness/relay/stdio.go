@@ -154,18 +154,19 @@ func orUnknown(s string) string {
 var errWrite = errors.New("write")
 
 // pump copies src to dst chunk by chunk, each chunk written before the next read, and frames
-// what passed for the recording; it returns nil at the source's end. The caller ends the last
+// what it passes on for the recording; it returns nil at the source's end. The caller ends the last
 // frame.
 func pump(src io.Reader, dst io.Writer, f *frames) error {
 	buf := make([]byte, chunk)
 	for {
 		n, err := src.Read(buf)
 		if n > 0 {
+			// Recorded before it is passed on: the answer to a frame, relayed the other way,
+			// must never be recorded before the frame itself.
+			f.write(buf[:n])
 			if _, werr := dst.Write(buf[:n]); werr != nil {
-				f.write(buf[:n])
 				return fmt.Errorf("%w: %w", errWrite, werr)
 			}
-			f.write(buf[:n])
 		}
 		if err == io.EOF {
 			return nil

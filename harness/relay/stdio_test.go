@@ -144,6 +144,21 @@ func TestStdioRelaysEveryByteUnchanged(t *testing.T) {
 			}
 		}
 	}
+	// cat echoes each frame at once: its echo must never be recorded before the frame.
+	var in, out []int
+	for _, r := range recs {
+		switch r.Channel {
+		case recording.ChanStdin:
+			in = append(in, r.Seq)
+		case recording.ChanStdout:
+			out = append(out, r.Seq)
+		}
+	}
+	for i := range min(len(in), len(out)) {
+		if out[i] < in[i] {
+			t.Errorf("echo %d recorded (seq %d) before the frame it echoes (seq %d)", i, out[i], in[i])
+		}
+	}
 	for _, r := range recs {
 		if r.Channel == recording.ChanStdin && len(r.Body) == recording.MaxBody && !r.Truncated {
 			t.Error("the huge frame is not marked truncated")
