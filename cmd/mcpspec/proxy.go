@@ -72,31 +72,38 @@ func cmdProxy(args []string, stdout, stderr io.Writer) (int, error) {
 	} else {
 		code, runErr = proxyStdio(cfg, rec, stop, stdout, stderr)
 	}
-	if err := rec.Close(); err != nil && runErr == nil {
-		runErr = err
-	}
-	if runErr != nil {
+	closeErr := rec.Close()
+	// The reports are written whatever ended the session, even a server that never started.
+	jcode, judgeErr := judgeRecording(cfg.out, path, stderr)
+	switch {
+	case runErr != nil:
 		return reports.ExitHarness, fmt.Errorf("proxy: %w (recording: %s)", runErr, path)
+	case closeErr != nil:
+		return reports.ExitHarness, fmt.Errorf("proxy: %w", closeErr)
+	case judgeErr != nil:
+		return reports.ExitHarness, fmt.Errorf("proxy: judging %s: %w", path, judgeErr)
+	case code != reports.ExitOK:
+		return code, nil
 	}
-	jcode, err := judgeRecording(cfg.out, path, stderr)
-	if err != nil {
-		return reports.ExitHarness, fmt.Errorf("proxy: judging %s: %w", path, err)
-	}
-	return max(code, jcode), nil
+	return jcode, nil
 }
 
-// judgeRecording turns the recording into the reports `run` writes. The observed checks
-// (suites/observed, `mcpspec judge`) are not part of this build yet: until they are, the
-// recording is the proxy's only output.
+// judgeRecording judges both sides of the recording with the observed checks, as `mcpspec
+// judge` does, and writes the four reports beside it. Its console goes to stderr: stdout is the
+// host's MCP channel.
 func judgeRecording(out, path string, stderr io.Writer) (int, error) {
+	code, err := cmdJudge([]string{"--out", out, "--no-color", path}, stderr, stderr)
+	if err != nil {
+		return reports.ExitHarness, errors.New(oneLineErr(err))
+	}
 	fmt.Fprintf(stderr, "mcpspec proxy: recording: %s\n", path)
-	return reports.ExitOK, nil
+	return code, nil
 }
 
 func parseProxy(args []string, stdout io.Writer) (*proxyConfig, error) {
 	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	out := fs.String("out", "mcpspec-report", "write recording.jsonl, every frame of the session, into `DIR`")
+	out := fs.String("out", "mcpspec-report", "write recording.jsonl (every frame of the session) and, judged, junit.xml, results.json, summary.md and report.html into `DIR`")
 	dur := fs.Duration("for", 0, "end the session after `DURATION` (default: when the host ends it, or on SIGINT/SIGTERM)")
 	listen := fs.String("listen", "", "relay HTTP: listen on `ADDR` (loopback unless --allow-remote; a bare :PORT is 127.0.0.1:PORT)")
 	upstream := fs.String("upstream", "", "with --listen: the server's `URL` (its path is the one the host uses on the proxy; loopback unless --allow-remote)")

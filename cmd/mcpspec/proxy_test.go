@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -180,8 +181,12 @@ func TestProxyStdioChangesNoByte(t *testing.T) {
 	out := filepath.Join(dir, "report")
 	p := startProc(t, append([]string{d.mcpspec, "proxy", "--out", out, "--"}, server("proxied")...)...)
 	proxied := drive(t, p, hostScript, hostLast)
-	if code := p.wait(t); code != reports.ExitOK {
-		t.Errorf("proxy exit %d, want 0 (the host closed stdin)\nstderr:\n%s", code, p.stderr.String())
+	// The host's "not json {" breaks MSG-JSONRPC on the client's side: the judged session fails.
+	if code := p.wait(t); code != reports.ExitFailures {
+		t.Errorf("proxy exit %d, want 1 (the host sent a line that is not JSON)\nstderr:\n%s", code, p.stderr.String())
+	}
+	if r := verdictOf(t, assertReports(t, out), "MSG-JSONRPC", "client"); r.Status != reports.Fail {
+		t.Errorf("MSG-JSONRPC (client) = %s: %s", r.Status, r.Message)
 	}
 	if direct != proxied || !strings.Contains(direct, `"id":"two"`) {
 		t.Errorf("the host got different bytes through the proxy:\ndirect:\n%s\nproxied:\n%s", direct, proxied)
@@ -217,8 +222,21 @@ func TestProxyStdioChangesNoByte(t *testing.T) {
 	assertNoLeftovers(t, d)
 }
 
+// verdictOf finds the result of requirement id for side.
+func verdictOf(t *testing.T, run *reports.Run, id, side string) reports.Result {
+	t.Helper()
+	for _, r := range run.Results {
+		if r.ID == id && r.Side == side {
+			return r
+		}
+	}
+	t.Fatalf("no result for %s (%s) among %d", id, side, len(run.Results))
+	return reports.Result{}
+}
+
 // TestProxyStdioReferenceClient: the bundled reference client, launching the proxy as its
-// server, completes its whole contract through it.
+// server, completes its whole contract through it, and the reports judge both sides: clean,
+// then with a fault of the server and one of the client, each caught on its side.
 func TestProxyStdioReferenceClient(t *testing.T) {
 	t.Parallel()
 	d := newRunDir(t)
@@ -226,6 +244,37 @@ func TestProxyStdioReferenceClient(t *testing.T) {
 	r := runBinary(t, proxySessionTimeout, d.mcpspec, "reference-client", "--handshake-only", d.mcpspec, "proxy", "--out", out, "--", d.mcpspec, "reference")
 	if r.code != reports.ExitOK {
 		t.Fatalf("reference-client through the proxy: exit %d\nstderr:\n%s", r.code, tail(r.stderr, 30))
+	}
+	run := assertReports(t, out)
+	sides := map[string]int{}
+	for _, res := range run.Results {
+		if res.Status != reports.Pass && res.Status != reports.NA {
+			t.Errorf("%s (%s): %s: %s", res.ID, res.Side, res.Status, res.Message)
+		}
+		if res.Status == reports.Pass {
+			sides[res.Side]++
+		}
+	}
+	if sides["server"] == 0 || sides["client"] == 0 {
+		t.Errorf("passes by side: %v, want both sides judged", sides)
+	}
+	for _, c := range []struct{ id, side, client, server string }{
+		{"STDIO-STDOUT-ONLY-MCP", "server", "", "--fault=STDIO-STDOUT-ONLY-MCP"},
+		{"LIFE-INITIALIZED-NOTIF", "client", "--fault=LIFE-INITIALIZED-NOTIF", ""},
+	} {
+		faulty := t.TempDir()
+		args := []string{"reference-client", "--handshake-only"}
+		if c.client != "" {
+			args = append(args, c.client)
+		}
+		args = append(args, d.mcpspec, "proxy", "--out", faulty, "--", d.mcpspec, "reference")
+		if c.server != "" {
+			args = append(args, c.server)
+		}
+		runBinary(t, proxySessionTimeout, d.mcpspec, args...) // the client may give up: the proxy's reports are what count
+		if res := verdictOf(t, assertReports(t, faulty), c.id, c.side); res.Status != reports.Fail {
+			t.Errorf("%s (%s) with its fault = %s: %s", c.id, c.side, res.Status, res.Message)
+		}
 	}
 	recs := readRecording(t, out)
 	from := map[string]int{}
@@ -255,6 +304,7 @@ func TestProxyStdioEndings(t *testing.T) {
 		if code := p.wait(t); code != reports.ExitHarness {
 			t.Errorf("exit %d, want 3", code)
 		}
+		assertReports(t, out)
 		if s := p.stderr.String(); !strings.Contains(s, "dying\n") || !strings.Contains(s, "mcpspec proxy: the server exited (exit status 4) while the host was connected") {
 			t.Errorf("stderr:\n%s", s)
 		}
@@ -271,9 +321,11 @@ func TestProxyStdioEndings(t *testing.T) {
 		if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 			t.Fatal(err)
 		}
-		if code := p.wait(t); code != reports.ExitOK {
-			t.Errorf("exit %d, want 0: SIGTERM is how hosts end a stdio server\nstderr:\n%s", code, p.stderr.String())
+		// No traffic: nothing to judge, exit 4 as a run with nothing to run.
+		if code := p.wait(t); code != reports.ExitNothingRan {
+			t.Errorf("exit %d, want 4: SIGTERM is how hosts end a stdio server, and nothing was said\nstderr:\n%s", code, p.stderr.String())
 		}
+		assertReports(t, out)
 		recs := readRecording(t, out)
 		if len(recs) == 0 || !strings.Contains(recs[len(recs)-1].Note, "the proxy got SIGTERM") {
 			t.Errorf("recording: %+v", recs)
@@ -282,7 +334,7 @@ func TestProxyStdioEndings(t *testing.T) {
 	t.Run("--for", func(t *testing.T) {
 		out := t.TempDir()
 		p := startProc(t, d.mcpspec, "proxy", "--out", out, "--for", "300ms", "--", d.mcpspec, "reference")
-		if code := p.wait(t); code != reports.ExitOK {
+		if code := p.wait(t); code != reports.ExitNothingRan {
 			t.Errorf("exit %d\nstderr:\n%s", code, p.stderr.String())
 		}
 		if !strings.Contains(p.stderr.String(), "session ended: --for 300ms passed") {
@@ -292,9 +344,10 @@ func TestProxyStdioEndings(t *testing.T) {
 	t.Run("server cannot start", func(t *testing.T) {
 		out := t.TempDir()
 		r := runBinary(t, proxySessionTimeout, d.mcpspec, "proxy", "--out", out, "--", filepath.Join(out, "no-such-server"))
-		if r.code != reports.ExitHarness || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || r.stdout != "" {
-			t.Errorf("exit %d, stdout %q, stderr %q: want 3 and one line", r.code, r.stdout, r.stderr)
+		if r.code != reports.ExitHarness || !strings.Contains(r.stderr, "mcpspec: proxy: the server could not be started") || r.stdout != "" {
+			t.Errorf("exit %d, stdout %q, stderr %q: want 3 and why", r.code, r.stdout, r.stderr)
 		}
+		assertReports(t, out)
 		if _, err := os.Stat(filepath.Join(out, RecordingFile)); err != nil {
 			t.Errorf("the recording is written anyway: %v", err)
 		}
@@ -324,44 +377,55 @@ func awaitListening(t *testing.T, addr string, p *proxyProc) {
 }
 
 // TestProxyHTTP: the reference client over Streamable HTTP and over legacy HTTP+SSE through
-// the relay to the reference server, every exchange recorded; SIGTERM ends the relay.
+// the relay to the reference server, every exchange recorded and both sides judged clean;
+// SIGTERM ends the relay. One proxy per transport, as a host uses one per server (a recording
+// holding both is not split by transport by the judge yet).
 func TestProxyHTTP(t *testing.T) {
 	t.Parallel()
 	d := newRunDir(t)
 	upAddr := fmt.Sprintf("127.0.0.1:%d", loopbackPort(t))
 	up := startProc(t, d.mcpspec, "reference", "--http", upAddr)
 	awaitListening(t, upAddr, up)
-	out := t.TempDir()
-	proxyAddr := fmt.Sprintf("127.0.0.1:%d", loopbackPort(t))
-	p := startProc(t, d.mcpspec, "proxy", "--out", out, "--listen", proxyAddr, "--upstream", "http://"+upAddr+"/mcp")
-	awaitListening(t, proxyAddr, p)
-	for _, args := range [][]string{{"http://" + proxyAddr + "/mcp"}, {"--sse", "http://" + proxyAddr + "/sse"}} {
-		r := runBinary(t, proxySessionTimeout, d.mcpspec, append([]string{"reference-client", "--handshake-only"}, args...)...)
-		if r.code != reports.ExitOK {
+	for _, c := range []struct {
+		transport, path string
+		args            []string
+		channels        []string
+	}{
+		{"http", "/mcp", nil, []string{"http request", "http response", "http event"}},
+		{"sse", "/sse", []string{"--sse"}, []string{"legacy-sse request", "legacy-sse response", "legacy-sse event"}},
+	} {
+		out := t.TempDir()
+		proxyAddr := fmt.Sprintf("127.0.0.1:%d", loopbackPort(t))
+		p := startProc(t, d.mcpspec, "proxy", "--out", out, "--listen", proxyAddr, "--upstream", "http://"+upAddr+"/mcp")
+		awaitListening(t, proxyAddr, p)
+		args := append(append([]string{"reference-client", "--handshake-only"}, c.args...), "http://"+proxyAddr+c.path)
+		if r := runBinary(t, proxySessionTimeout, d.mcpspec, args...); r.code != reports.ExitOK {
 			t.Errorf("reference-client %v through the proxy: exit %d\nstderr:\n%s", args, r.code, tail(r.stderr, 20))
 		}
-	}
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if code := p.wait(t); code != reports.ExitOK {
-		t.Errorf("proxy exit %d\nstderr:\n%s", code, p.stderr.String())
-	}
-	if b, _ := io.ReadAll(p.stdout); len(b) > 0 {
-		t.Errorf("the HTTP relay wrote to stdout: %q", b)
-	}
-	recs := readRecording(t, out)
-	count := map[string]int{}
-	for _, r := range recs {
-		count[r.Transport+" "+r.Channel]++
-	}
-	for _, want := range []string{"http request", "http response", "http event", "legacy-sse request", "legacy-sse response", "legacy-sse event"} {
-		if count[want] == 0 {
-			t.Errorf("no %s recorded: %v", want, count)
+		if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if count["http request"] != count["http response"] {
-		t.Errorf("every request has its response recorded: %v", count)
+		if code := p.wait(t); code != reports.ExitOK {
+			t.Errorf("%s: proxy exit %d, want 0: the reference pair judged clean\nstderr:\n%s", c.transport, code, p.stderr.String())
+		}
+		if run := assertReports(t, out); !slices.Equal(run.Target.Transports, []string{c.transport}) {
+			t.Errorf("judged transports %v, want %s", run.Target.Transports, c.transport)
+		}
+		if b, _ := io.ReadAll(p.stdout); len(b) > 0 {
+			t.Errorf("the HTTP relay wrote to stdout: %q", b)
+		}
+		count := map[string]int{}
+		for _, r := range readRecording(t, out) {
+			count[r.Transport+" "+r.Channel]++
+		}
+		for _, want := range c.channels {
+			if count[want] == 0 {
+				t.Errorf("no %s recorded: %v", want, count)
+			}
+		}
+		if count["http request"] != count["http response"] {
+			t.Errorf("every request has its response recorded: %v", count)
+		}
 	}
 	_ = up.cmd.Process.Signal(syscall.SIGTERM)
 	up.wait(t)
@@ -387,8 +451,8 @@ func TestProxyHTTPRefusedUpstream(t *testing.T) {
 		t.Errorf("got %d %q, want 502 and one line", resp.StatusCode, body)
 	}
 	_ = p.cmd.Process.Signal(syscall.SIGINT)
-	if code := p.wait(t); code != reports.ExitOK {
-		t.Errorf("proxy exit %d", code)
+	if code := p.wait(t); code != reports.ExitNothingRan {
+		t.Errorf("proxy exit %d, want 4: no conversation reached a server", code)
 	}
 	recs := readRecording(t, out)
 	found := false
@@ -502,6 +566,7 @@ func TestProxyInteropTypeScript(t *testing.T) {
 		direct := client(write("direct.sh", "exec node "+everything+" stdio"))
 		proxied := client(write("proxied.sh", fmt.Sprintf("exec %s proxy --out %s -- sh -c '%s'", d.mcpspec, out, teed)))
 		same(direct, proxied)
+		judgedBothSides(t, out)
 		recs := readRecording(t, out)
 		for file, channel := range map[string]string{"in": recording.ChanStdin, "out": recording.ChanStdout} {
 			b, err := os.ReadFile(filepath.Join(dir, file))
@@ -529,9 +594,10 @@ func TestProxyInteropTypeScript(t *testing.T) {
 		proxied := client("http://" + proxyAddr + "/mcp")
 		same(direct, proxied)
 		_ = p.cmd.Process.Signal(syscall.SIGTERM)
-		if code := p.wait(t); code != reports.ExitOK {
-			t.Errorf("proxy exit %d\n%s", code, p.stderr.String())
+		if code := p.wait(t); code != reports.ExitOK && code != reports.ExitFailures {
+			t.Errorf("proxy exit %d, want the judgement's (0 or 1)\n%s", code, p.stderr.String())
 		}
+		judgedBothSides(t, out)
 		count := map[string]int{}
 		for _, r := range readRecording(t, out) {
 			count[r.From+" "+r.Channel]++
@@ -541,4 +607,18 @@ func TestProxyInteropTypeScript(t *testing.T) {
 		}
 	})
 	assertNoLeftovers(t, d)
+}
+
+// judgedBothSides requires the reports in out to hold verdicts (pass or fail) on both sides.
+func judgedBothSides(t *testing.T, out string) {
+	t.Helper()
+	judged := map[string]int{}
+	for _, r := range assertReports(t, out).Results {
+		if r.Status == reports.Pass || r.Status == reports.Fail || r.Status == reports.Warn {
+			judged[r.Side]++
+		}
+	}
+	if judged["server"] == 0 || judged["client"] == 0 {
+		t.Errorf("verdicts by side: %v, want both sides judged", judged)
+	}
 }
