@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -55,7 +56,7 @@ func measureProxy(bin string, messages int, w io.Writer) error {
 	}
 	latencyRow(w, "http", direct, proxied)
 
-	fmt.Fprintln(w, "\nlong session\tmessages\twall\tproxy peak RSS\trecording")
+	fmt.Fprintln(w, "\nlong session\tmessages\twall\tproxy peak RSS: relaying (judging)\trecording")
 	if err := stdioFlood(bin, tmp, messages, w); err != nil {
 		return fmt.Errorf("stdio flood: %w", err)
 	}
@@ -270,11 +271,12 @@ func peakWatch(pid int) (stop func() int64) {
 	return func() int64 { close(quit); return <-done }
 }
 
-// stdioFlood relays messages lines from a host to `cat` (which echoes each back) and back,
-// host writing and reading at once, and reports the proxy's peak RSS.
+// stdioFlood is a long session compressed in time: after the handshake the host sends the
+// reference server messages pings without waiting, reading the answers as they come, through
+// the proxy; it reports the proxy's peak RSS, the judging of the recording at the end included.
 func stdioFlood(bin, tmp string, messages int, w io.Writer) error {
 	out := filepath.Join(tmp, "flood")
-	cmd := exec.Command(bin, "proxy", "--out", out, "--", "cat")
+	cmd := exec.Command(bin, "proxy", "--out", out, "--", bin, "reference")
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return err
@@ -288,34 +290,54 @@ func stdioFlood(bin, tmp string, messages int, w io.Writer) error {
 		return err
 	}
 	stopWatch := peakWatch(cmd.Process.Pid)
-	read := make(chan int64, 1)
+	answers := bufio.NewReader(outPipe)
+	if _, err := io.WriteString(in, initialize+"\n"); err != nil {
+		return err
+	}
+	if _, err := answers.ReadString('\n'); err != nil {
+		return fmt.Errorf("initialize: %w", err)
+	}
+	read := make(chan int, 1)
 	go func() {
-		n, _ := io.Copy(io.Discard, outPipe)
+		n := 0
+		for {
+			if _, err := answers.ReadString('\n'); err != nil {
+				break
+			}
+			n++
+		}
 		read <- n
 	}()
 	bw := bufio.NewWriterSize(in, 64<<10)
-	var sent int64
+	fmt.Fprintln(bw, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	for i := range messages {
-		n, err := fmt.Fprintf(bw, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"message %d of the long session"}}`+"\n", i)
-		if err != nil {
+		if _, err := fmt.Fprintf(bw, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", i+1); err != nil {
 			return err
 		}
-		sent += int64(n)
 	}
 	if err := bw.Flush(); err != nil {
 		return err
 	}
 	in.Close()
 	got := <-read
+	// The host saw the end: the session is over and the judging begins. VmHWM never falls, so
+	// read now it is the relay's peak alone.
+	relayPeak := vmHWM(cmd.Process.Pid)
+	relayed := time.Since(begin)
+	err = cmd.Wait()
 	peak := stopWatch()
-	if err := cmd.Wait(); err != nil {
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
 		return err
 	}
-	if got != sent {
-		return fmt.Errorf("the host got %d bytes back of %d", got, sent)
+	if code := cmd.ProcessState.ExitCode(); code > 1 {
+		return fmt.Errorf("the proxy exited %d", code)
+	}
+	if got != messages {
+		return fmt.Errorf("the host got %d answers to %d pings", got, messages)
 	}
 	st, _ := os.Stat(filepath.Join(out, "recording.jsonl"))
-	fmt.Fprintf(w, "stdio\t%d each way\t%.1f s\t%.1f MB\t%.0f MB\n", messages, time.Since(begin).Seconds(), float64(peak)/1024, float64(size(st))/(1<<20))
+	fmt.Fprintf(w, "stdio\t%d pings and answers\t%.1f s (+%.1f s judging)\t%.1f MB (%.1f MB judging)\t%.0f MB\n", messages, relayed.Seconds(), (time.Since(begin) - relayed).Seconds(), float64(relayPeak)/1024, float64(peak)/1024, float64(size(st))/(1<<20))
 	return nil
 }
 
