@@ -35,7 +35,7 @@ Usage:
   mcpspec matrix --merge DIR... [--out DIR]  the same matrix from runs made elsewhere (CI jobs)
   mcpspec client --cmd CMD [--stdio|--sse]  test an MCP client: it is launched against mcpspec's probe server
   mcpspec reference-client [--sse] URL|SERVER  the bundled reference client (--fault ID breaks one requirement)
-  mcpspec proxy [--out DIR] -- SERVER…  relay a real host's session with a server (stdio, or --listen/--upstream HTTP) and record it
+  mcpspec proxy [--out DIR] -- SERVER…  relay a real host's session with a server (stdio, or --listen/--upstream HTTP), record and judge it
   mcpspec judge [--out DIR] FILE...  judge both sides of recorded traffic (recording, transcript, HAR, stdio capture)
   mcpspec version              print the version
 
