@@ -232,3 +232,38 @@ func TestHTTPRefusedUpstreamIs502(t *testing.T) {
 		t.Errorf("recording = %+v, want the request and the proxy's 502", recs)
 	}
 }
+
+// TestHTTPLongSSELinesPassWhole: a data line longer than the relay holds, and an event of many
+// lines past the recording's bound, reach the host byte for byte; the record is cut and marked.
+func TestHTTPLongSSELinesPassWhole(t *testing.T) {
+	long := strings.Repeat("y", holdLine*3+17)
+	many := strings.Repeat("data: "+strings.Repeat("z", 1000)+"\n", recording.MaxBody/1000+50)
+	stream := "id: 1\ndata: " + long + "\n\n" + many + "\n"
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, stream)
+	}))
+	defer up.Close()
+	proxy, rec, buf := httpRelay(t, up.URL)
+	resp, err := http.Post(proxy+"/mcp", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(got) != stream {
+		t.Fatalf("the host got %d bytes, want the %d the upstream sent, unchanged", len(got), len(stream))
+	}
+	var events []recording.Record
+	for _, r := range closeAndRead(t, rec, buf) {
+		if r.Channel == recording.ChanEvent {
+			events = append(events, r)
+		}
+	}
+	if len(events) != 2 {
+		t.Fatalf("%d events recorded, want 2", len(events))
+	}
+	if events[0].Body != long || events[0].Truncated || len(events[1].Body) != recording.MaxBody || !events[1].Truncated {
+		t.Errorf("events: %d; first %d bytes (cut %v), second %d bytes (cut %v)", len(events), len(events[0].Body), events[0].Truncated, len(events[1].Body), events[1].Truncated)
+	}
+}

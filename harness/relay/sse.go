@@ -59,8 +59,17 @@ func (e *sseEvent) field(line []byte) {
 	case "data":
 		// Lines join with "\n": "data:" then "data: x" is "\nx", so a first empty data line
 		// (nil data) is told from none by the empty, non-nil slice it leaves.
+		// The event's data is kept up to MaxBody however many lines it has: an upstream that
+		// never ends an event cannot grow the relay.
+		if len(e.data) >= recording.MaxBody {
+			e.dataCut = true
+			return
+		}
 		if e.data != nil {
 			e.data = append(e.data, '\n')
+		}
+		if room := recording.MaxBody - len(e.data); len(value) > room {
+			value, e.dataCut = value[:max(room, 0)], true
 		}
 		e.seen, e.data = true, append(e.data, value...)
 		if e.data == nil {
