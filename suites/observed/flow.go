@@ -232,51 +232,54 @@ func (v *View) sameStream(a, b Msg) bool {
 // had read the cancellation for that long. One within the grace may have been, and is not
 // judged; no response at all, with the conversation going on past the grace, passes.
 func judgeCancelStop(v *View, side string) Finding {
-	cancels := v.cancelled(other(side))
-	if len(cancels) == 0 {
-		return notExercised("the " + other(side) + " cancelled nothing")
-	}
 	ex := v.pair()
 	grace := v.opts.CancelGrace
 	end := v.Records[len(v.Records)-1].At
-	judged := 0
-	for q, reqIdx := range v.requestsByID(other(side)) {
-		ci, ok := cancels[q]
+	cancels, judged := 0, 0
+	for ci, cancel := range v.Msgs {
+		if cancel.From != other(side) || cancel.Method != "notifications/cancelled" || !cancel.IsNotification() {
+			continue
+		}
+		id, ok := paramID(cancel.Params, "requestId")
 		if !ok {
 			continue
 		}
-		cancel := v.Msgs[ci]
+		cancels++
+		// The request cancelled is the latest with that id sent before the cancellation.
+		reqIdx := -1
+		for i := ci - 1; i >= 0; i-- {
+			if m := v.Msgs[i]; m.From == other(side) && m.IsRequest() && m.ID == id {
+				reqIdx = i
+				break
+			}
+		}
+		if reqIdx < 0 {
+			continue
+		}
 		cancelAt := v.Records[cancel.Rec].At
-		before, inFlight := false, false
+		answered := false
 		for _, a := range ex.answers[reqIdx] {
 			resp := v.Msgs[a]
+			answered = true
 			if v.Records[resp.Rec].Seq < v.Records[cancel.Rec].Seq {
-				before = true // answered before the cancellation: nothing to stop
-				continue
+				continue // answered before the cancellation: nothing to stop
 			}
 			if d := v.Records[resp.Rec].At.Sub(cancelAt); d > grace {
 				return violated("record %d: the %s answered the cancelled %s %s after the cancellation (record %d), past the %s allowed for a response in flight",
 					v.seq(resp), side, describe(v.Msgs[reqIdx]), d.Round(time.Millisecond), v.seq(cancel), grace)
 			}
-			inFlight = true
 		}
-		if !before && !inFlight && end.Sub(cancelAt) > grace {
+		if !answered && end.Sub(cancelAt) > grace {
 			judged++
 		}
+	}
+	if cancels == 0 {
+		return notExercised("the " + other(side) + " cancelled nothing")
 	}
 	if judged == 0 {
 		return notExercised("no cancelled request could be watched for the grace after its cancellation")
 	}
 	return passed("%d cancelled requests got no response once the cancellation had arrived", judged)
-}
-
-// requestsByID maps the ids of a side's requests to the last request with each.
-func (v *View) requestsByID(side string) map[jsonrpc.ID]int {
-	out := map[jsonrpc.ID]int{}
-	for _, i := range v.requests(side) {
-		out[v.Msgs[i].ID] = i
-	}
-	return out
 }
 
 func judgeNoBatch(v *View, side string) Finding {

@@ -13,12 +13,8 @@ import (
 // schemaChecks: every message valid at the negotiated revision, the side deciding which
 // definitions a message must match.
 func schemaChecks() []Check {
-	var out []Check
-	out = append(out, bothSides("MSG-JSONRPC", "MUST", "every message is a JSON-RPC 2.0 message of the negotiated revision's schema",
-		func(v *View, side string) Finding { return judgeSchema(v, side, false) })...)
-	out = append(out, bothSides("SCHEMA-VALID", "MUST", "every message validates against the negotiated revision's schema: requests, notifications and results by their definitions",
-		func(v *View, side string) Finding { return judgeSchema(v, side, true) })...)
-	return out
+	return bothSides("MSG-JSONRPC", "MUST", "every message validates against the negotiated revision's schema: requests, notifications and results by their definitions",
+		func(v *View, side string) Finding { return judgeSchema(v, side, true) })
 }
 
 // resultDefinitions name the result each request gets, where the revision defines it.
