@@ -33,7 +33,11 @@ func cmdJudge(args []string, stdout, stderr io.Writer) (int, error) {
 	strict := fs.Bool("strict", false, "warnings (broken SHOULDs) fail the run")
 	noColor := fs.Bool("no-color", false, "no ANSI colours (also NO_COLOR)")
 	verbose := fs.Bool("v", false, "verbose: every result, not only the failures")
+	onlyOnce(fs, "out", "revision", "format")
 	if err := parseFlags(fs, args, judgeUsageLine, stdout); err != nil {
+		return reports.ExitUsage, err
+	}
+	if err := checkGiven(fs); err != nil {
 		return reports.ExitUsage, err
 	}
 	files := fs.Args()

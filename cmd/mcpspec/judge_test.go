@@ -376,3 +376,98 @@ func TestJudgeSeesClientFaults(t *testing.T) {
 		})
 	}
 }
+
+func TestJudgeRefusesBadUsage(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	empty := write("empty.jsonl", "\n\n")
+	garbage := write("garbage.txt", "hello world\n")
+	other := write("other.jsonl", `{"name":"x"}`+"\n")
+	badHAR := write("bad.har", "{\n  \"log\": [\n")
+	badStdio := write("bad.txt", "> {\"jsonrpc\":\"2.0\"}\nno prefix\n")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"judge"}, "judge: no FILE"},
+		{[]string{"judge", "--revision", "2099-01-01", empty}, `unknown revision "2099-01-01"`},
+		{[]string{"judge", "--revision", "", empty}, "judge: --revision " + emptyMsg},
+		{[]string{"judge", "--format", "pcap", empty}, `unknown format "pcap"`},
+		{[]string{"judge", "--max-frames", "-1", empty}, "--max-frames must not be negative"},
+		{[]string{"judge", "--nope", empty}, "judge: flag provided but not defined: -nope"},
+		{[]string{"judge", filepath.Join(dir, "none.jsonl")}, "none.jsonl: open"},
+		{[]string{"judge", empty}, "the file is empty"},
+		{[]string{"judge", garbage}, "unrecognised content"},
+		{[]string{"judge", other}, "neither a recording record nor a transcript line"},
+		{[]string{"judge", badHAR}, "HAR file"},
+		{[]string{"judge", badStdio}, `line 2: no "> "`},
+		{[]string{"judge", "--format", "har", other}, "HAR file: no log object"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			t.Parallel()
+			r := runBinary(t, usageRunTimeout, bins.mcpspec, append(c.args[:1:1], append([]string{"--out", filepath.Join(t.TempDir(), "out")}, c.args[1:]...)...)...)
+			assertUsageError(t, r, c.want)
+			if n := strings.Count(strings.TrimSpace(r.stderr), "\n"); n > 0 {
+				t.Errorf("the reason takes %d lines, want one:\n%s", n+1, r.stderr)
+			}
+		})
+	}
+}
+
+// TestJudgeStdioCapture: the documented line format, judged; a bound on the frames says what
+// it skipped.
+func TestJudgeStdioCapture(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	capture := filepath.Join(t.TempDir(), "capture.txt")
+	lines := strings.Join([]string{
+		"# a host and a server, captured by hand",
+		`> {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"h","version":"1"}}}`,
+		"! server starting",
+		`< {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}`,
+		`> {"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`< {"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`,
+		`> {"jsonrpc":"2.0","id":3,"method":"prompts/list"}`,
+		`< {"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"no prompts"}}`,
+	}, "\n") + "\n"
+	if err := os.WriteFile(capture, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	seen := judged(t, d, reports.ExitFailures, capture)
+	want := map[string]reports.Status{
+		"LIFE-INITIALIZED-NOTIF|client":    reports.Fail, // the client never sent it
+		"LIFE-OPERATION-NEGOTIATED|client": reports.Fail, // prompts/list without the capability
+		"JRPC-REPLY-REQUIRED|server":       reports.Pass,
+		"MSG-REQ-ID-UNIQUE|client":         reports.Pass,
+		"PROG-MONOTONIC|server":            reports.NA,
+	}
+	for _, res := range seen.Results {
+		k := res.ID + "|" + res.Side
+		if w, ok := want[k]; ok {
+			if res.Status != w {
+				t.Errorf("%s: %s, want %s: %s", k, res.Status, w, res.Message)
+			}
+			if w == reports.NA && !strings.HasPrefix(res.Message, "not exercised") {
+				t.Errorf("%s: na says %q, want \"not exercised…\"", k, res.Message)
+			}
+			delete(want, k)
+		}
+	}
+	for k := range want {
+		t.Errorf("no verdict for %s", k)
+	}
+	// Four frames kept of seven: the rest is skipped, and said.
+	out := t.TempDir()
+	r := runBinary(t, judgeTimeout, d.mcpspec, "judge", "--max-frames", "4", "--out", out, capture)
+	if !strings.Contains(r.stderr, "3 frames past the reader's bound were skipped") {
+		t.Errorf("the skipped frames are not said: exit %d\n%s", r.code, r.stderr)
+	}
+}
