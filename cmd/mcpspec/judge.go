@@ -32,7 +32,7 @@ func cmdJudge(args []string, stdout, stderr io.Writer) (int, error) {
 	replyBound := fs.Duration("reply-bound", observed.DefaultReplyBound, "a request unanswered while the conversation goes on for `DURATION` is a violation")
 	strict := fs.Bool("strict", false, "warnings (broken SHOULDs) fail the run")
 	noColor := fs.Bool("no-color", false, "no ANSI colours (also NO_COLOR)")
-	verbose := fs.Bool("v", false, "verbose: every result, not only the failures")
+	verbose := fs.Bool("v", false, "verbose: in the summary every message in full, the untestable checks and the counts by area")
 	onlyOnce(fs, "out", "revision", "format")
 	if err := parseFlags(fs, args, judgeUsageLine, stdout); err != nil {
 		return reports.ExitUsage, err
