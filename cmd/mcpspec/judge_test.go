@@ -340,9 +340,9 @@ func TestJudgeSeesClientFaults(t *testing.T) {
 			t.Errorf("%s: %d passes (%s): the session was hardly judged", filepath.Base(file), passes, seen.Target.Description)
 		}
 	}
-	// The faults the reference server lets show: MSG-REQ-ID-UNIQUE and
-	// HTTP-PROTO-HEADER-NEGOTIATED need the probe's scenarios (a ping during a call, a version
-	// other than the one asked for), and are pinned by the package's own tests.
+	// The faults the reference server lets show: MSG-REQ-ID-UNIQUE, HTTP-PROTO-HEADER-NEGOTIATED
+	// and PAGE-CLIENT-OPAQUE need the probe's scenarios (a ping during a call, a version other
+	// than the one asked for, a paged list), and are pinned by the package's own tests.
 	cases := []struct {
 		fault, check string
 		handshake    bool
@@ -357,6 +357,7 @@ func TestJudgeSeesClientFaults(t *testing.T) {
 		{fault: "HTTP-POST-ACCEPT", check: "HTTP-POST-ACCEPT", handshake: true, judgeArgs: []string{"--revision", "2025-11-25"}},
 		{fault: "HTTP-SESSION-CLIENT", check: "HTTP-SESSION-CLIENT", handshake: true},
 		{fault: "LIFE-HTTP-VERSION-HEADER", check: "LIFE-HTTP-VERSION-HEADER", handshake: true},
+		{fault: "HTTP26-META-HEADERS-CLIENT", check: "HTTP26-META-HEADERS-CLIENT"},
 	}
 	for _, c := range cases {
 		t.Run(c.fault, func(t *testing.T) {

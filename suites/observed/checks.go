@@ -41,7 +41,7 @@ var (
 // Checks returns every observed check, in registration order.
 func Checks() []*Check {
 	regOnce.Do(func() {
-		for _, group := range [][]Check{schemaChecks(), stdioChecks(), idChecks(), lifeChecks(), transportChecks(), flowChecks()} {
+		for _, group := range [][]Check{schemaChecks(), stdioChecks(), idChecks(), lifeChecks(), transportChecks(), flowChecks(), modernChecks()} {
 			for i := range group {
 				all = append(all, &group[i])
 			}

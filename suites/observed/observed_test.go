@@ -126,3 +126,16 @@ func TestChecksAreCatalogued(t *testing.T) {
 		seen[k] = true
 	}
 }
+
+func TestCursorsAsGiven(t *testing.T) {
+	list := `c:{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	page := `s:{"jsonrpc":"2.0","id":2,"result":{"tools":[],"nextCursor":"abc"}}`
+	res, _ := Judge(stdio(initReq, initResp, initedNote, list, page, `c:{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"abc"}}`), Options{})
+	if r := verdict(t, res, "PAGE-CLIENT-OPAQUE", Client); r.Status != reports.Pass {
+		t.Errorf("the cursor as given: %s %s", r.Status, r.Message)
+	}
+	res, _ = Judge(stdio(initReq, initResp, initedNote, list, page, `c:{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"abd"}}`), Options{})
+	if r := verdict(t, res, "PAGE-CLIENT-OPAQUE", Client); r.Status != reports.Fail {
+		t.Errorf("a cursor the server never gave: %s %s", r.Status, r.Message)
+	}
+}
