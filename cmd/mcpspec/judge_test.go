@@ -109,11 +109,18 @@ func TestJudgeSeesServerFaults(t *testing.T) {
 		{fault: "CANCEL-STOP-NO-RESPONSE", check: "CANCEL-STOP-NO-RESPONSE",
 			runArgs:   []string{"--slow-tool", "slow", "--slow-tool-args", `{"steps":15,"stepMs":100}`},
 			judgeArgs: []string{"--cancel-grace", "500ms"}},
+		{fault: "JRPC-NOTIF-NO-REPLY", check: "JRPC-NOTIF-NO-REPLY"},
+		{fault: "JRPC-NOTIF-NO-REPLY", check: "JRPC-NOTIF-NO-REPLY", http: true},
+		{fault: "HTTP-202-ACCEPTED", check: "HTTP-202-ACCEPTED", http: true},
 		{fault: "HTTP-EVENT-ID-UNIQUE", check: "HTTP-EVENT-ID-UNIQUE", http: true, runArgs: slow},
 		{fault: "HTTP-RESUME-OTHER-STREAM", check: "HTTP-RESUME-OTHER-STREAM", http: true, runArgs: slow},
 	}
 	for _, c := range cases {
-		t.Run(c.fault, func(t *testing.T) {
+		name := c.fault
+		if c.http {
+			name += "/http"
+		}
+		t.Run(name, func(t *testing.T) {
 			out, dir := t.TempDir(), t.TempDir()
 			args := []string{"run", "--focus", "^" + c.fault + " ", "--versions", "2025-11-25", "--transcript", dir, "--out", out}
 			if c.http {

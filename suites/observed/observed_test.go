@@ -89,6 +89,7 @@ func TestFaultsSeen(t *testing.T) {
 		{"request before the answer", []string{initReq, `c:{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, initResp}, "LIFE-PRE-INIT-REQUEST", Client, Options{}},
 		{"server request before initialized", []string{`c:{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{}},"clientInfo":{"name":"c","version":"1"}}}`, initResp, `s:{"jsonrpc":"2.0","id":"r1","method":"roots/list"}`, initedNote}, "LIFE-SERVER-WAIT-INITIALIZED", Server, Options{}},
 		{"undeclared capability", []string{initReq, initResp, initedNote, `s:{"jsonrpc":"2.0","id":"r1","method":"sampling/createMessage","params":{}}`}, "SRVREQ-CAP-GATED", Server, Options{}},
+		{"notification answered", []string{initReq, initResp, initedNote, `c:{"jsonrpc":"2.0","method":"notifications/x","params":{}}`, `s:{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"no"}}`}, "JRPC-NOTIF-NO-REPLY", Server, Options{}},
 		{"cancelled initialize", []string{initReq, `c:{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`, initResp}, "CANCEL-NO-INIT-CANCEL", Client, Options{}},
 	}
 	for _, c := range cases {
@@ -140,5 +141,12 @@ func TestCursorsAsGiven(t *testing.T) {
 	res, _ = Judge(stdio(initReq, initResp, initedNote, list, page, `c:{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"abd"}}`), Options{})
 	if r := verdict(t, res, "PAGE-CLIENT-OPAQUE", Client); r.Status != reports.Fail {
 		t.Errorf("a cursor the server never gave: %s %s", r.Status, r.Message)
+	}
+}
+
+func TestNullIDReplyAfterAnIllFormedFrameIsNoVerdict(t *testing.T) {
+	res, _ := Judge(stdio(initReq, initResp, initedNote, `c:{"jsonrpc":"2.0","method":"notifications/x","params":{}}`, `c:not json`, `s:{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse"}}`), Options{})
+	if r := verdict(t, res, "JRPC-NOTIF-NO-REPLY", Server); r.Status != reports.NA {
+		t.Errorf("a null-id error may answer the frame that was not JSON: %s %s", r.Status, r.Message)
 	}
 }
