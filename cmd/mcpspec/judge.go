@@ -15,9 +15,9 @@ import (
 
 const judgeUsageLine = "mcpspec judge [--out DIR] [--revision R] [--format F] FILE…"
 
-// defaultMaxFrames bounds the frames a judge keeps in memory over all its files: each is at
-// most recording.MaxBody, and a recording of a long session may hold millions.
-const defaultMaxFrames = 200000
+// defaultMaxFrames bounds the frames a judge keeps in memory over all its files: a recording
+// of a long session may hold millions. 100000 small frames take about 250 MB and 15 s.
+const defaultMaxFrames = 100000
 
 // cmdJudge runs `mcpspec judge FILE…`: the observed checks over recorded traffic, both sides,
 // and the four reports as run writes them.

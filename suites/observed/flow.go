@@ -131,6 +131,10 @@ func judgeProgressKnown(v *View) Finding {
 	if len(notes) == 0 {
 		return notExercised("the server sent no progress notification")
 	}
+	isNote := map[int]bool{}
+	for _, i := range notes {
+		isNote[i] = true
+	}
 	known := map[jsonrpc.ID]bool{}
 	for i, m := range v.Msgs {
 		if m.From == Client && m.IsRequest() {
@@ -138,7 +142,7 @@ func judgeProgressKnown(v *View) Finding {
 				known[t] = true
 			}
 		}
-		if !containsInt(notes, i) {
+		if !isNote[i] {
 			continue
 		}
 		t, _, ok := progressOf(m)
@@ -186,6 +190,12 @@ func judgeProgressStop(v *View) Finding {
 	if len(notes) == 0 {
 		return notExercised("the server sent no progress notification")
 	}
+	byToken := map[jsonrpc.ID][]int{}
+	for _, i := range notes {
+		if t, _, ok := progressOf(v.Msgs[i]); ok {
+			byToken[t] = append(byToken[t], i)
+		}
+	}
 	ex := v.pair()
 	judged := 0
 	for q, as := range ex.answers {
@@ -198,9 +208,9 @@ func judgeProgressStop(v *View) Finding {
 			continue // a task's token outlives the response that created the task
 		}
 		resp := v.Msgs[as[0]]
-		for _, i := range notes {
+		for _, i := range byToken[t] {
 			m := v.Msgs[i]
-			if nt, _, ok := progressOf(m); !ok || nt != t || v.Records[m.Rec].Seq < v.Records[req.Rec].Seq {
+			if v.Records[m.Rec].Seq < v.Records[req.Rec].Seq {
 				continue
 			}
 			judged++
@@ -236,7 +246,12 @@ func judgeCancelStop(v *View, side string) Finding {
 	grace := v.opts.CancelGrace
 	end := v.Records[len(v.Records)-1].At
 	cancels, judged := 0, 0
+	latest := map[jsonrpc.ID]int{} // the latest request of the canceller with each id, so far
 	for ci, cancel := range v.Msgs {
+		if cancel.From == other(side) && cancel.IsRequest() {
+			latest[cancel.ID] = ci
+			continue
+		}
 		if cancel.From != other(side) || cancel.Method != "notifications/cancelled" || !cancel.IsNotification() {
 			continue
 		}
@@ -246,14 +261,8 @@ func judgeCancelStop(v *View, side string) Finding {
 		}
 		cancels++
 		// The request cancelled is the latest with that id sent before the cancellation.
-		reqIdx := -1
-		for i := ci - 1; i >= 0; i-- {
-			if m := v.Msgs[i]; m.From == other(side) && m.IsRequest() && m.ID == id {
-				reqIdx = i
-				break
-			}
-		}
-		if reqIdx < 0 {
+		reqIdx, ok := latest[id]
+		if !ok {
 			continue
 		}
 		cancelAt := v.Records[cancel.Rec].At

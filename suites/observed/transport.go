@@ -144,15 +144,17 @@ func acceptsType(accept, want string) bool {
 	return false
 }
 
-// exchangeRecords lists the records of each HTTP exchange.
+// exchangeRecords lists the records of each HTTP exchange (built once a view).
 func (v *View) exchangeRecords() map[int][]int {
-	out := map[int][]int{}
-	for i, r := range v.Records {
-		if r.Exchange != 0 {
-			out[r.Exchange] = append(out[r.Exchange], i)
+	if v.byExchange == nil {
+		v.byExchange = map[int][]int{}
+		for i, r := range v.Records {
+			if r.Exchange != 0 {
+				v.byExchange[r.Exchange] = append(v.byExchange[r.Exchange], i)
+			}
 		}
 	}
-	return out
+	return v.byExchange
 }
 
 func judgeNotificationsUnanswered(v *View) Finding {
@@ -230,8 +232,8 @@ func (v *View) resumption(exchange int) bool {
 }
 
 func (v *View) lastEventID(exchange int) (string, bool) {
-	for _, r := range v.Records {
-		if r.Exchange == exchange && r.Channel == recording.ChanRequest {
+	for _, i := range v.exchangeRecords()[exchange] {
+		if r := v.Records[i]; r.Channel == recording.ChanRequest {
 			id, ok := Header(r, "Last-Event-ID")
 			return id, ok && id != ""
 		}
@@ -329,8 +331,8 @@ func (v *View) notificationPOSTs() (posts []int, answers map[int][]Msg) {
 
 // response finds the response record of an exchange.
 func (v *View) response(exchange int) (recording.Record, bool) {
-	for _, r := range v.Records {
-		if r.Exchange == exchange && r.Channel == recording.ChanResponse {
+	for _, i := range v.exchangeRecords()[exchange] {
+		if r := v.Records[i]; r.Channel == recording.ChanResponse {
 			return r, true
 		}
 	}
