@@ -28,7 +28,7 @@ type transcriptLine struct {
 var (
 	answersRe = regexp.MustCompile(` \(answers #(\d+)\)$`)
 	resumesRe = regexp.MustCompile(` \(resumes the stream of #(\d+)\)$`)
-	statusRe  = regexp.MustCompile(`^HTTP (\d{3})(?: ([^;]*?))?(?:; Mcp-Session-Id: (\S+))?( \(stream[^)]*\))?$`)
+	statusRe  = regexp.MustCompile(`^HTTP (\d{3})(?: (.*?))?(?:; Mcp-Session-Id: (\S+))?( \(stream[^)]*\))?$`)
 )
 
 // ReadTranscript reads a transcript archive (mcpspec run --transcript), keeping at most max
