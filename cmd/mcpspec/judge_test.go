@@ -5,12 +5,14 @@ package main
 // of a real HTTP session is judged.
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -479,5 +481,132 @@ func TestJudgeStdioCapture(t *testing.T) {
 	r := runBinary(t, judgeTimeout, d.mcpspec, "judge", "--max-frames", "4", "--out", out, capture)
 	if !strings.Contains(r.stderr, "3 frames past the reader's bound were skipped") {
 		t.Errorf("the skipped frames are not said: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// The stdio tap: the test binary, run with stdioTapEnv set, is a server command that launches
+// the real server (stdioTapServerEnv, its words separated by \x1f) and relays every line both
+// ways unchanged, recording each into the file stdioTapEnv names.
+const (
+	stdioTapEnv       = "MCPSPEC_TEST_STDIO_TAP"
+	stdioTapServerEnv = "MCPSPEC_TEST_STDIO_TAP_SERVER"
+)
+
+func init() {
+	if out := os.Getenv(stdioTapEnv); out != "" {
+		os.Exit(stdioTap(out, strings.Split(os.Getenv(stdioTapServerEnv), "\x1f")))
+	}
+}
+
+func stdioTap(out string, server []string) int {
+	w, err := recording.Create(out, nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tap:", err)
+		return 1
+	}
+	defer w.Close()
+	cmd := exec.Command(server[0], server[1:]...)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tap:", err)
+		return 1
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tap:", err)
+		return 1
+	}
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "tap:", err)
+		return 1
+	}
+	relay := func(from string, ch string, src io.Reader, dst io.Writer) {
+		rd := bufio.NewReader(src)
+		for {
+			line, err := rd.ReadBytes('\n')
+			if len(line) > 0 {
+				w.Add(recording.Record{From: from, Transport: recording.Stdio, Channel: ch, Body: strings.TrimRight(string(line), "\r\n")})
+				_ = w.Flush()
+				_, _ = dst.Write(line)
+			}
+			if err != nil {
+				return
+			}
+		}
+	}
+	go func() {
+		relay(recording.FromClient, recording.ChanStdin, os.Stdin, in)
+		_ = in.Close() // the client's EOF is the server's
+	}()
+	relay(recording.FromServer, recording.ChanStdout, stdout, os.Stdout)
+	if err := cmd.Wait(); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// TestJudgeStdioSessions: the reference client and server over stdio through the tap: clean,
+// at either era, no verdict fails; each client fault the reference server lets show is seen.
+func TestJudgeStdioSessions(t *testing.T) {
+	d := newRunDir(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	session := func(t *testing.T, handshake bool, faults ...string) string {
+		rec := filepath.Join(t.TempDir(), "recording.jsonl")
+		args := []string{"reference-client", "--timeout", "30s"}
+		if handshake {
+			args = append(args, "--handshake-only")
+		}
+		for _, f := range faults {
+			args = append(args, "--fault", f)
+		}
+		env := []string{stdioTapEnv + "=" + rec, stdioTapServerEnv + "=" + d.mcpspec + "\x1freference"}
+		r := runBinaryEnv(t, 45*time.Second, env, d.mcpspec, append(args, self)...)
+		if _, err := os.Stat(rec); err != nil {
+			t.Fatalf("no recording (reference client: exit %d)\n%s", r.code, r.stderr)
+		}
+		return rec
+	}
+	for _, handshake := range []bool{false, true} {
+		clean := judged(t, d, reports.ExitOK, session(t, handshake))
+		passes := 0
+		for _, res := range clean.Results {
+			switch {
+			case res.Status == reports.Pass:
+				passes++
+			case res.Status == reports.Fail || res.Status == reports.Warn || res.Status == reports.Error:
+				t.Errorf("%s (%s) on the clean pair over stdio: %s: %s", res.ID, res.Side, res.Status, res.Message)
+			}
+		}
+		if passes < 10 {
+			t.Errorf("%d passes: the stdio session was hardly judged", passes)
+		}
+	}
+	cases := []struct {
+		fault     string
+		handshake bool
+		judgeArgs []string
+	}{
+		{"STDIO-CLIENT-STDIN", true, nil},
+		// The server refuses the early tools/list and the client stops: nothing was
+		// negotiated, so the revision is given.
+		{"LIFE-PRE-INIT-REQUEST", true, []string{"--revision", "2025-11-25"}},
+		{"LIFE-INITIALIZED-NOTIF", true, nil},
+		{"MSG-REQ-ID-NOT-NULL", false, nil},
+		{"MSG-JSONRPC", true, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.fault, func(t *testing.T) {
+			faulty := judged(t, d, -1, append(c.judgeArgs, session(t, c.handshake, c.fault))...)
+			for _, res := range faulty.Results {
+				if res.ID == c.fault && res.Side == "client" && (res.Status == reports.Fail || res.Status == reports.Warn) {
+					return
+				}
+			}
+			t.Errorf("%s did not fail on its fault:\n%s", c.fault, observedStatuses(faulty, c.fault))
+		})
 	}
 }

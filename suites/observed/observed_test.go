@@ -87,6 +87,7 @@ func TestFaultsSeen(t *testing.T) {
 		{"never answered", []string{initReq, initResp, initedNote, `c:{"jsonrpc":"2.0","id":2,"method":"ping"}`, `c:{"jsonrpc":"2.0","id":3,"method":"ping"}`, `s:{"jsonrpc":"2.0","id":3,"result":{}}`}, "JRPC-REPLY-REQUIRED", Server, Options{ReplyBound: time.Second}},
 		{"no initialized", []string{initReq, initResp, `c:{"jsonrpc":"2.0","id":2,"method":"tools/list"}`}, "LIFE-INITIALIZED-NOTIF", Client, Options{}},
 		{"request before the answer", []string{initReq, `c:{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, initResp}, "LIFE-PRE-INIT-REQUEST", Client, Options{}},
+		{"request instead of initialize", []string{`c:{"jsonrpc":"2.0","id":2,"method":"tools/list"}`}, "LIFE-PRE-INIT-REQUEST", Client, Options{Revision: "2025-11-25"}},
 		{"server request before initialized", []string{`c:{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{}},"clientInfo":{"name":"c","version":"1"}}}`, initResp, `s:{"jsonrpc":"2.0","id":"r1","method":"roots/list"}`, initedNote}, "LIFE-SERVER-WAIT-INITIALIZED", Server, Options{}},
 		{"undeclared capability", []string{initReq, initResp, initedNote, `s:{"jsonrpc":"2.0","id":"r1","method":"sampling/createMessage","params":{}}`}, "SRVREQ-CAP-GATED", Server, Options{}},
 		{"notification answered", []string{initReq, initResp, initedNote, `c:{"jsonrpc":"2.0","method":"notifications/x","params":{}}`, `s:{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"no"}}`}, "JRPC-NOTIF-NO-REPLY", Server, Options{}},
