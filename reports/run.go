@@ -53,7 +53,8 @@ type Tool struct {
 type Target struct {
 	// Name is what the run was told to call the target (mcpspec run --name); "" when not told.
 	Name string `json:"name,omitempty"`
-	// Kind is KindClient for a run of `mcpspec client`, "" for a server.
+	// Kind is KindClient for a run of `mcpspec client`, KindRecording for `mcpspec judge`, "" for
+	// a server.
 	Kind        string         `json:"kind,omitempty"`
 	Description string         `json:"description"` // e.g. "stdio: npx -y @modelcontextprotocol/server-everything stdio"
 	Transports  []string       `json:"transports"`

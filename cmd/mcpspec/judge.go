@@ -15,9 +15,9 @@ import (
 
 const judgeUsageLine = "mcpspec judge [--out DIR] [--revision R] [--format F] FILE…"
 
-// defaultMaxFrames bounds the frames a judge keeps in memory over all its files: each is at
-// most recording.MaxBody, and a recording of a long session may hold millions.
-const defaultMaxFrames = 200000
+// defaultMaxFrames bounds the frames a judge keeps in memory over all its files: a recording
+// of a long session may hold millions. 100000 small frames take about 250 MB and 15 s.
+const defaultMaxFrames = 100000
 
 // cmdJudge runs `mcpspec judge FILE…`: the observed checks over recorded traffic, both sides,
 // and the four reports as run writes them.
@@ -32,8 +32,12 @@ func cmdJudge(args []string, stdout, stderr io.Writer) (int, error) {
 	replyBound := fs.Duration("reply-bound", observed.DefaultReplyBound, "a request unanswered while the conversation goes on for `DURATION` is a violation")
 	strict := fs.Bool("strict", false, "warnings (broken SHOULDs) fail the run")
 	noColor := fs.Bool("no-color", false, "no ANSI colours (also NO_COLOR)")
-	verbose := fs.Bool("v", false, "verbose: every result, not only the failures")
+	verbose := fs.Bool("v", false, "verbose: in the summary every message in full, the untestable checks and the counts by area")
+	onlyOnce(fs, "out", "revision", "format")
 	if err := parseFlags(fs, args, judgeUsageLine, stdout); err != nil {
+		return reports.ExitUsage, err
+	}
+	if err := checkGiven(fs); err != nil {
 		return reports.ExitUsage, err
 	}
 	files := fs.Args()

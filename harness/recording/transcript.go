@@ -28,13 +28,13 @@ type transcriptLine struct {
 var (
 	answersRe = regexp.MustCompile(` \(answers #(\d+)\)$`)
 	resumesRe = regexp.MustCompile(` \(resumes the stream of #(\d+)\)$`)
-	statusRe  = regexp.MustCompile(`^HTTP (\d{3})(?: ([^;]*?))?(?:; Mcp-Session-Id: (\S+))?( \(stream[^)]*\))?$`)
+	statusRe  = regexp.MustCompile(`^HTTP (\d{3})(?: (.*?))?(?:; Mcp-Session-Id: (\S+))?( \(stream[^)]*\))?$`)
 )
 
 // ReadTranscript reads a transcript archive (mcpspec run --transcript), keeping at most max
-// frames: a stdio connection is one conversation; the frames of every HTTP connection come
-// as one, in time order, since connections may share an MCP session (observed.Split tells
-// the sessions apart). Records are numbered anew over the file, and exchanges made unique.
+// frames: a stdio connection, or a legacy SSE one, is one conversation; the frames of every
+// Streamable HTTP connection come as one, in time order, since connections may share an MCP
+// session (observed.Split tells the sessions apart). Records are numbered anew over the file, and exchanges made unique.
 // The transcript says of HTTP what the harness wrote in its notes: the protocol headers of each
 // request, the status, content type and session of each response, each event's id and type.
 func ReadTranscript(r io.Reader, max int) (convs [][]Record, skipped int, err error) {
@@ -94,7 +94,8 @@ func ReadTranscript(r io.Reader, max int) (convs [][]Record, skipped int, err er
 		recs := sessions[k].recs
 		switch {
 		case len(recs) == 0:
-		case recs[0].Transport == Stdio:
+		case recs[0].Transport != HTTP:
+			// A stdio process, or a legacy SSE stream (its session is the connection).
 			convs = append(convs, recs)
 		default:
 			web = append(web, recs...)

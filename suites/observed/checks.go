@@ -41,7 +41,7 @@ var (
 // Checks returns every observed check, in registration order.
 func Checks() []*Check {
 	regOnce.Do(func() {
-		for _, group := range [][]Check{schemaChecks(), stdioChecks(), idChecks(), lifeChecks(), transportChecks(), flowChecks()} {
+		for _, group := range [][]Check{schemaChecks(), stdioChecks(), idChecks(), lifeChecks(), transportChecks(), flowChecks(), modernChecks()} {
 			for i := range group {
 				all = append(all, &group[i])
 			}
@@ -63,7 +63,8 @@ func bothSides(id, level, summary string, judge func(v *View, side string) Findi
 // exchanges pairs each request with the responses that answer it.
 type exchanges struct {
 	answers  map[int][]int // index in Msgs of a request → indices of its responses
-	orphans  []int         // responses whose id is that of no request of the other side
+	answerOf map[int]int   // index in Msgs of a response → the request it answers
+	orphans  map[int]bool  // responses whose id is that of no request of the other side
 	rejected map[int]bool  // requests whose HTTP POST was refused (4xx/5xx with no JSON-RPC answer)
 }
 
@@ -72,7 +73,11 @@ type exchanges struct {
 // latest such request. Messages of the other side that carry an id without being responses
 // (an invalid request keeps its id) count as requests: their error answer echoes it.
 func (v *View) pair() exchanges {
-	ex := exchanges{answers: map[int][]int{}, rejected: map[int]bool{}}
+	if v.paired != nil {
+		return *v.paired
+	}
+	ex := exchanges{answers: map[int][]int{}, answerOf: map[int]int{}, orphans: map[int]bool{}, rejected: map[int]bool{}}
+	defer func() { v.paired = &ex }()
 	byID := map[string][]int{} // side|id → requests in order
 	for i, m := range v.Msgs {
 		if m.HasID && !m.IsResponse() && !m.ID.IsNull() {
@@ -98,10 +103,11 @@ func (v *View) pair() exchanges {
 			match = reqs[len(reqs)-1]
 		}
 		if match < 0 {
-			ex.orphans = append(ex.orphans, i)
+			ex.orphans[i] = true
 			continue
 		}
 		ex.answers[match] = append(ex.answers[match], i)
+		ex.answerOf[i] = match
 	}
 	return ex
 }
@@ -109,12 +115,8 @@ func (v *View) pair() exchanges {
 // refused reports whether an HTTP exchange's response is an error status with no JSON-RPC
 // message in it: the request was refused at the transport, not left unanswered.
 func (v *View) refused(exchange int) bool {
-	for _, r := range v.Records {
-		if r.Exchange == exchange && r.Channel == "response" {
-			return r.Status >= 400 && !carriesMessages(r)
-		}
-	}
-	return false
+	r, ok := v.response(exchange)
+	return ok && r.Status >= 400 && !carriesMessages(r)
 }
 
 // cancelled is the set of request ids (of the side that sent the cancellations) named by a

@@ -131,6 +131,10 @@ func judgeProgressKnown(v *View) Finding {
 	if len(notes) == 0 {
 		return notExercised("the server sent no progress notification")
 	}
+	isNote := map[int]bool{}
+	for _, i := range notes {
+		isNote[i] = true
+	}
 	known := map[jsonrpc.ID]bool{}
 	for i, m := range v.Msgs {
 		if m.From == Client && m.IsRequest() {
@@ -138,7 +142,7 @@ func judgeProgressKnown(v *View) Finding {
 				known[t] = true
 			}
 		}
-		if !containsInt(notes, i) {
+		if !isNote[i] {
 			continue
 		}
 		t, _, ok := progressOf(m)
@@ -186,6 +190,12 @@ func judgeProgressStop(v *View) Finding {
 	if len(notes) == 0 {
 		return notExercised("the server sent no progress notification")
 	}
+	byToken := map[jsonrpc.ID][]int{}
+	for _, i := range notes {
+		if t, _, ok := progressOf(v.Msgs[i]); ok {
+			byToken[t] = append(byToken[t], i)
+		}
+	}
 	ex := v.pair()
 	judged := 0
 	for q, as := range ex.answers {
@@ -198,9 +208,9 @@ func judgeProgressStop(v *View) Finding {
 			continue // a task's token outlives the response that created the task
 		}
 		resp := v.Msgs[as[0]]
-		for _, i := range notes {
+		for _, i := range byToken[t] {
 			m := v.Msgs[i]
-			if nt, _, ok := progressOf(m); !ok || nt != t || v.Records[m.Rec].Seq < v.Records[req.Rec].Seq {
+			if v.Records[m.Rec].Seq < v.Records[req.Rec].Seq {
 				continue
 			}
 			judged++
@@ -232,51 +242,53 @@ func (v *View) sameStream(a, b Msg) bool {
 // had read the cancellation for that long. One within the grace may have been, and is not
 // judged; no response at all, with the conversation going on past the grace, passes.
 func judgeCancelStop(v *View, side string) Finding {
-	cancels := v.cancelled(other(side))
-	if len(cancels) == 0 {
-		return notExercised("the " + other(side) + " cancelled nothing")
-	}
 	ex := v.pair()
 	grace := v.opts.CancelGrace
 	end := v.Records[len(v.Records)-1].At
-	judged := 0
-	for q, reqIdx := range v.requestsByID(other(side)) {
-		ci, ok := cancels[q]
+	cancels, judged := 0, 0
+	latest := map[jsonrpc.ID]int{} // the latest request of the canceller with each id, so far
+	for ci, cancel := range v.Msgs {
+		if cancel.From == other(side) && cancel.IsRequest() {
+			latest[cancel.ID] = ci
+			continue
+		}
+		if cancel.From != other(side) || cancel.Method != "notifications/cancelled" || !cancel.IsNotification() {
+			continue
+		}
+		id, ok := paramID(cancel.Params, "requestId")
 		if !ok {
 			continue
 		}
-		cancel := v.Msgs[ci]
+		cancels++
+		// The request cancelled is the latest with that id sent before the cancellation.
+		reqIdx, ok := latest[id]
+		if !ok {
+			continue
+		}
 		cancelAt := v.Records[cancel.Rec].At
-		before, inFlight := false, false
+		answered := false
 		for _, a := range ex.answers[reqIdx] {
 			resp := v.Msgs[a]
+			answered = true
 			if v.Records[resp.Rec].Seq < v.Records[cancel.Rec].Seq {
-				before = true // answered before the cancellation: nothing to stop
-				continue
+				continue // answered before the cancellation: nothing to stop
 			}
 			if d := v.Records[resp.Rec].At.Sub(cancelAt); d > grace {
 				return violated("record %d: the %s answered the cancelled %s %s after the cancellation (record %d), past the %s allowed for a response in flight",
 					v.seq(resp), side, describe(v.Msgs[reqIdx]), d.Round(time.Millisecond), v.seq(cancel), grace)
 			}
-			inFlight = true
 		}
-		if !before && !inFlight && end.Sub(cancelAt) > grace {
+		if !answered && end.Sub(cancelAt) > grace {
 			judged++
 		}
+	}
+	if cancels == 0 {
+		return notExercised("the " + other(side) + " cancelled nothing")
 	}
 	if judged == 0 {
 		return notExercised("no cancelled request could be watched for the grace after its cancellation")
 	}
 	return passed("%d cancelled requests got no response once the cancellation had arrived", judged)
-}
-
-// requestsByID maps the ids of a side's requests to the last request with each.
-func (v *View) requestsByID(side string) map[jsonrpc.ID]int {
-	out := map[jsonrpc.ID]int{}
-	for _, i := range v.requests(side) {
-		out[v.Msgs[i].ID] = i
-	}
-	return out
 }
 
 func judgeNoBatch(v *View, side string) Finding {

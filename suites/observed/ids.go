@@ -123,7 +123,7 @@ func judgeEcho(v *View, side string) Finding {
 			continue // an error without an id answers a request that could not be read
 		}
 		n++
-		if containsInt(ex.orphans, i) {
+		if ex.orphans[i] {
 			if !v.complete() {
 				return untestable("record %d: the %s answered the id %s, whose request may be among the frames not read", v.seq(m), side, m.ID.Text())
 			}
@@ -176,15 +176,6 @@ func judgeReplied(v *View, side string) Finding {
 		return notExercised("no request of the " + other(side) + " was answered within the recording")
 	}
 	return passed("the %s answered %d requests, each once", side, answered)
-}
-
-func containsInt(list []int, x int) bool {
-	for _, y := range list {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // paramID reads a request id from a member of params (requestId of a cancellation).

@@ -13,12 +13,8 @@ import (
 // schemaChecks: every message valid at the negotiated revision, the side deciding which
 // definitions a message must match.
 func schemaChecks() []Check {
-	var out []Check
-	out = append(out, bothSides("MSG-JSONRPC", "MUST", "every message is a JSON-RPC 2.0 message of the negotiated revision's schema",
-		func(v *View, side string) Finding { return judgeSchema(v, side, false) })...)
-	out = append(out, bothSides("SCHEMA-VALID", "MUST", "every message validates against the negotiated revision's schema: requests, notifications and results by their definitions",
-		func(v *View, side string) Finding { return judgeSchema(v, side, true) })...)
-	return out
+	return bothSides("MSG-JSONRPC", "MUST", "every message validates against the negotiated revision's schema: requests, notifications and results by their definitions",
+		func(v *View, side string) Finding { return judgeSchema(v, side, true) })
 }
 
 // resultDefinitions name the result each request gets, where the revision defines it.
@@ -36,7 +32,8 @@ var resultDefinitions = map[string]string{
 // definitions lists what a message of side must match. Full adds the side's request and
 // notification unions and, at the handshake revisions, the result its request asked for (at
 // 2026-07-28 a result may be an input request instead, MRTR's matter).
-func (v *View) definitions(m Msg, side string, full bool, ex exchanges) []string {
+func (v *View) definitions(i int, side string, full bool, ex exchanges) []string {
+	m := v.Msgs[i]
 	defs := []string{schema.MessageDefinition}
 	if !full {
 		return defs
@@ -53,7 +50,7 @@ func (v *View) definitions(m Msg, side string, full bool, ex exchanges) []string
 	case m.IsNotification():
 		defs = append(defs, prefix+"Notification")
 	case m.IsResponse() && m.HasResult && harness.IsHandshake(v.Revision):
-		if req, ok := ex.request(v, m); ok {
+		if req, ok := ex.request(v, i); ok {
 			if taskAugmented(req) {
 				defs = append(defs, "result:CreateTaskResult")
 			} else if d := resultDefinitions[req.Method]; d != "" {
@@ -64,16 +61,13 @@ func (v *View) definitions(m Msg, side string, full bool, ex exchanges) []string
 	return defs
 }
 
-// request is the request a response answers, if the pairing found one.
-func (ex exchanges) request(v *View, m Msg) (Msg, bool) {
-	for q, as := range ex.answers {
-		for _, a := range as {
-			if v.Msgs[a].Rec == m.Rec && v.Msgs[a].ID == m.ID {
-				return v.Msgs[q], true
-			}
-		}
+// request is the request the response at index i of Msgs answers, if the pairing found one.
+func (ex exchanges) request(v *View, i int) (Msg, bool) {
+	q, ok := ex.answerOf[i]
+	if !ok {
+		return Msg{}, false
 	}
-	return Msg{}, false
+	return v.Msgs[q], true
 }
 
 func judgeSchema(v *View, side string, full bool) Finding {
@@ -90,13 +84,13 @@ func judgeSchema(v *View, side string, full bool) Finding {
 			return violated("record %d: the %s sent a frame that is not JSON: %s", r.Seq, side, clip(r.Body))
 		}
 	}
-	for _, m := range v.Msgs {
+	for i, m := range v.Msgs {
 		if m.From != side || v.Records[m.Rec].Truncated {
 			continue
 		}
 		n++
 		raw := withValidID(m)
-		for _, d := range v.definitions(m, side, full, ex) {
+		for _, d := range v.definitions(i, side, full, ex) {
 			inst := raw
 			if name, ok := cutPrefix(d, "result:"); ok {
 				d, inst = name, m.Result

@@ -31,6 +31,12 @@ func transportChecks() []Check {
 		{ID: "MSG-NOTIF-NO-RESPONSE", Side: Server, Level: "MUST", Transports: httpOnly,
 			Summary: "a POST of notifications and responses only gets no JSON-RPC response",
 			Judge:   judgeNotificationsUnanswered},
+		{ID: "HTTP-202-ACCEPTED", Side: Server, Level: "MUST", Transports: httpOnly,
+			Summary: "a POST of notifications and responses only that the server accepts gets 202 Accepted with no body",
+			Judge:   judgeAccepted202},
+		{ID: "JRPC-NOTIF-NO-REPLY", Side: Server, Level: "MUST",
+			Summary: "a well-formed notification gets no reply, not even an error",
+			Judge:   judgeNotificationNoReply},
 		{ID: "HTTP-EVENT-ID-UNIQUE", Side: Server, Level: "MUST", Transports: httpOnly,
 			Summary: "no SSE event id is used for two different events in the session",
 			Judge:   judgeEventIDs},
@@ -138,15 +144,17 @@ func acceptsType(accept, want string) bool {
 	return false
 }
 
-// exchangeRecords lists the records of each HTTP exchange.
+// exchangeRecords lists the records of each HTTP exchange (built once a view).
 func (v *View) exchangeRecords() map[int][]int {
-	out := map[int][]int{}
-	for i, r := range v.Records {
-		if r.Exchange != 0 {
-			out[r.Exchange] = append(out[r.Exchange], i)
+	if v.byExchange == nil {
+		v.byExchange = map[int][]int{}
+		for i, r := range v.Records {
+			if r.Exchange != 0 {
+				v.byExchange[r.Exchange] = append(v.byExchange[r.Exchange], i)
+			}
 		}
 	}
-	return out
+	return v.byExchange
 }
 
 func judgeNotificationsUnanswered(v *View) Finding {
@@ -224,8 +232,8 @@ func (v *View) resumption(exchange int) bool {
 }
 
 func (v *View) lastEventID(exchange int) (string, bool) {
-	for _, r := range v.Records {
-		if r.Exchange == exchange && r.Channel == recording.ChanRequest {
+	for _, i := range v.exchangeRecords()[exchange] {
+		if r := v.Records[i]; r.Channel == recording.ChanRequest {
 			id, ok := Header(r, "Last-Event-ID")
 			return id, ok && id != ""
 		}
@@ -272,4 +280,134 @@ func judgeResumeStream(v *View) Finding {
 		return notExercised("no stream was resumed after an event the recording holds")
 	}
 	return passed("the %d events of resumed streams replay only their own stream", n)
+}
+
+// wellFormed reports whether a message is one no receiver can fail to read: JSON-RPC 2.0, a
+// string method, structured params or none, and an id (if any) that is a string or an
+// integer. An error with a null id can only answer something else.
+func wellFormed(m Msg) bool {
+	if m.Problem != "" || !m.VersionOK() || m.Kind == jsonrpc.Invalid {
+		return false
+	}
+	if p := strings.TrimSpace(string(m.Params)); p != "" && p[0] != '{' && p[0] != '[' {
+		return false
+	}
+	return !m.HasID || m.ID.IsString() || isInteger(m.ID)
+}
+
+// notificationPOSTs lists the client's POSTs whose body holds only well-formed notifications
+// and responses, each with the messages the server sent in its exchange.
+func (v *View) notificationPOSTs() (posts []int, answers map[int][]Msg) {
+	byRec := map[int][]Msg{}
+	for _, m := range v.Msgs {
+		byRec[m.Rec] = append(byRec[m.Rec], m)
+	}
+	ex := v.exchangeRecords()
+	answers = map[int][]Msg{}
+	for _, i := range v.httpRequests() {
+		r := v.Records[i]
+		msgs := byRec[i]
+		if r.Method != "POST" || len(msgs) == 0 {
+			continue
+		}
+		only := true
+		for _, m := range msgs {
+			only = only && m.Kind != jsonrpc.Request && wellFormed(m)
+		}
+		if !only {
+			continue
+		}
+		posts = append(posts, i)
+		for _, j := range ex[r.Exchange] {
+			for _, m := range byRec[j] {
+				if m.From == Server {
+					answers[i] = append(answers[i], m)
+				}
+			}
+		}
+	}
+	return posts, answers
+}
+
+// response finds the response record of an exchange.
+func (v *View) response(exchange int) (recording.Record, bool) {
+	for _, i := range v.exchangeRecords()[exchange] {
+		if r := v.Records[i]; r.Channel == recording.ChanResponse {
+			return r, true
+		}
+	}
+	return recording.Record{}, false
+}
+
+func judgeAccepted202(v *View) Finding {
+	posts, _ := v.notificationPOSTs()
+	n := 0
+	for _, i := range posts {
+		req := v.Records[i]
+		resp, ok := v.response(req.Exchange)
+		if !ok || resp.Status < 200 || resp.Status > 299 {
+			continue // refused (4xx), or no answer recorded: HTTP-NOTIF-REJECT's matter
+		}
+		n++
+		if resp.Status != 202 || strings.TrimSpace(resp.Body) != "" {
+			return violated("record %d: the server accepted the POST of notifications and responses only (record %d) with HTTP %d and %d bytes of body, not 202 and none", resp.Seq, req.Seq, resp.Status, len(resp.Body))
+		}
+	}
+	if n == 0 {
+		return notExercised("the server accepted no POST of notifications and responses only")
+	}
+	return passed("the %d accepted POSTs of notifications and responses only got 202 and no body", n)
+}
+
+// judgeNotificationNoReply: over HTTP, the exchange of a POST of well-formed notifications
+// holds no JSON-RPC response. Over stdio a reply names no notification, so it is certain only
+// where nothing else can explain it: every frame the client wrote was well-formed, so an error
+// with a null id (the only reply a notification can get) answers none of them.
+func judgeNotificationNoReply(v *View) Finding {
+	if v.Transport == "http" {
+		posts, answers := v.notificationPOSTs()
+		for _, i := range posts {
+			if resp, ok := v.response(v.Records[i].Exchange); ok && resp.Status >= 400 {
+				continue // refused at HTTP, an error body allowed (HTTP-NOTIF-REJECT): no reply
+			}
+			for _, m := range answers[i] {
+				if m.IsResponse() {
+					return violated("record %d: the server replied to the POST of well-formed notifications and responses only (record %d)", v.seq(m), v.Records[i].Seq)
+				}
+			}
+		}
+		if len(posts) == 0 {
+			return notExercised("the client POSTed no notification alone")
+		}
+		return passed("none of the %d POSTs of notifications only got a reply", len(posts))
+	}
+	if v.Transport != "stdio" {
+		return notExercised("a legacy SSE reply cannot be tied to what it answers")
+	}
+	notes := 0
+	for _, r := range v.Records {
+		if r.From != Client || r.Channel != recording.ChanStdin {
+			continue
+		}
+		if p := jsonrpc.Parse([]byte(r.Body)); p.Kind == jsonrpc.Batch || p.Kind == jsonrpc.Invalid {
+			return notExercised("the client wrote a frame that is not one well-formed message: a reply with a null id may answer it")
+		}
+	}
+	for _, m := range v.Msgs {
+		if m.From == Client && !wellFormed(m) {
+			return notExercised("the client sent an ill-formed message: a reply with a null id may answer it")
+		}
+		if m.From == Client && m.IsNotification() {
+			notes++
+		}
+	}
+	if notes == 0 {
+		return notExercised("the client sent no notification")
+	}
+	for _, m := range v.Msgs {
+		if m.From == Server && m.IsResponse() && (!m.HasID || m.ID.IsNull()) {
+			return violated("record %d: the server sent a reply with a null id, though every message of the client was well-formed: it answers a notification", v.seq(m))
+		}
+	}
+	return passed("the client's %d notifications got no reply", notes)
 }

@@ -32,6 +32,9 @@ type View struct {
 	start       time.Time
 	truncated   int
 	redelivered int // events a resumed stream delivered again
+
+	paired     *exchanges    // pair's result, once computed
+	byExchange map[int][]int // exchangeRecords' result, once computed
 }
 
 // Msg is one JSON-RPC message (an element of a batch counts on its own).
