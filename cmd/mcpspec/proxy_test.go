@@ -36,6 +36,7 @@ type proxyProc struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stdout *bufio.Reader
+	outEnd io.Closer // the test's end of the stdout pipe
 	stderr *syncBuf
 	exited chan error
 }
@@ -75,7 +76,7 @@ func startProc(t *testing.T, argv ...string) *proxyProc {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p.stdin, p.stdout = in, bufio.NewReaderSize(out, 1<<20)
+	p.stdin, p.stdout, p.outEnd = in, bufio.NewReaderSize(out, 1<<20), out
 	go func() { p.exited <- cmd.Wait() }()
 	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
 	return p
@@ -340,6 +341,26 @@ func TestProxyStdioEndings(t *testing.T) {
 		if !strings.Contains(p.stderr.String(), "session ended: --for 300ms passed") {
 			t.Errorf("stderr:\n%s", p.stderr.String())
 		}
+	})
+	t.Run("host stops reading", func(t *testing.T) {
+		// A server that floods stdout, and a host that closes its end of the pipe: the proxy's
+		// write fails (not SIGPIPE: it must live to stop the server and write its reports).
+		out := t.TempDir()
+		p := startProc(t, d.mcpspec, "proxy", "--out", out, "--timeout-shutdown", "200ms", "--", "sh", "-c", `while :; do echo '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}'; done`)
+		if _, err := p.stdout.ReadString('\n'); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.outEnd.Close(); err != nil {
+			t.Fatal(err)
+		}
+		code := p.wait(t)
+		if code != reports.ExitNothingRan {
+			t.Errorf("exit %d, want 4 (nothing to judge: no handshake)\nstderr:\n%s", code, p.stderr.String())
+		}
+		if !strings.Contains(p.stderr.String(), "session ended: the host stopped reading") {
+			t.Errorf("stderr:\n%s", tail(p.stderr.String(), 10))
+		}
+		assertReports(t, out)
 	})
 	t.Run("server cannot start", func(t *testing.T) {
 		out := t.TempDir()
