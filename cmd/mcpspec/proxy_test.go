@@ -643,3 +643,79 @@ func judgedBothSides(t *testing.T, out string) {
 		t.Errorf("verdicts by side: %v, want both sides judged", judged)
 	}
 }
+
+// TestProxyHTTPChangesNoByte: a raw driver speaks to the reference server over Streamable HTTP
+// directly and through the proxy; every answer (status, headers, body) is the same, the
+// session id and the date aside, which differ between any two sessions.
+func TestProxyHTTPChangesNoByte(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	upAddr := fmt.Sprintf("127.0.0.1:%d", loopbackPort(t))
+	up := startProc(t, d.mcpspec, "reference", "--http", upAddr)
+	awaitListening(t, upAddr, up)
+	proxyAddr := fmt.Sprintf("127.0.0.1:%d", loopbackPort(t))
+	out := t.TempDir()
+	p := startProc(t, d.mcpspec, "proxy", "--out", out, "--listen", proxyAddr, "--upstream", "http://"+upAddr+"/mcp")
+	awaitListening(t, proxyAddr, p)
+	session := func(base string) []string {
+		var seen []string
+		id := ""
+		c := &http.Client{Transport: &http.Transport{Proxy: nil}}
+		for _, step := range []struct{ method, body string }{
+			{"POST", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`},
+			{"POST", `{"jsonrpc":"2.0","method":"notifications/initialized"}`},
+			{"POST", `{"jsonrpc":"2.0","id":"two","method":"tools/list"}`},
+			{"POST", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("é", 3000) + `"}}}`},
+			{"POST", `not json {`},
+			{"DELETE", ""},
+		} {
+			req, err := http.NewRequest(step.method, base+"/mcp", strings.NewReader(step.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			if id != "" {
+				req.Header.Set("Mcp-Session-Id", id)
+				req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+			}
+			resp, err := c.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := resp.Header.Get("Mcp-Session-Id"); s != "" {
+				id = s
+			}
+			resp.Header.Del("Date")
+			resp.Header.Del("Mcp-Session-Id")
+			seen = append(seen, fmt.Sprintf("%s → %d %v\n%s", step.method, resp.StatusCode, resp.Header, strings.ReplaceAll(string(body), id, "SESSION")))
+		}
+		return seen
+	}
+	direct, proxied := session("http://"+upAddr), session("http://"+proxyAddr)
+	for i := range direct {
+		t.Logf("%.160s", strings.ReplaceAll(direct[i], "\n", " | "))
+		if direct[i] != proxied[i] {
+			t.Errorf("exchange %d differs through the proxy:\ndirect:  %.300s\nproxied: %.300s", i+1, direct[i], proxied[i])
+		}
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	p.wait(t)
+	count := map[string]int{}
+	for _, r := range readRecording(t, out) {
+		count[r.From+" "+r.Channel]++
+	}
+	if count["client request"] != 6 || count["server response"] != 6 {
+		t.Errorf("recorded: %v, want the 6 requests and their 6 answers", count)
+	}
+	_ = up.cmd.Process.Signal(syscall.SIGTERM)
+	up.wait(t)
+	assertNoLeftovers(t, d)
+}
