@@ -397,24 +397,27 @@ func awaitListening(t *testing.T, addr string, p *proxyProc) {
 	}
 }
 
-// TestProxyHTTP: the reference client over Streamable HTTP and over legacy HTTP+SSE through
-// the relay to the reference server, every exchange recorded and both sides judged clean;
-// SIGTERM ends the relay. One proxy per transport, as a host uses one per server (a recording
+// TestProxyHTTP: the reference client over Streamable HTTP (also with streams cut and resumed)
+// and over legacy HTTP+SSE through the relay to the reference server, every exchange recorded
+// and both sides judged clean; SIGTERM ends the relay. One proxy per transport, as a host uses one per server (a recording
 // holding both is not split by transport by the judge yet).
 func TestProxyHTTP(t *testing.T) {
 	t.Parallel()
 	d := newRunDir(t)
-	upAddr := fmt.Sprintf("127.0.0.1:%d", loopbackPort(t))
-	up := startProc(t, d.mcpspec, "reference", "--http", upAddr)
-	awaitListening(t, upAddr, up)
 	for _, c := range []struct {
 		transport, path string
-		args            []string
+		server, args    []string
 		channels        []string
 	}{
-		{"http", "/mcp", nil, []string{"http request", "http response", "http event"}},
-		{"sse", "/sse", []string{"--sse"}, []string{"legacy-sse request", "legacy-sse response", "legacy-sse event"}},
+		{"http", "/mcp", nil, nil, []string{"http request", "http response", "http event"}},
+		{"sse", "/sse", nil, []string{"--sse"}, []string{"legacy-sse request", "legacy-sse response", "legacy-sse event"}},
+		// The server cuts each POST's stream after its first event: the client resumes it
+		// with a GET and Last-Event-ID, through the proxy.
+		{"http", "/mcp", []string{"--sse-poll"}, nil, []string{"http request", "http event", "Last-Event-ID"}},
 	} {
+		upAddr := fmt.Sprintf("127.0.0.1:%d", loopbackPort(t))
+		up := startProc(t, append([]string{d.mcpspec, "reference", "--http", upAddr}, c.server...)...)
+		awaitListening(t, upAddr, up)
 		out := t.TempDir()
 		proxyAddr := fmt.Sprintf("127.0.0.1:%d", loopbackPort(t))
 		p := startProc(t, d.mcpspec, "proxy", "--out", out, "--listen", proxyAddr, "--upstream", "http://"+upAddr+"/mcp")
@@ -427,7 +430,7 @@ func TestProxyHTTP(t *testing.T) {
 			t.Fatal(err)
 		}
 		if code := p.wait(t); code != reports.ExitOK {
-			t.Errorf("%s: proxy exit %d, want 0: the reference pair judged clean\nstderr:\n%s", c.transport, code, p.stderr.String())
+			t.Errorf("%s %v: proxy exit %d, want 0: the reference pair judged clean\nstderr:\n%s", c.transport, c.server, code, p.stderr.String())
 		}
 		if run := assertReports(t, out); !slices.Equal(run.Target.Transports, []string{c.transport}) {
 			t.Errorf("judged transports %v, want %s", run.Target.Transports, c.transport)
@@ -438,18 +441,21 @@ func TestProxyHTTP(t *testing.T) {
 		count := map[string]int{}
 		for _, r := range readRecording(t, out) {
 			count[r.Transport+" "+r.Channel]++
+			if _, ok := r.Header["Last-Event-Id"]; ok && r.Channel == recording.ChanRequest {
+				count["Last-Event-ID"]++
+			}
 		}
 		for _, want := range c.channels {
 			if count[want] == 0 {
-				t.Errorf("no %s recorded: %v", want, count)
+				t.Errorf("%v: no %s recorded: %v", c.server, want, count)
 			}
 		}
 		if count["http request"] != count["http response"] {
 			t.Errorf("every request has its response recorded: %v", count)
 		}
+		_ = up.cmd.Process.Signal(syscall.SIGTERM)
+		up.wait(t)
 	}
-	_ = up.cmd.Process.Signal(syscall.SIGTERM)
-	up.wait(t)
 	assertNoLeftovers(t, d)
 }
 
