@@ -61,7 +61,13 @@ func judgeServerRequestsDeclared(v *View) Finding {
 }
 
 func judgeClientRequestsDeclared(v *View) Finding {
-	return v.declared(Client, v.ServerCaps, serverCapFor)
+	return v.declared(Client, v.ServerCaps, func(method string) string {
+		c := serverCapFor(method)
+		if c == "completions" && v.Revision < harness.Rev20250326 {
+			return "" // 2024-11-05 had completion/complete but no capability for it
+		}
+		return c
+	})
 }
 
 func (v *View) declared(side string, caps map[string]json.RawMessage, need func(string) string) Finding {

@@ -139,7 +139,7 @@ func judgeEcho(v *View, side string) Finding {
 // judgeReplied judges the side as responder. An answer after a cancellation, or none, is the
 // cancellation's matter; a request left unanswered fails only when the conversation went on
 // for ReplyBound after it (a recording that ends soon after a request cannot tell silence
-// from slowness).
+// from slowness), and never a server's over HTTP.
 func judgeReplied(v *View, side string) Finding {
 	reqs := v.requests(other(side))
 	if len(reqs) == 0 {
@@ -165,6 +165,12 @@ func judgeReplied(v *View, side string) Finding {
 			answered++
 		default:
 			if _, c := cancels[m.ID]; c || ex.rejected[i] {
+				continue
+			}
+			if side == Server && v.Transport != "stdio" {
+				// A server's answer travels on a stream the client or a relay may cut (and
+				// the client then resume, or not): its absence proves nothing. A client's
+				// answer is a POST of its own, which the recording would hold.
 				continue
 			}
 			if waited := end.Sub(v.Records[m.Rec].At); waited > v.opts.ReplyBound && v.complete() {
