@@ -250,7 +250,7 @@ func (v *View) sameStream(a, b Msg) bool {
 func judgeCancelStop(v *View, side string) Finding {
 	ex := v.pair()
 	grace := v.opts.CancelGrace
-	end := v.Records[len(v.Records)-1].At
+	end := v.end()
 	cancels, judged := 0, 0
 	latest := map[jsonrpc.ID]int{} // the latest request of the canceller with each id, so far
 	for ci, cancel := range v.Msgs {
@@ -279,12 +279,12 @@ func judgeCancelStop(v *View, side string) Finding {
 			if v.Records[resp.Rec].Seq < v.Records[cancel.Rec].Seq {
 				continue // answered before the cancellation: nothing to stop
 			}
-			if d := v.Records[resp.Rec].At.Sub(cancelAt); d > grace {
+			if d, timed := elapsed(cancelAt, v.Records[resp.Rec].At); timed && d > grace {
 				return violated("record %d: the %s answered the cancelled %s %s after the cancellation (record %d), past the %s allowed for a response in flight",
 					v.seq(resp), side, describe(v.Msgs[reqIdx]), d.Round(time.Millisecond), v.seq(cancel), grace)
 			}
 		}
-		if !answered && end.Sub(cancelAt) > grace {
+		if d, timed := elapsed(cancelAt, end); !answered && timed && d > grace {
 			judged++
 		}
 	}

@@ -147,7 +147,7 @@ func judgeReplied(v *View, side string) Finding {
 	}
 	ex := v.pair()
 	cancels := v.cancelled(other(side))
-	end := v.Records[len(v.Records)-1].At
+	end := v.end()
 	answered := 0
 	for _, i := range reqs {
 		m := v.Msgs[i]
@@ -173,7 +173,7 @@ func judgeReplied(v *View, side string) Finding {
 				// answer is a POST of its own, which the recording would hold.
 				continue
 			}
-			if waited := end.Sub(v.Records[m.Rec].At); waited > v.opts.ReplyBound && v.complete() {
+			if waited, timed := elapsed(v.Records[m.Rec].At, end); timed && waited > v.opts.ReplyBound && v.complete() {
 				return violated("record %d: the %s never answered %s, though the conversation went on for %s after it", v.seq(m), side, describe(m), waited.Round(time.Millisecond))
 			}
 		}
