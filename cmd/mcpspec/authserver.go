@@ -1,0 +1,274 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	neturl "net/url"
+	"os"
+	"os/signal"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mcpspec/mcpspec/fixtures/refauthserver"
+	"github.com/mcpspec/mcpspec/reports"
+	"github.com/mcpspec/mcpspec/suites/assuite"
+)
+
+// authServerConfig is everything `mcpspec authserver` was asked to do.
+type authServerConfig struct {
+	run  runConfig // out, strict, color, baseline, write-baseline: as `run`
+	plan assuite.Plan
+	name string
+}
+
+func cmdAuthServer(args []string, stdout, stderr io.Writer) (int, error) {
+	cfg, err := parseAuthServer(args, stdout)
+	if err != nil {
+		if errors.Is(err, errHelp) {
+			return reports.ExitOK, nil
+		}
+		return reports.ExitUsage, err
+	}
+	return executeAuthServer(cfg, stdout, stderr)
+}
+
+func parseAuthServer(args []string, stdout io.Writer) (*authServerConfig, error) {
+	fs := flag.NewFlagSet("authserver", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var (
+		versions = fs.String("versions", "all", "MCP revisions whose wording to judge by: `LIST` (comma-separated) or all (the checks begin at 2025-03-26)")
+		focus    = fs.String("focus", "", "run only checks whose title matches `REGEX` (titles begin with the requirement ID)")
+		resource = fs.String("resource", "", "the protected resource `URL` (an MCP server's canonical URI) to ask tokens for (RFC 8707); without it AS-RESOURCE-AUDIENCE is untestable")
+		remote   = fs.Bool("allow-remote", false, "let the checks reach an authorization server that is not on loopback")
+		timeout  = fs.Duration("timeout-request", assuite.DefaultTimeout, "bound on each HTTP exchange with the authorization server")
+		name     = fs.String("name", "", "record `NAME` as the target's name in results.json (letters, digits, '.', '_', '-')")
+		outputs  = addOutputFlags(fs, "each check's verdict as it is judged, and in the summary every message in full")
+	)
+	onlyOnce(fs, "name", "resource")
+	if err := parseFlags(fs, args, "mcpspec authserver [flags] ISSUER-URL", stdout); err != nil {
+		return nil, err
+	}
+	if err := checkGiven(fs); err != nil {
+		return nil, err
+	}
+	if fs.NArg() != 1 {
+		return nil, usageErrorf("authserver: want one argument after the flags, the authorization server's issuer URL (got %q)", fs.Args())
+	}
+	issuer := fs.Arg(0)
+	if err := checkHTTPURL(issuer); err != nil {
+		return nil, usageErrorf("authserver: issuer %q: %v", issuer, err)
+	}
+	if !*remote && !assuite.IsLoopbackURL(issuer) {
+		return nil, usageErrorf("authserver: issuer %q is not on loopback: add --allow-remote to test it", issuer)
+	}
+	if *resource != "" {
+		if err := checkHTTPURL(*resource); err != nil {
+			return nil, usageErrorf("authserver: --resource %q: %v", *resource, err)
+		}
+	}
+	if *timeout <= 0 {
+		return nil, usageErrorf("authserver: --timeout-request must be positive, got %s", *timeout)
+	}
+	if *name != "" && !targetNamePattern.MatchString(*name) {
+		return nil, usageErrorf("authserver: --name %q: use letters, digits, '.', '_' and '-', beginning with a letter or digit", *name)
+	}
+	if given(fs, "label-filter") || given(fs, "transcript") {
+		return nil, usageErrorf("authserver: --label-filter and --transcript are not offered here (use --focus; every exchange is in the reports' evidence)")
+	}
+	revs, err := parseVersions(*versions)
+	if err != nil {
+		return nil, usageErrorf("authserver: %s", strings.TrimPrefix(err.Error(), "run: "))
+	}
+	cfg := &authServerConfig{name: *name, plan: assuite.Plan{Issuer: issuer, Resource: *resource, AllowRemote: *remote, Revisions: revs, Timeout: *timeout}}
+	if *focus != "" {
+		re, err := regexp.Compile(*focus)
+		if err != nil {
+			return nil, usageErrorf("authserver: --focus: %v", err)
+		}
+		cfg.plan.Focus = re.MatchString
+	}
+	if err := outputs.apply("authserver", &cfg.run, stdout); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+func executeAuthServer(cfg *authServerConfig, stdout, stderr io.Writer) (int, error) {
+	started := time.Now()
+	run := &reports.Run{
+		SchemaVersion: reports.SchemaVersion,
+		Tool:          reports.Tool{Name: "mcpspec", Version: version},
+		Target: reports.Target{Name: cfg.name, Kind: reports.KindAuthServer, Transports: []string{"http"},
+			Description: "authorization server: " + cfg.plan.Issuer},
+		StartedAt: started,
+		Revisions: cfg.plan.Revisions,
+		Strict:    cfg.run.strict,
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	results, runErr := runAuthServerChecks(ctx, &cfg.run, cfg.plan, stdout)
+	run.Results = results
+	if cfg.run.base != nil {
+		run.Results = cfg.run.base.Apply(run.Results)
+	}
+	run.DurationMs = time.Since(started).Milliseconds()
+	if cfg.run.writeBase != "" {
+		if err := reports.WriteBaseline(cfg.run.writeBase, run.Results); err != nil {
+			run.Errors = append(run.Errors, fmt.Sprintf("write baseline: %v", err))
+		}
+	}
+	return finish(&cfg.run, run, stdout, stderr, runErr)
+}
+
+// runAuthServerChecks runs the authorization-server checks of plan, adds the secrets they saw
+// to cfg's (so that no report holds a code or token), and prints each verdict with -v. An
+// error means the authorization server could not be reached, or the run was interrupted.
+func runAuthServerChecks(ctx context.Context, cfg *runConfig, plan assuite.Plan, stdout io.Writer) ([]reports.Result, error) {
+	out, err := assuite.Run(ctx, plan)
+	cfg.secrets = append(cfg.secrets, out.Secrets...)
+	if cfg.verbose {
+		redact := reports.Redactor(cfg.secrets)
+		for _, res := range out.Results {
+			msg, _, _ := strings.Cut(res.Message, "\n")
+			fmt.Fprintln(stdout, redact(fmt.Sprintf("%-10s %s (%s): %s", res.Status, res.ID, res.Version, msg)))
+		}
+	}
+	if err != nil && ctx.Err() != nil {
+		err = fmt.Errorf("interrupted (%v): the unfinished checks did not run", context.Cause(ctx))
+	}
+	return out.Results, err
+}
+
+// cmdReferenceAuthServer runs the bundled reference authorization server.
+func cmdReferenceAuthServer(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("reference-authserver", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	addr := fs.String("listen", "127.0.0.1:0", "serve at `ADDR` (its issuer is http://ADDR; port 0 picks a free one, printed on stderr)")
+	allowRemote := fs.Bool("allow-remote", false, "let --listen take an address that is not loopback")
+	var faults listFlag
+	fs.Var(&faults, "fault", "switch on the fault `ID` (repeatable, or comma-separated): one of "+strings.Join(refAuthFaultIDs(), ", "))
+	if err := parseFlags(fs, args, "mcpspec reference-authserver [--listen ADDR] [--fault ID]", stdout); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErrorf("reference-authserver: unexpected argument %q", fs.Arg(0))
+	}
+	if err := checkGiven(fs); err != nil {
+		return err
+	}
+	listen, err := loopbackAddr("reference-authserver", *addr, *allowRemote)
+	if err != nil {
+		return err
+	}
+	if _, err := refauthserver.Plan(faults); err != nil {
+		return usageErrorf("%v", err)
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return fmt.Errorf("reference-authserver: listen on %s: %w", listen, err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fmt.Fprintf(stderr, "mcpspec reference-authserver: issuer http://%s\n", ln.Addr())
+	return refauthserver.Serve(ctx, ln, faults)
+}
+
+func refAuthFaultIDs() []string {
+	var ids []string
+	for _, f := range refauthserver.Faults() {
+		ids = append(ids, f.ID)
+	}
+	return ids
+}
+
+// prmFollowTimeout bounds each request of --authserver's discovery of the authorization server.
+const prmFollowTimeout = 10 * time.Second
+
+// followAuthServer finds the authorization server the --url server's protected resource
+// metadata names (RFC 9728: the well-known URI with the endpoint's path, then the root one,
+// then the resource_metadata of a 401's challenge) and runs the authorization-server checks
+// on it at the revisions given, asking tokens for the metadata's resource.
+func followAuthServer(cfg *runConfig, revisions []string, stdout io.Writer) ([]reports.Result, error) {
+	var endpoint string
+	for _, t := range cfg.conform.Targets {
+		if t.Transport == "http" {
+			endpoint = t.URL
+		}
+	}
+	if len(revisions) == 0 {
+		revisions = cfg.conform.Revisions
+	}
+	remote := !assuite.IsLoopbackURL(endpoint)
+	issuer, resource, err := discoverAuthServer(endpoint, remote)
+	if err != nil {
+		return nil, err
+	}
+	if !remote && !assuite.IsLoopbackURL(issuer) {
+		return nil, fmt.Errorf("the authorization server %s is not on loopback, though the server is: test it alone with `mcpspec authserver --allow-remote %s`", issuer, issuer)
+	}
+	plan := assuite.Plan{Issuer: issuer, Resource: resource, AllowRemote: remote, Revisions: revisions, Timeout: prmFollowTimeout}
+	if cfg.focus != "" {
+		plan.Focus = regexp.MustCompile(cfg.focus).MatchString // checked when the flags were parsed
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runAuthServerChecks(ctx, cfg, plan, stdout)
+}
+
+// discoverAuthServer reads the protected resource metadata of endpoint: the first authorization
+// server it names, and its resource.
+func discoverAuthServer(endpoint string, remote bool) (issuer, resource string, err error) {
+	u, err := neturl.Parse(endpoint)
+	if err != nil {
+		return "", "", err
+	}
+	hc := &http.Client{Timeout: prmFollowTimeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	origin := u.Scheme + "://" + u.Host
+	const wk = "/.well-known/oauth-protected-resource"
+	candidates := []string{origin + wk + strings.TrimSuffix(u.Path, "/"), origin + wk}
+	// A 401's challenge may name the metadata elsewhere.
+	if resp, err := hc.Post(endpoint, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); err == nil {
+		resp.Body.Close()
+		if m := resourceMetadataParam.FindStringSubmatch(resp.Header.Get("WWW-Authenticate")); m != nil {
+			candidates = append([]string{m[1]}, candidates...)
+		}
+	}
+	var tried []string
+	for _, c := range candidates {
+		if !remote && !assuite.IsLoopbackURL(c) {
+			tried = append(tried, c+": not on loopback, not fetched")
+			continue
+		}
+		resp, err := hc.Get(c)
+		if err != nil {
+			tried = append(tried, fmt.Sprintf("%s: %v", c, err))
+			continue
+		}
+		var doc struct {
+			Resource string   `json:"resource"`
+			Servers  []string `json:"authorization_servers"`
+		}
+		derr := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&doc)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || derr != nil || len(doc.Servers) == 0 {
+			tried = append(tried, fmt.Sprintf("%s: HTTP %d, no authorization_servers", c, resp.StatusCode))
+			continue
+		}
+		if doc.Resource == "" {
+			doc.Resource = endpoint
+		}
+		return doc.Servers[0], doc.Resource, nil
+	}
+	return "", "", fmt.Errorf("no protected resource metadata names an authorization server (%s)", strings.Join(tried, "; "))
+}
+
+// resourceMetadataParam finds the resource_metadata parameter of a Bearer challenge.
+var resourceMetadataParam = regexp.MustCompile(`resource_metadata="([^"]+)"`)
