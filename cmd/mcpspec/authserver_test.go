@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpspec/mcpspec/fixtures/refauthserver"
+	"github.com/mcpspec/mcpspec/reports"
+)
+
+// startRefAuthServer serves the reference authorization server with faults in process and
+// returns its issuer.
+func startRefAuthServer(t *testing.T, faults ...string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	issuer := "http://" + ln.Addr().String()
+	h, err := refauthserver.Handler(issuer, faults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return issuer
+}
+
+func mainRun(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := Main(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// TestAuthServerReferencePasses: the reference authorization server passes every AS check at
+// every revision, the run is marked as an authorization server's, and no code, token or
+// client secret it minted reaches a report.
+func TestAuthServerReferencePasses(t *testing.T) {
+	issuer := startRefAuthServer(t)
+	out := t.TempDir()
+	code, stdout, stderr := mainRun("authserver", "--out", out, "--resource", "http://127.0.0.1:9/mcp", issuer)
+	if code != reports.ExitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	run := assertReports(t, out)
+	if run.Target.Kind != reports.KindAuthServer || len(run.Results) != 48 {
+		t.Errorf("kind %q, %d results; want %q, 48", run.Target.Kind, len(run.Results), reports.KindAuthServer)
+	}
+	for _, r := range run.Results {
+		if r.Status != reports.Pass {
+			t.Errorf("%s at %s: %s: %s", r.ID, r.Version, r.Status, r.Message)
+		}
+	}
+	for _, name := range reportFiles {
+		b, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, minted := range []string{"mcpspec-code-", "mcpspec-rt-", "eyJhbGciOiJFUzI1NiIs"} {
+			if bytes.Contains(b, []byte(minted)) {
+				t.Errorf("%s holds a secret beginning %q", name, minted)
+			}
+		}
+	}
+}
+
+// TestAuthServerFaultFails: a fault of the reference fails the run (exit 1) on its check.
+func TestAuthServerFaultFails(t *testing.T) {
+	issuer := startRefAuthServer(t, refauthserver.FaultCodeSingleUse)
+	out := t.TempDir()
+	code, stdout, _ := mainRun("authserver", "--out", out, "--focus", "^AS-CODE-", issuer)
+	if code != reports.ExitFailures || !strings.Contains(stdout, "AS-CODE-SINGLE-USE") {
+		t.Errorf("exit %d, want %d naming AS-CODE-SINGLE-USE:\n%s", code, reports.ExitFailures, stdout)
+	}
+}
+
+// TestAuthServerUnreachable: an issuer where nothing listens ends the run at once with exit 3,
+// the reports still written.
+func TestAuthServerUnreachable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	issuer := "http://" + ln.Addr().String()
+	ln.Close()
+	out := t.TempDir()
+	code, _, stderr := mainRun("authserver", "--out", out, issuer)
+	if code != reports.ExitHarness || !strings.Contains(stderr, "cannot be reached") {
+		t.Errorf("exit %d, want %d; stderr %s", code, reports.ExitHarness, stderr)
+	}
+	assertReports(t, out)
+}
+
+// TestAuthServerUsage: bad input exits 2 with one line, sending nothing anywhere.
+func TestAuthServerUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"authserver"}, "want one argument"},
+		{[]string{"authserver", "http://127.0.0.1:1", "http://127.0.0.1:2"}, "want one argument"},
+		{[]string{"authserver", "https://auth.example.com"}, "not on loopback: add --allow-remote"},
+		{[]string{"authserver", "ftp://127.0.0.1"}, "want an http:// or https:// URL"},
+		{[]string{"authserver", "--resource", "nope", "http://127.0.0.1:1"}, "--resource"},
+		{[]string{"authserver", "--label-filter", "x", "http://127.0.0.1:1"}, "not offered"},
+		{[]string{"authserver", "--timeout-request", "0s", "http://127.0.0.1:1"}, "must be positive"},
+		{[]string{"reference-authserver", "--fault", "NOPE"}, "unknown fault"},
+		{[]string{"reference-authserver", "--listen", "10.1.2.3:80"}, "not loopback"},
+		{[]string{"run", "--stdio", "x", "--authserver"}, "--authserver needs --url"},
+	} {
+		code, _, stderr := mainRun(c.args...)
+		if code != reports.ExitUsage || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line with %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// TestRunFollowsAuthServer: run --authserver against the reference server in auth mode, whose
+// metadata names a reference authorization server, adds the AS results to the run's, with
+// tokens asked for the server's resource (AS-RESOURCE-AUDIENCE passes).
+func TestRunFollowsAuthServer(t *testing.T) {
+	t.Parallel()
+	issuer := startRefAuthServer(t)
+	const token = "cli-authserver-token"
+	d := newRunDir(t)
+	out := t.TempDir()
+	addr := fmt.Sprintf("127.0.0.1:%d", loopbackPort(t))
+	server := fmt.Sprintf("%s reference --http %s --auth-token %s --auth-issuer %s", d.mcpspec, addr, token, issuer)
+	r := runBinary(t, referenceRunTimeout, d.mcpspec, "run", "--http-cmd", server, "--url", "http://"+addr+"/mcp",
+		"--header", "Authorization: Bearer "+token, "--authserver",
+		"--versions", "2025-11-25", "--focus", "^(AS-|AUTH-PRM)", "--out", out)
+	if r.code != reports.ExitOK {
+		t.Errorf("exit code %d, want 0\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	run := assertReports(t, out)
+	as := 0
+	for _, res := range run.Results {
+		if strings.HasPrefix(res.ID, "AS-") {
+			as++
+		}
+		if res.Status != reports.Pass {
+			t.Errorf("%s %s: %s: %s", res.ID, res.Version, res.Status, res.Message)
+		}
+	}
+	if as != 12 {
+		t.Errorf("%d AS results, want 12 (every AS check of 2025-11-25)", as)
+	}
+	assertNoLeftovers(t, d)
+}
