@@ -13,11 +13,13 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/mcpspec/mcpspec/fixtures/refauthserver"
+	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/reports"
 	"github.com/mcpspec/mcpspec/suites/assuite"
 )
@@ -189,48 +191,65 @@ func refAuthFaultIDs() []string {
 	return ids
 }
 
-// prmFollowTimeout bounds each request of --authserver's discovery of the authorization server.
-const prmFollowTimeout = 10 * time.Second
-
 // followAuthServer finds the authorization server the --url server's protected resource
 // metadata names (RFC 9728: the well-known URI with the endpoint's path, then the root one,
 // then the resource_metadata of a 401's challenge) and runs the authorization-server checks
-// on it at the revisions given, asking tokens for the metadata's resource.
-func followAuthServer(cfg *runConfig, revisions []string, stdout io.Writer) ([]reports.Result, error) {
+// on it at the revisions given, asking tokens for the metadata's resource. ranChecks says
+// whether any MCP check ran: a launched server is started only for them.
+func followAuthServer(cfg *runConfig, revisions []string, ranChecks bool, stdout io.Writer) ([]reports.Result, error) {
 	var endpoint string
 	for _, t := range cfg.conform.Targets {
 		if t.Transport == "http" {
 			endpoint = t.URL
+			if len(t.Command.Argv) > 0 && !ranChecks {
+				return nil, errors.New("--focus and --label-filter select no MCP check, so the --http-cmd server was never launched and its metadata cannot be read: keep one (such as AUTH-PRM)")
+			}
 		}
 	}
 	if len(revisions) == 0 {
 		revisions = cfg.conform.Revisions
 	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	remote := !assuite.IsLoopbackURL(endpoint)
-	issuer, resource, err := discoverAuthServer(endpoint, remote)
+	issuer, resource, err := discoverAuthServer(endpoint, remote, cfg.conform.Timeouts.Request)
 	if err != nil {
-		return nil, err
+		if !slices.Contains(revisions, harness.Rev20250326) {
+			return nil, err
+		}
+		// 2025-03-26 has no protected resource metadata: the authorization server's base URL
+		// is the MCP server's origin. The later revisions still need the metadata.
+		u, _ := neturl.Parse(endpoint)
+		results, rerr := runAuthServerChecks(ctx, cfg, assuite.Plan{Issuer: u.Scheme + "://" + u.Host, Resource: endpoint,
+			AllowRemote: remote, Revisions: []string{harness.Rev20250326}, Timeout: cfg.conform.Timeouts.Request, Focus: focusOf(cfg)}, stdout)
+		if rerr == nil && slices.ContainsFunc(revisions, func(r string) bool { return r > harness.Rev20250326 }) {
+			rerr = fmt.Errorf("the revisions after 2025-03-26 were not judged: %w", err)
+		}
+		return results, rerr
 	}
 	if !remote && !assuite.IsLoopbackURL(issuer) {
 		return nil, fmt.Errorf("the authorization server %s is not on loopback, though the server is: test it alone with `mcpspec authserver --allow-remote %s`", issuer, issuer)
 	}
-	plan := assuite.Plan{Issuer: issuer, Resource: resource, AllowRemote: remote, Revisions: revisions, Timeout: prmFollowTimeout}
-	if cfg.focus != "" {
-		plan.Focus = regexp.MustCompile(cfg.focus).MatchString // checked when the flags were parsed
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	plan := assuite.Plan{Issuer: issuer, Resource: resource, AllowRemote: remote, Revisions: revisions, Timeout: cfg.conform.Timeouts.Request, Focus: focusOf(cfg)}
 	return runAuthServerChecks(ctx, cfg, plan, stdout)
+}
+
+// focusOf is run's --focus as a title filter (nil: every check).
+func focusOf(cfg *runConfig) func(string) bool {
+	if cfg.focus == "" {
+		return nil
+	}
+	return regexp.MustCompile(cfg.focus).MatchString // checked when the flags were parsed
 }
 
 // discoverAuthServer reads the protected resource metadata of endpoint: the first authorization
 // server it names, and its resource.
-func discoverAuthServer(endpoint string, remote bool) (issuer, resource string, err error) {
+func discoverAuthServer(endpoint string, remote bool, timeout time.Duration) (issuer, resource string, err error) {
 	u, err := neturl.Parse(endpoint)
 	if err != nil {
 		return "", "", err
 	}
-	hc := &http.Client{Timeout: prmFollowTimeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	hc := &http.Client{Timeout: timeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	origin := u.Scheme + "://" + u.Host
 	const wk = "/.well-known/oauth-protected-resource"
 	candidates := []string{origin + wk + strings.TrimSuffix(u.Path, "/"), origin + wk}
@@ -242,7 +261,10 @@ func discoverAuthServer(endpoint string, remote bool) (issuer, resource string, 
 		}
 	}
 	var tried []string
-	for _, c := range candidates {
+	for i, c := range candidates {
+		if slices.Contains(candidates[:i], c) {
+			continue
+		}
 		if !remote && !assuite.IsLoopbackURL(c) {
 			tried = append(tried, c+": not on loopback, not fetched")
 			continue

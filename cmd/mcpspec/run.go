@@ -97,7 +97,7 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		authNarrow = fs.String("auth-token-narrow", "", "a valid access `TOKEN` of the server's that lacks a scope tools/call needs (AUTH-403-INSUFFICIENT-SCOPE calls the first listed tool with it); the run's own token goes in --header \"Authorization: Bearer …\"")
 		authAlien  = fs.String("auth-token-foreign", "", "an access `TOKEN` issued for another resource (audience), which the server must refuse (AUTH-AUDIENCE)")
 		authStale  = fs.String("auth-token-expired", "", "an access `TOKEN` the server's authorization server issued that has expired, which the server must refuse (AUTH-JWT-EXPIRED)")
-		authServer = fs.Bool("authserver", false, "also test the authorization server the --url server's protected resource metadata (RFC 9728) names, as `mcpspec authserver` does (loopback only, unless --url is not on loopback itself)")
+		authServer = fs.Bool("authserver", false, "also test the authorization server the --url server's protected resource metadata (RFC 9728) names, as `mcpspec authserver` does (loopback only, unless --url is not on loopback itself; each exchange bounded by --timeout-request)")
 		jsonrpc    = fs.Bool("jsonrpc", false, "the JSON-RPC profile: test the JSON-RPC 2.0 layer alone, with no MCP handshake (version "+harness.RevJSONRPC+"; not with --sse or --versions; no target: the bundled plain JSON-RPC server)")
 		name       = fs.String("name", "", "record `NAME` as the target's name in results.json (letters, digits, '.', '_', '-'), the column heading `mcpspec matrix --merge` gives it")
 		sessions   = fs.Int("sessions", 3, "shared sessions per revision and transport (`N`), each running its share of the checks that need no fresh server")
@@ -420,7 +420,7 @@ func execute(cfg *runConfig, stdout, stderr io.Writer) (int, error) {
 	var asResults []reports.Result
 	var asErr error
 	if cfg.authServer && runner.Interruption() == "" {
-		asResults, asErr = followAuthServer(cfg, runner.ServedRevisions(), stdout)
+		asResults, asErr = followAuthServer(cfg, runner.ServedRevisions(), runner.Planned() > 0, stdout)
 	}
 	runner.Close()
 	// Every connection has ended, so the archive holds every session.

@@ -59,6 +59,10 @@ type target struct {
 	fetch  map[string]*fetched
 	secret []string
 	ctl    *control
+	// dead is the first failure to get any answer: the server hung or went away, and every
+	// later exchange fails at once with it, so that a hung server costs one timeout, not one
+	// per exchange.
+	dead error
 }
 
 // fetched is one GET of a metadata URL, kept with its evidence.
@@ -71,10 +75,9 @@ type fetched struct {
 }
 
 // control is a whole correct authorization-code flow: the refusal checks judge only a server
-// that serves it.
+// that serves it. failed is nil when it did.
 type control struct {
-	ok  bool
-	why string
+	failed *Finding
 }
 
 // T is one check at one revision.
@@ -104,13 +107,19 @@ func loopbackOnly(allow bool) func(ctx context.Context, network, addr string) (n
 			}
 			for _, ip := range ips {
 				if !ip.IP.IsLoopback() {
-					return nil, fmt.Errorf("%s is not a loopback address: add --allow-remote to reach it", host)
+					return nil, fmt.Errorf("%s: %w", host, errOffLoopback)
 				}
 			}
 		}
 		return d.DialContext(ctx, network, addr)
 	}
 }
+
+// errOffLoopback is mcpspec's own refusal to dial a host off loopback: the server is not at
+// fault, and later exchanges with loopback hosts may go on.
+var errOffLoopback = errors.New("not a loopback address: add --allow-remote to reach it")
+
+func refusedDial(err error) bool { return errors.Is(err, errOffLoopback) }
 
 // IsLoopbackURL reports whether u names a loopback host.
 func IsLoopbackURL(u string) bool {
@@ -150,9 +159,24 @@ func (tg *target) addSecret(s string) {
 // exchange sends req and records both sides; the answer's body is read whole (bounded).
 func (t *T) exchange(req *http.Request, sent string) (*http.Response, []byte, error) {
 	t.note("send", fmt.Sprintf("%s %s", req.Method, req.URL), sent)
+	t.tg.mu.Lock()
+	dead := t.tg.dead
+	t.tg.mu.Unlock()
+	if dead != nil {
+		err := fmt.Errorf("not sent: an earlier exchange got no answer (%w)", dead)
+		t.note("note", "", err.Error())
+		return nil, nil, err
+	}
 	resp, err := t.tg.hc.Do(req.WithContext(t.ctx))
 	if err != nil {
 		t.note("note", "", "no answer: "+err.Error())
+		if !refusedDial(err) {
+			t.tg.mu.Lock()
+			if t.tg.dead == nil {
+				t.tg.dead = err
+			}
+			t.tg.mu.Unlock()
+		}
 		return nil, nil, err
 	}
 	defer resp.Body.Close()
@@ -463,29 +487,19 @@ func (t *T) served() *Finding {
 	if ctl == nil {
 		ctl = &control{}
 		e, c, g, f := t.flow(redirectA)
-		switch {
-		case f != nil:
-			ctl.why = f.Message
-		default:
-			a, f := t.redeem(e, c, g, redirectA, g.verifier)
-			switch {
-			case f != nil:
-				ctl.why = f.Message
-			case !a.issued():
-				ctl.why = "a correct token request (the right code, client, redirect_uri and code_verifier) was refused too: " + a.String()
-			default:
-				ctl.ok = true
+		if f == nil {
+			var a tokenAnswer
+			if a, f = t.redeem(e, c, g, redirectA, g.verifier); f == nil && !a.issued() {
+				u := untestable("a correct token request (the right code, client, redirect_uri and code_verifier) was refused too: %s", a)
+				f = &u
 			}
 		}
+		ctl.failed = f
 		t.tg.mu.Lock()
 		t.tg.ctl = ctl
 		t.tg.mu.Unlock()
 	}
-	if !ctl.ok {
-		f := untestable("%s", ctl.why)
-		return &f
-	}
-	return nil
+	return ctl.failed
 }
 
 func mustJSON(v any) []byte {
