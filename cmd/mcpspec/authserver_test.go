@@ -6,9 +6,12 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mcpspec/mcpspec/fixtures/refauthserver"
 	"github.com/mcpspec/mcpspec/reports"
@@ -153,4 +156,48 @@ func TestRunFollowsAuthServer(t *testing.T) {
 		t.Errorf("%d AS results, want 12 (every AS check of 2025-11-25)", as)
 	}
 	assertNoLeftovers(t, d)
+}
+
+// TestAuthServerInterruptedExits3: SIGINT while the authorization server holds a request
+// unanswered ends the run at once (not at --timeout-request), exit 3, the reports written.
+func TestAuthServerInterruptedExits3(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	arrived, done := make(chan struct{}, 1), make(chan struct{})
+	srv := &http.Server{Handler: http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		select {
+		case arrived <- struct{}{}:
+		default:
+		}
+		<-done
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { close(done); _ = srv.Close() })
+	out := t.TempDir()
+	cmd := exec.Command(bins.mcpspec, "authserver", "--out", out, "--timeout-request", "10m", "http://"+ln.Addr().String())
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = pipeGrace
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	select {
+	case <-arrived:
+	case err := <-exited:
+		t.Fatalf("mcpspec exited before its first request: %v\n%s", err, stderr.String())
+	case <-time.After(serverAppearTimeout):
+		t.Fatalf("no request reached the authorization server within %s", serverAppearTimeout)
+	}
+	interruptAndAwaitExit(t, cmd, exited, syscall.SIGINT, &stdout, &stderr)
+	assertReports(t, out)
+	if !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("stderr does not say the run was interrupted:\n%s", stderr.String())
+	}
 }
