@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -93,6 +94,45 @@ func TestHungServerCostsOneTimeout(t *testing.T) {
 		}
 		if r.ID == "AS-PKCE-MISSING" && r.Status != reports.Untestable && r.Status != reports.Error {
 			t.Errorf("%s: %s: %s", r.ID, r.Status, r.Message)
+		}
+	}
+}
+
+// TestOpenIDDiscoveryFrom20251125: metadata served only as OpenID Provider metadata (path
+// appended to an issuer with a path) is found from 2025-11-25, and missing before, where the
+// revision names RFC 8414 alone.
+func TestOpenIDDiscoveryFrom20251125(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	issuer := "http://" + ln.Addr().String() + "/tenant"
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/tenant/.well-known/openid-configuration" {
+			http.NotFound(w, r)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"issuer": issuer})
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	out, err := Run(context.Background(), Plan{Issuer: issuer, Revisions: []string{harness.Rev20250618, harness.Rev20251125},
+		Focus: func(title string) bool {
+			return strings.HasPrefix(title, "AS-METADATA ") || strings.HasPrefix(title, "AS-METADATA-ISSUER ")
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]reports.Status{
+		"AS-METADATA " + harness.Rev20250618: reports.Fail, "AS-METADATA " + harness.Rev20251125: reports.Pass,
+		"AS-METADATA-ISSUER " + harness.Rev20250618: reports.Untestable, "AS-METADATA-ISSUER " + harness.Rev20251125: reports.Pass,
+	}
+	if len(out.Results) != len(want) {
+		t.Fatalf("%d results, want %d", len(out.Results), len(want))
+	}
+	for _, r := range out.Results {
+		if w := want[r.ID+" "+r.Version]; r.Status != w {
+			t.Errorf("%s at %s: %s, want %s: %s", r.ID, r.Version, r.Status, w, r.Message)
 		}
 	}
 }
