@@ -59,6 +59,11 @@ type target struct {
 	fetch  map[string]*fetched
 	secret []string
 	ctl    *control
+	// docs serves the Client ID Metadata Documents of the clients mcpspec names by URL, on
+	// loopback, started on first use.
+	docs     *http.Server
+	docsBase string
+	docsN    int
 	// dead is the first failure to get any answer: the server hung or went away, and every
 	// later exchange fails at once with it, so that a hung server costs one timeout, not one
 	// per exchange.
@@ -310,10 +315,15 @@ type client struct {
 	id, secret, method string
 }
 
-// register registers a public client with both redirect URIs (RFC 7591).
+// register registers a public client with both redirect URIs (RFC 7591), or, where the server
+// offers no registration but takes Client ID Metadata Documents, names one by the URL of a
+// document mcpspec serves on loopback.
 func (t *T) register(e *endpoints) (*client, *Finding) {
 	if e.register == "" {
-		f := untestable("the authorization server offers no registration_endpoint, so mcpspec has no client to drive a flow with")
+		if cimd, _ := e.meta["client_id_metadata_document_supported"].(bool); cimd && IsLoopbackURL(t.tg.plan.Issuer) {
+			return t.documentClient()
+		}
+		f := untestable("the authorization server offers no registration_endpoint (nor, on loopback, Client ID Metadata Documents), so mcpspec has no client to drive a flow with")
 		return nil, &f
 	}
 	body := mustJSON(map[string]any{"client_name": "mcpspec", "redirect_uris": []string{redirectA, redirectB},
@@ -340,6 +350,44 @@ func (t *T) register(e *endpoints) (*client, *Finding) {
 	}
 	t.tg.addSecret(c.secret)
 	return c, nil
+}
+
+// documentClient is a public client whose client_id is the URL of its Client ID Metadata
+// Document, served by mcpspec on loopback (only an authorization server on the same machine
+// can fetch it; one that wants HTTPS client_ids refuses it, and the flow is untestable).
+func (t *T) documentClient() (*client, *Finding) {
+	tg := t.tg
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	if tg.docs == nil {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			f := broken("serve Client ID Metadata Documents: %v", err)
+			return nil, &f
+		}
+		tg.docsBase = "http://" + ln.Addr().String()
+		base := tg.docsBase
+		tg.docs = &http.Server{ReadHeaderTimeout: tg.plan.Timeout, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(mustJSON(map[string]any{"client_id": base + r.URL.Path, "client_name": "mcpspec",
+				"redirect_uris": []string{redirectA, redirectB}, "grant_types": []string{"authorization_code"},
+				"response_types": []string{"code"}, "token_endpoint_auth_method": "none"}))
+		})}
+		go func() { _ = tg.docs.Serve(ln) }()
+	}
+	tg.docsN++
+	c := &client{id: fmt.Sprintf("%s/mcpspec-client-%d.json", tg.docsBase, tg.docsN), method: "none"}
+	t.note("note", "", "client_id "+c.id+": a Client ID Metadata Document mcpspec serves (the authorization server offers no registration_endpoint)")
+	return c, nil
+}
+
+// close stops what the run started.
+func (tg *target) close() {
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	if tg.docs != nil {
+		_ = tg.docs.Close()
+	}
 }
 
 // grant is an authorization response: its code and what it was asked with.
@@ -534,6 +582,7 @@ func Run(ctx context.Context, p Plan) (Outcome, error) {
 		return Outcome{}, err
 	}
 	tg := newTarget(p)
+	defer tg.close()
 	if err := tg.reachable(ctx); err != nil {
 		return Outcome{Secrets: tg.secret}, err
 	}
