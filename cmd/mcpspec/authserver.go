@@ -19,7 +19,10 @@ import (
 	"time"
 
 	"github.com/mcpspec/mcpspec/fixtures/refauthserver"
+	"github.com/onsi/ginkgo/v2/types"
+
 	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/reports"
 	"github.com/mcpspec/mcpspec/suites/assuite"
 )
@@ -51,10 +54,13 @@ func parseAuthServer(args []string, stdout io.Writer) (*authServerConfig, error)
 		resource = fs.String("resource", "", "the protected resource `URL` (an MCP server's canonical URI) to ask tokens for (RFC 8707); without it AS-RESOURCE-AUDIENCE is untestable")
 		remote   = fs.Bool("allow-remote", false, "let the checks reach an authorization server that is not on loopback")
 		timeout  = fs.Duration("timeout-request", assuite.DefaultTimeout, "bound on each HTTP exchange with the authorization server")
+		clientID = fs.String("client-id", "", "drive the flows with the client `ID` registered beforehand (with --redirect-uri) instead of registering one")
+		secret   = fs.String("client-secret", "", "with --client-id: its `SECRET` (sent with HTTP Basic); without it the client is public")
+		redirect = fs.String("redirect-uri", "", "with --client-id: a redirect `URI` it registered (loopback, as a native client's; never connected to)")
 		name     = fs.String("name", "", "record `NAME` as the target's name in results.json (letters, digits, '.', '_', '-')")
 		outputs  = addOutputFlags(fs, "each check's verdict as it is judged, and in the summary every message in full")
 	)
-	onlyOnce(fs, "name", "resource")
+	onlyOnce(fs, "name", "resource", "client-id", "client-secret", "redirect-uri")
 	if err := parseFlags(fs, args, "mcpspec authserver [flags] ISSUER-URL", stdout); err != nil {
 		return nil, err
 	}
@@ -76,20 +82,31 @@ func parseAuthServer(args []string, stdout io.Writer) (*authServerConfig, error)
 			return nil, usageErrorf("authserver: --resource %q: %v", *resource, err)
 		}
 	}
+	if (*secret != "" || *redirect != "") && *clientID == "" {
+		return nil, usageErrorf("authserver: --client-secret and --redirect-uri go with --client-id")
+	}
+	if *clientID != "" {
+		if err := checkHTTPURL(*redirect); err != nil {
+			return nil, usageErrorf("authserver: --client-id needs --redirect-uri, a redirect URI the client registered: %q: %v", *redirect, err)
+		}
+	}
 	if *timeout <= 0 {
 		return nil, usageErrorf("authserver: --timeout-request must be positive, got %s", *timeout)
 	}
 	if *name != "" && !targetNamePattern.MatchString(*name) {
 		return nil, usageErrorf("authserver: --name %q: use letters, digits, '.', '_' and '-', beginning with a letter or digit", *name)
 	}
-	if given(fs, "label-filter") || given(fs, "transcript") {
-		return nil, usageErrorf("authserver: --label-filter and --transcript are not offered here (use --focus; every exchange is in the reports' evidence)")
-	}
 	revs, err := parseVersions(*versions)
 	if err != nil {
 		return nil, usageErrorf("authserver: %s", strings.TrimPrefix(err.Error(), "run: "))
 	}
 	cfg := &authServerConfig{name: *name, plan: assuite.Plan{Issuer: issuer, Resource: *resource, AllowRemote: *remote, Revisions: revs, Timeout: *timeout}}
+	if *clientID != "" {
+		cfg.plan.Client = &assuite.Client{ID: *clientID, Secret: *secret, RedirectURI: *redirect}
+		if *secret != "" {
+			cfg.run.secrets = append(cfg.run.secrets, *secret)
+		}
+	}
 	if *focus != "" {
 		re, err := regexp.Compile(*focus)
 		if err != nil {
@@ -100,6 +117,7 @@ func parseAuthServer(args []string, stdout io.Writer) (*authServerConfig, error)
 	if err := outputs.apply("authserver", &cfg.run, stdout); err != nil {
 		return nil, err
 	}
+	cfg.plan.Labels = labelsOf(&cfg.run)
 	return cfg, nil
 }
 
@@ -114,12 +132,19 @@ func executeAuthServer(cfg *authServerConfig, stdout, stderr io.Writer) (int, er
 		Revisions: cfg.plan.Revisions,
 		Strict:    cfg.run.strict,
 	}
+	archive, err := openTranscript(&cfg.run)
+	if err != nil {
+		return reports.ExitUsage, usageErrorf("authserver: --transcript %q: %v", cfg.run.transcriptDir, err)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	results, runErr := runAuthServerChecks(ctx, &cfg.run, cfg.plan, stdout)
 	run.Results = results
 	if cfg.run.base != nil {
 		run.Results = cfg.run.base.Apply(run.Results)
+	}
+	if err := writeTranscript(archive, started, results); err != nil {
+		run.Errors = append(run.Errors, fmt.Sprintf("--transcript: %v", err))
 	}
 	run.DurationMs = time.Since(started).Milliseconds()
 	if cfg.run.writeBase != "" {
@@ -221,7 +246,7 @@ func followAuthServer(cfg *runConfig, revisions []string, ranChecks bool, stdout
 		// is the MCP server's origin. The later revisions still need the metadata.
 		u, _ := neturl.Parse(endpoint)
 		results, rerr := runAuthServerChecks(ctx, cfg, assuite.Plan{Issuer: u.Scheme + "://" + u.Host, Resource: endpoint,
-			AllowRemote: remote, Revisions: []string{harness.Rev20250326}, Timeout: cfg.conform.Timeouts.Request, Focus: focusOf(cfg)}, stdout)
+			AllowRemote: remote, Revisions: []string{harness.Rev20250326}, Timeout: cfg.conform.Timeouts.Request, Focus: focusOf(cfg), Labels: labelsOf(cfg)}, stdout)
 		if rerr == nil && slices.ContainsFunc(revisions, func(r string) bool { return r > harness.Rev20250326 }) {
 			rerr = fmt.Errorf("the revisions after 2025-03-26 were not judged: %w", err)
 		}
@@ -230,8 +255,39 @@ func followAuthServer(cfg *runConfig, revisions []string, ranChecks bool, stdout
 	if !remote && !assuite.IsLoopbackURL(issuer) {
 		return nil, fmt.Errorf("the authorization server %s is not on loopback, though the server is: test it alone with `mcpspec authserver --allow-remote %s`", issuer, issuer)
 	}
-	plan := assuite.Plan{Issuer: issuer, Resource: resource, AllowRemote: remote, Revisions: revisions, Timeout: cfg.conform.Timeouts.Request, Focus: focusOf(cfg)}
+	plan := assuite.Plan{Issuer: issuer, Resource: resource, AllowRemote: remote, Revisions: revisions, Timeout: cfg.conform.Timeouts.Request,
+		Focus: focusOf(cfg), Labels: labelsOf(cfg)}
 	return runAuthServerChecks(ctx, cfg, plan, stdout)
+}
+
+// labelsOf is --label-filter as a label filter (nil: every check).
+func labelsOf(cfg *runConfig) func([]string) bool {
+	if cfg.labels == "" {
+		return nil
+	}
+	filter, _ := types.ParseLabelFilter(cfg.labels) // checked when the flags were parsed
+	return filter
+}
+
+// openTranscript opens the --transcript archive (nil without the flag); it redacts with the
+// secrets known when each line is written, those the run saw among them.
+func openTranscript(cfg *runConfig) (*transcript.Archive, error) {
+	if cfg.transcriptDir == "" {
+		return nil, nil
+	}
+	return transcript.NewArchive(cfg.transcriptDir, func(s string) string { return reports.Redactor(cfg.secrets)(s) })
+}
+
+// writeTranscript archives each result's exchanges as a session of its own.
+func writeTranscript(archive *transcript.Archive, started time.Time, results []reports.Result) error {
+	for _, r := range results {
+		entries := make([]transcript.Entry, len(r.Evidence))
+		for i, e := range r.Evidence {
+			entries[i] = transcript.Entry{Seq: e.Seq, At: started.Add(time.Duration(e.AtMs) * time.Millisecond), Dir: e.Direction, Channel: e.Channel, Meta: e.Meta, Body: e.Body}
+		}
+		archive.Write(r.Transport, r.ID+"@"+r.Version, entries)
+	}
+	return archive.Close()
 }
 
 // focusOf is run's --focus as a title filter (nil: every check).

@@ -112,13 +112,20 @@ func TestAuthServerUsage(t *testing.T) {
 		{[]string{"authserver", "https://auth.example.com"}, "not on loopback: add --allow-remote"},
 		{[]string{"authserver", "ftp://127.0.0.1"}, "want an http:// or https:// URL"},
 		{[]string{"authserver", "--resource", "nope", "http://127.0.0.1:1"}, "--resource"},
-		{[]string{"authserver", "--label-filter", "x", "http://127.0.0.1:1"}, "not offered"},
+		{[]string{"authserver", "--label-filter", "((", "http://127.0.0.1:1"}, "--label-filter"},
 		{[]string{"authserver", "--timeout-request", "0s", "http://127.0.0.1:1"}, "must be positive"},
+		{[]string{"authserver", "--client-secret", "s", "http://127.0.0.1:1"}, "go with --client-id"},
+		{[]string{"authserver", "--client-id", "c", "http://127.0.0.1:1"}, "needs --redirect-uri"},
 		{[]string{"reference-authserver", "--fault", "NOPE"}, "unknown fault"},
 		{[]string{"reference-authserver", "--listen", "10.1.2.3:80"}, "not loopback"},
 		{[]string{"run", "--stdio", "x", "--authserver"}, "--authserver needs --url"},
 	} {
-		code, _, stderr := mainRun(c.args...)
+		args := c.args
+		if args[0] != "reference-authserver" {
+			// Should a case wrongly start a run, its reports land in the test's directory.
+			args = append([]string{args[0], "--out", filepath.Join(t.TempDir(), "out")}, args[1:]...)
+		}
+		code, _, stderr := mainRun(args...)
 		if code != reports.ExitUsage || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line with %q", c.args, code, stderr, c.want)
 		}

@@ -162,11 +162,11 @@ func refusedRedemption(t *T, what string, verifierOf func(g *grant) string) Find
 	if f := t.served(); f != nil {
 		return *f
 	}
-	e, c, g, f := t.flow(redirectA)
+	e, c, g, f := t.flow()
 	if f != nil {
 		return *f
 	}
-	a, f := t.redeem(e, c, g, redirectA, verifierOf(g))
+	a, f := t.redeem(e, c, g, t.redirectA(), verifierOf(g))
 	if f != nil {
 		return *f
 	}
@@ -189,18 +189,18 @@ func checkPKCEWrong(t *T) Finding {
 }
 
 func checkCodeSingleUse(t *T) Finding {
-	e, c, g, f := t.flow(redirectA)
+	e, c, g, f := t.flow()
 	if f != nil {
 		return *f
 	}
-	first, f := t.redeem(e, c, g, redirectA, g.verifier)
+	first, f := t.redeem(e, c, g, t.redirectA(), g.verifier)
 	if f != nil {
 		return *f
 	}
 	if !first.issued() {
 		return untestable("the first, correct redemption of the code was refused: %s", first)
 	}
-	second, f := t.redeem(e, c, g, redirectA, g.verifier)
+	second, f := t.redeem(e, c, g, t.redirectA(), g.verifier)
 	if f != nil {
 		return *f
 	}
@@ -214,15 +214,15 @@ func checkCodeClient(t *T) Finding {
 	if f := t.served(); f != nil {
 		return *f
 	}
-	e, _, g, f := t.flow(redirectA)
+	e, _, g, f := t.flow()
 	if f != nil {
 		return *f
 	}
-	other, f := t.register(e)
+	other, f := t.newClient(e)
 	if f != nil {
 		return *f
 	}
-	a, f := t.redeem(e, other, g, redirectA, g.verifier)
+	a, f := t.redeem(e, other, g, t.redirectA(), g.verifier)
 	if f != nil {
 		return *f
 	}
@@ -236,16 +236,16 @@ func checkCodeRedirect(t *T) Finding {
 	if f := t.served(); f != nil {
 		return *f
 	}
-	e, c, g, f := t.flow(redirectA)
+	e, c, g, f := t.flow()
 	if f != nil {
 		return *f
 	}
-	a, f := t.redeem(e, c, g, redirectB, g.verifier)
+	a, f := t.redeem(e, c, g, t.redirectB(), g.verifier)
 	if f != nil {
 		return *f
 	}
 	if a.issued() {
-		return violated("the code asked with redirect_uri %s was redeemed with %s: %s", redirectA, redirectB, a)
+		return violated("the code asked with redirect_uri %s was redeemed with %s: %s", t.redirectA(), t.redirectB(), a)
 	}
 	return passed("the code was refused with another registered redirect_uri: %s", a)
 }
@@ -255,11 +255,11 @@ func checkResourceAudience(t *T) Finding {
 	if resource == "" {
 		return untestable("no resource to ask a token for: give --resource (mcpspec run --authserver uses the MCP server's)")
 	}
-	e, c, g, f := t.flow(redirectA)
+	e, c, g, f := t.flow()
 	if f != nil {
 		return *f
 	}
-	a, f := t.redeem(e, c, g, redirectA, g.verifier)
+	a, f := t.redeem(e, c, g, t.redirectA(), g.verifier)
 	if f != nil {
 		return *f
 	}
@@ -309,7 +309,7 @@ func checkDCR(t *T) Finding {
 	if e.register == "" {
 		return violated("the metadata names no registration_endpoint")
 	}
-	c, f := t.register(e)
+	c, f := t.registerDCR(e)
 	if f != nil {
 		if f.Outcome == finding.Untestable {
 			return violated("%s", f.Message)
@@ -338,7 +338,7 @@ func checkISS(t *T) Finding {
 	if v, _ := m["authorization_response_iss_parameter_supported"].(bool); !v {
 		return na("the metadata at %s does not advertise authorization_response_iss_parameter_supported", at)
 	}
-	_, _, g, f := t.flow(redirectA)
+	_, _, g, f := t.flow()
 	if f != nil {
 		return *f
 	}

@@ -2,9 +2,11 @@ package assuite_test
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -119,5 +121,52 @@ func TestChecksLiveOnTheirPage(t *testing.T) {
 		if !strings.Contains(c.Title(c.Versions[0]), c.ID) {
 			t.Errorf("%s: title %q", c.ID, c.Title(c.Versions[0]))
 		}
+	}
+}
+
+// TestPreRegisteredClient: a client registered beforehand (confidential, client_secret_basic)
+// drives the flows, and the clean reference passes every check with it too.
+func TestPreRegisteredClient(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	issuer := "http://" + ln.Addr().String()
+	h, err := refauthserver.Handler(issuer, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	const redirect = "http://127.0.0.1:8765/callback"
+	resp, err := http.Post(issuer+"/register", "application/json", strings.NewReader(
+		`{"redirect_uris":["`+redirect+`"],"token_endpoint_auth_method":"client_secret_basic"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reg struct {
+		ID     string `json:"client_id"`
+		Secret string `json:"client_secret"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&reg)
+	resp.Body.Close()
+	if err != nil || reg.ID == "" || reg.Secret == "" {
+		t.Fatalf("registration: %+v, %v", reg, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), selfTestBound)
+	defer cancel()
+	out, err := assuite.Run(ctx, assuite.Plan{Issuer: issuer, Resource: resource, Revisions: harness.Revisions,
+		Client: &assuite.Client{ID: reg.ID, Secret: reg.Secret, RedirectURI: redirect}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range out.Results {
+		if r.Status != reports.Pass {
+			t.Errorf("%s at %s: %s: %s", r.ID, r.Version, r.Status, r.Message)
+		}
+	}
+	if !slices.Contains(out.Secrets, reg.Secret) {
+		t.Error("the client secret is not among the secrets to redact")
 	}
 }

@@ -38,6 +38,11 @@ type Plan struct {
 	Timeout time.Duration
 	// Focus selects checks by title ("" every one).
 	Focus func(title string) bool
+	// Labels selects checks by their labels (nil every one): the ID, the level, area:as,
+	// version:REV and transport:http, as a server check's Ginkgo labels.
+	Labels func(labels []string) bool
+	// Client is a pre-registered client (nil: mcpspec registers its own).
+	Client *Client
 }
 
 // DefaultTimeout bounds one HTTP exchange with the authorization server.
@@ -46,9 +51,34 @@ const DefaultTimeout = 10 * time.Second
 // The redirect URIs of mcpspec's clients: loopback, as a native MCP client's are. Nothing
 // listens there: the authorization endpoint's redirect is read, never followed.
 const (
-	redirectA = "http://127.0.0.1:33418/mcpspec-callback"
-	redirectB = "http://127.0.0.1:33418/mcpspec-callback-other"
+	defaultRedirectA = "http://127.0.0.1:33418/mcpspec-callback"
+	defaultRedirectB = "http://127.0.0.1:33418/mcpspec-callback-other"
 )
+
+// Client is a client registered beforehand at the authorization server (Plan.Client): the
+// flows use it rather than registering one. Secret "" makes it a public client; with a secret
+// it authenticates with HTTP Basic (client_secret_basic).
+type Client struct {
+	ID, Secret string
+	// RedirectURI is one it registered; the checks that need a second one use it with
+	// "-other" appended, which the client did not register.
+	RedirectURI string
+}
+
+// redirectA is the redirect URI of every authorization request; redirectB another one.
+func (t *T) redirectA() string {
+	if c := t.tg.plan.Client; c != nil {
+		return c.RedirectURI
+	}
+	return defaultRedirectA
+}
+
+func (t *T) redirectB() string {
+	if c := t.tg.plan.Client; c != nil {
+		return c.RedirectURI + "-other"
+	}
+	return defaultRedirectB
+}
 
 // target is the state the checks of one run share: the metadata fetched and the clients
 // registered, so that each is asked for once.
@@ -149,7 +179,11 @@ func newTarget(p Plan) *target {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		Timeout:       p.Timeout,
 	}
-	return &target{plan: p, hc: hc, fetch: map[string]*fetched{}}
+	tg := &target{plan: p, hc: hc, fetch: map[string]*fetched{}}
+	if p.Client != nil {
+		tg.addSecret(p.Client.Secret)
+	}
+	return tg
 }
 
 func (tg *target) addSecret(s string) {
@@ -315,18 +349,35 @@ type client struct {
 	id, secret, method string
 }
 
-// register registers a public client with both redirect URIs (RFC 7591), or, where the server
-// offers no registration but takes Client ID Metadata Documents, names one by the URL of a
-// document mcpspec serves on loopback.
-func (t *T) register(e *endpoints) (*client, *Finding) {
+// client is the client of a flow: the pre-registered one, or a new one.
+func (t *T) client(e *endpoints) (*client, *Finding) {
+	if c := t.tg.plan.Client; c != nil {
+		method := "none"
+		if c.Secret != "" {
+			method = "client_secret_basic"
+		}
+		return &client{id: c.ID, secret: c.Secret, method: method}, nil
+	}
+	return t.newClient(e)
+}
+
+// newClient registers a public client with both redirect URIs (RFC 7591), or, where the
+// server offers no registration but takes Client ID Metadata Documents, names one by the URL
+// of a document mcpspec serves on loopback.
+func (t *T) newClient(e *endpoints) (*client, *Finding) {
 	if e.register == "" {
 		if cimd, _ := e.meta["client_id_metadata_document_supported"].(bool); cimd && IsLoopbackURL(t.tg.plan.Issuer) {
 			return t.documentClient()
 		}
-		f := untestable("the authorization server offers no registration_endpoint (nor, on loopback, Client ID Metadata Documents), so mcpspec has no client to drive a flow with")
+		f := untestable("the authorization server offers no registration_endpoint (nor, on loopback, Client ID Metadata Documents), so mcpspec has no client to drive a flow with; give it one registered beforehand (--client-id)")
 		return nil, &f
 	}
-	body := mustJSON(map[string]any{"client_name": "mcpspec", "redirect_uris": []string{redirectA, redirectB},
+	return t.registerDCR(e)
+}
+
+// registerDCR registers a public client with both redirect URIs at the registration endpoint.
+func (t *T) registerDCR(e *endpoints) (*client, *Finding) {
+	body := mustJSON(map[string]any{"client_name": "mcpspec", "redirect_uris": []string{t.redirectA(), t.redirectB()},
 		"token_endpoint_auth_method": "none", "grant_types": []string{"authorization_code"}, "response_types": []string{"code"}})
 	req, _ := http.NewRequest(http.MethodPost, e.register, strings.NewReader(string(body)))
 	req.Header.Set("Content-Type", "application/json")
@@ -367,10 +418,11 @@ func (t *T) documentClient() (*client, *Finding) {
 		}
 		tg.docsBase = "http://" + ln.Addr().String()
 		base := tg.docsBase
+		redirects := []string{t.redirectA(), t.redirectB()}
 		tg.docs = &http.Server{ReadHeaderTimeout: tg.plan.Timeout, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = w.Write(mustJSON(map[string]any{"client_id": base + r.URL.Path, "client_name": "mcpspec",
-				"redirect_uris": []string{redirectA, redirectB}, "grant_types": []string{"authorization_code"},
+				"redirect_uris": redirects, "grant_types": []string{"authorization_code"},
 				"response_types": []string{"code"}, "token_endpoint_auth_method": "none"}))
 		})}
 		go func() { _ = tg.docs.Serve(ln) }()
@@ -509,17 +561,18 @@ func (t *T) redeem(e *endpoints, c *client, g *grant, redirect, verifier string)
 	return a, nil
 }
 
-// flow is the common start of the flow checks: endpoints, a registered client, a code.
-func (t *T) flow(redirect string) (*endpoints, *client, *grant, *Finding) {
+// flow is the common start of the flow checks: endpoints, a client, a code asked with
+// redirectA.
+func (t *T) flow() (*endpoints, *client, *grant, *Finding) {
 	e, f := t.endpoints()
 	if f != nil {
 		return nil, nil, nil, f
 	}
-	c, f := t.register(e)
+	c, f := t.client(e)
 	if f != nil {
 		return nil, nil, nil, f
 	}
-	g, f := t.authorize(e, c, redirect)
+	g, f := t.authorize(e, c, t.redirectA())
 	if f != nil {
 		return nil, nil, nil, f
 	}
@@ -534,10 +587,10 @@ func (t *T) served() *Finding {
 	t.tg.mu.Unlock()
 	if ctl == nil {
 		ctl = &control{}
-		e, c, g, f := t.flow(redirectA)
+		e, c, g, f := t.flow()
 		if f == nil {
 			var a tokenAnswer
-			if a, f = t.redeem(e, c, g, redirectA, g.verifier); f == nil && !a.issued() {
+			if a, f = t.redeem(e, c, g, t.redirectA(), g.verifier); f == nil && !a.issued() {
 				u := untestable("a correct token request (the right code, client, redirect_uri and code_verifier) was refused too: %s", a)
 				f = &u
 			}
@@ -589,7 +642,8 @@ func Run(ctx context.Context, p Plan) (Outcome, error) {
 	var out Outcome
 	for _, c := range all {
 		for _, rev := range p.Revisions {
-			if !slices.Contains(c.Versions, rev) || (p.Focus != nil && !p.Focus(c.Title(rev))) {
+			labels := []string{c.ID, c.LevelAt(rev), "area:" + c.Area(), "version:" + rev, "transport:http"}
+			if !slices.Contains(c.Versions, rev) || (p.Focus != nil && !p.Focus(c.Title(rev))) || (p.Labels != nil && !p.Labels(labels)) {
 				continue
 			}
 			if ctx.Err() != nil {
