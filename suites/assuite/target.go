@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/reports"
 	"github.com/mcpspec/mcpspec/suites/catalog"
 )
@@ -131,22 +132,27 @@ var ErrUnreachable = errors.New("the authorization server cannot be reached")
 func loopbackOnly(allow bool) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	d := &net.Dialer{}
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		host, _, err := net.SplitHostPort(addr)
+		host, port, err := net.SplitHostPort(addr)
 		if err != nil {
 			return nil, err
 		}
-		if !allow {
-			ips, err := net.DefaultResolver.LookupIPAddr(ctx, host)
-			if err != nil {
-				return nil, err
-			}
-			for _, ip := range ips {
-				if !ip.IP.IsLoopback() {
-					return nil, fmt.Errorf("%s: %w", host, errOffLoopback)
-				}
+		if allow {
+			return d.DialContext(ctx, network, addr)
+		}
+		ips, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+		if err != nil {
+			return nil, err
+		}
+		for _, ip := range ips {
+			if !ip.IP.IsLoopback() {
+				return nil, fmt.Errorf("%s: %w", host, errOffLoopback)
 			}
 		}
-		return d.DialContext(ctx, network, addr)
+		if len(ips) == 0 {
+			return nil, fmt.Errorf("%s: no address", host)
+		}
+		// The address checked is the one dialled: a second lookup could answer otherwise.
+		return d.DialContext(ctx, network, net.JoinHostPort(ips[0].IP.String(), port))
 	}
 }
 
@@ -230,7 +236,7 @@ func (t *T) exchange(req *http.Request, sent string) (*http.Response, []byte, er
 
 func (t *T) note(dir, meta, body string) {
 	t.evidence = append(t.evidence, reports.Exchange{Seq: len(t.evidence) + 1, AtMs: time.Since(t.start).Milliseconds(),
-		Direction: dir, Channel: "HTTP", Meta: meta, Body: body})
+		Direction: dir, Channel: "HTTP", Meta: meta, Body: transcript.ClipBody(body)})
 }
 
 // metadataURLs are the well-known URIs a client of revision tries for the issuer, in order:
@@ -435,6 +441,7 @@ func (t *T) documentClient() (*client, *Finding) {
 
 // close stops what the run started.
 func (tg *target) close() {
+	tg.hc.CloseIdleConnections()
 	tg.mu.Lock()
 	defer tg.mu.Unlock()
 	if tg.docs != nil {
