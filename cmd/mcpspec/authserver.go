@@ -100,6 +100,11 @@ func parseAuthServer(args []string, stdout io.Writer) (*authServerConfig, error)
 	if err != nil {
 		return nil, usageErrorf("authserver: %s", strings.TrimPrefix(err.Error(), "run: "))
 	}
+	// Only the revisions some check judges by: 2024-11-05 has no authorization.
+	revs = slices.DeleteFunc(revs, func(r string) bool { return r < harness.Rev20250326 })
+	if len(revs) == 0 {
+		return nil, usageErrorf("authserver: --versions %s: the authorization-server checks begin at %s", *versions, harness.Rev20250326)
+	}
 	cfg := &authServerConfig{name: *name, plan: assuite.Plan{Issuer: issuer, Resource: *resource, AllowRemote: *remote, Revisions: revs, Timeout: *timeout}}
 	if *clientID != "" {
 		cfg.plan.Client = &assuite.Client{ID: *clientID, Secret: *secret, RedirectURI: *redirect}

@@ -116,6 +116,7 @@ func TestAuthServerUsage(t *testing.T) {
 		{[]string{"authserver", "--timeout-request", "0s", "http://127.0.0.1:1"}, "must be positive"},
 		{[]string{"authserver", "--client-secret", "s", "http://127.0.0.1:1"}, "go with --client-id"},
 		{[]string{"authserver", "--client-id", "c", "http://127.0.0.1:1"}, "needs --redirect-uri"},
+		{[]string{"authserver", "--versions", "2024-11-05", "http://127.0.0.1:1"}, "begin at 2025-03-26"},
 		{[]string{"reference-authserver", "--fault", "NOPE"}, "unknown fault"},
 		{[]string{"reference-authserver", "--listen", "10.1.2.3:80"}, "not loopback"},
 		{[]string{"run", "--stdio", "x", "--authserver"}, "--authserver needs --url"},
