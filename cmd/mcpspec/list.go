@@ -162,9 +162,24 @@ func listEntries() ([]listEntry, error) {
 		}
 		if c, ok := assuite.Lookup(e.ID); ok {
 			le.AuthServer, le.HasFault = true, asFaults[e.ID]
-			le.Implemented, le.Level, le.Versions, le.Transports, le.Summary, le.LevelReason = true, c.Level, c.Versions, []string{"http"}, c.Summary, c.LevelReason
+			le.Implemented, le.Level, le.Versions, le.Transports, le.Summary, le.LevelReason = true, levelsOf(c), c.Versions, []string{"http"}, c.Summary, c.LevelReason
 		}
 		out = append(out, le)
 	}
 	return out, nil
+}
+
+// levelsOf words an authorization-server check's level, with the revisions that word it
+// otherwise: "MUST (SHOULD at 2025-03-26)".
+func levelsOf(c *assuite.Check) string {
+	var other []string
+	for _, v := range c.Versions {
+		if l := c.LevelAt(v); l != c.Level {
+			other = append(other, l+" at "+v)
+		}
+	}
+	if len(other) == 0 {
+		return c.Level
+	}
+	return c.Level + " (" + strings.Join(other, ", ") + ")"
 }
