@@ -209,3 +209,28 @@ func TestAuthServerInterruptedExits3(t *testing.T) {
 		t.Errorf("stderr does not say the run was interrupted:\n%s", stderr.String())
 	}
 }
+
+// TestListMarksAuthServerChecks: `mcpspec list` counts every AS row as implemented, with its
+// fault in the reference authorization server and its per-revision level.
+func TestListMarksAuthServerChecks(t *testing.T) {
+	entries, err := listEntries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range entries {
+		if e.Area != "as" {
+			continue
+		}
+		n++
+		if !e.Implemented || !e.HasFault || !e.AuthServer {
+			t.Errorf("%s: implemented %v, fault %v, authServer %v", e.ID, e.Implemented, e.HasFault, e.AuthServer)
+		}
+		if e.ID == "AS-PKCE-S256" && e.Level != "MUST (SHOULD at 2025-03-26, SHOULD at 2025-06-18)" {
+			t.Errorf("AS-PKCE-S256 level %q", e.Level)
+		}
+	}
+	if n != len(refauthserver.Faults()) {
+		t.Errorf("%d AS rows, %d faults", n, len(refauthserver.Faults()))
+	}
+}
