@@ -39,8 +39,6 @@ type Conn struct {
 	closed  chan struct{}
 	once    sync.Once
 	killed  bool
-	// Read by the read loop alone: whether noteBounds has said its piece.
-	notedHuge, notedDrop bool
 }
 
 // Launch starts the command and begins reading its stdout.
@@ -81,7 +79,7 @@ func (c *Conn) readLoop() {
 		}
 		c.tr.Add(transcript.Recv, "stdout", "", f.Message)
 		c.inbox.Put("stdout", jsonrpc.Parse(f.Message))
-		c.noteBounds(len(f.Message))
+		c.inbox.NoteBounds(c.tr, len(f.Message))
 	}
 	// stdout is closed: wait (bounded) for the exit status so the close cause says how it ended.
 	t := time.NewTimer(c.opts.StopGrace)
@@ -91,20 +89,6 @@ func (c *Conn) readLoop() {
 	case <-t.C:
 	}
 	c.inbox.Close(c.endCause())
-}
-
-// noteBounds says in the transcript, once each, when a message alone exceeds what the inbox
-// keeps and when the inbox began to drop old messages: evidence that an answer a check looked
-// for may be gone because the server sent too much, not because it never sent it.
-func (c *Conn) noteBounds(size int) {
-	if size > wire.MaxKeptBytes && !c.notedHuge {
-		c.notedHuge = true
-		c.tr.Notef("a message of %d bytes, over the %d bytes a session keeps: it is kept only until the next one arrives", size, wire.MaxKeptBytes)
-	}
-	if !c.notedDrop && c.inbox.Dropped() > 0 {
-		c.notedDrop = true
-		c.tr.Notef("the server sent more than a session keeps (%d messages or %d bytes): the oldest messages are dropped from here on", wire.MaxKeptMessages, wire.MaxKeptBytes)
-	}
 }
 
 func (c *Conn) addViolation(f Frame) {

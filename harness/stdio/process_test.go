@@ -313,7 +313,7 @@ func TestLaunchNotesTheInboxBounds(t *testing.T) {
 	}
 	notes := 0
 	for _, e := range c.Transcript().Since(0) {
-		if strings.Contains(e.Body, "the oldest messages are dropped") {
+		if strings.Contains(e.Body, "messages are dropped") {
 			notes++
 		}
 	}
