@@ -31,14 +31,16 @@ type Conn struct {
 	inbox *wire.Inbox
 	tr    *transcript.Transcript
 
-	writeMu sync.Mutex
-	mu      sync.Mutex
-	viol    []wire.Violation
-	nViol   int
-	readErr error
-	closed  chan struct{}
-	once    sync.Once
-	killed  bool
+	writeMu       sync.Mutex
+	mu            sync.Mutex
+	viol          []wire.Violation
+	nViol         int
+	readErr       error
+	closed        chan struct{}
+	once          sync.Once
+	killed        bool
+	oversized     chan struct{} // closed at the first stdout line over the framing limit
+	oversizedOnce sync.Once
 }
 
 // Launch starts the command and begins reading its stdout.
@@ -56,7 +58,7 @@ func Launch(c Command, opts Options) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	cn := &Conn{proc: p, opts: opts, inbox: wire.NewInbox(), tr: opts.Transcript, closed: make(chan struct{})}
+	cn := &Conn{proc: p, opts: opts, inbox: wire.NewInbox(), tr: opts.Transcript, closed: make(chan struct{}), oversized: make(chan struct{})}
 	go cn.readLoop()
 	return cn, nil
 }
@@ -102,7 +104,15 @@ func (c *Conn) addViolation(f Frame) {
 	if keep {
 		c.tr.Add(transcript.Recv, "stdout", "violation: "+f.Violation, f.Raw)
 	}
+	if f.Violation == OversizedLine {
+		c.oversizedOnce.Do(func() { close(c.oversized) })
+	}
 }
+
+// Oversized is closed once the server has written a stdout line over the framing limit (its
+// violation is in Violations by then, unless maxViolations came first): a handshake waiting
+// for an answer that line may have held stops at once, rather than at the startup timeout.
+func (c *Conn) Oversized() <-chan struct{} { return c.oversized }
 
 func (c *Conn) endCause() error {
 	c.mu.Lock()
