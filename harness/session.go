@@ -158,7 +158,7 @@ func Open(ctx context.Context, conn wire.Conn, env *Env, revision, owner string)
 	if err != nil {
 		return s, &InfraError{What: fmt.Sprintf("sending initialize (%s)", revision), Err: err, Stderr: conn.Diagnostics(), StderrNow: conn.Diagnostics}
 	}
-	r, err := s.waitFor(stopAtOversizedLine(ctx, conn), d, from, wire.RespondsTo(id), env.Timeouts.Startup)
+	r, err := s.waitFor(stopAtOversizedLine(ctx, conn, env.Timeouts.Quiet), d, from, wire.RespondsTo(id), env.Timeouts.Startup)
 	resp, _ := wire.FindResponse(r.Msg, id)
 	if err != nil {
 		if d.Ready(ctx) == nil && d.Status >= 500 {
@@ -628,10 +628,11 @@ func clip(s string, n int) string {
 // (stdio).
 type oversizer interface{ Oversized() <-chan struct{} }
 
-// stopAtOversizedLine is ctx, ended as soon as conn reads a line over its framing limit: during
-// the handshake that line is most likely the answer, which will never be read, and waiting for
-// the startup timeout would only blame the server for silence.
-func stopAtOversizedLine(ctx context.Context, conn wire.Conn) context.Context {
+// stopAtOversizedLine is ctx, ended once conn has read a line over its framing limit and then
+// nothing more for grace (the quiet window: a line written right behind it is read by then).
+// During the handshake that line is most likely the answer, which will never be read, and
+// waiting for the startup timeout would only blame the server for silence.
+func stopAtOversizedLine(ctx context.Context, conn wire.Conn, grace time.Duration) context.Context {
 	o, ok := conn.(oversizer)
 	if !ok {
 		return ctx
@@ -642,6 +643,19 @@ func stopAtOversizedLine(ctx context.Context, conn wire.Conn) context.Context {
 		select {
 		case <-o.Oversized():
 		case <-ctx.Done():
+			return
+		}
+		for n := conn.Inbox().Len(); ; n = conn.Inbox().Len() {
+			t := time.NewTimer(grace)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return
+			}
+			if conn.Inbox().Len() == n {
+				return // nothing came behind the line
+			}
 		}
 	}()
 	return ctx
