@@ -53,8 +53,8 @@ type Tool struct {
 type Target struct {
 	// Name is what the run was told to call the target (mcpspec run --name); "" when not told.
 	Name string `json:"name,omitempty"`
-	// Kind is KindClient for a run of `mcpspec client`, KindRecording for `mcpspec judge`, "" for
-	// a server.
+	// Kind is KindClient for a run of `mcpspec client`, KindAuthServer for one of `mcpspec
+	// authserver`, KindRecording for `mcpspec judge`, "" for a server.
 	Kind        string         `json:"kind,omitempty"`
 	Description string         `json:"description"` // e.g. "stdio: npx -y @modelcontextprotocol/server-everything stdio"
 	Transports  []string       `json:"transports"`
@@ -69,6 +69,10 @@ const KindRecording = "recording"
 
 // KindClient is Target.Kind of a run that judged a client (`mcpspec client`).
 const KindClient = "client"
+
+// KindAuthServer is Target.Kind of a run that judged an authorization server alone
+// (`mcpspec authserver`).
+const KindAuthServer = "authserver"
 
 // Run is everything one invocation produced; it is the content of results.json.
 type Run struct {

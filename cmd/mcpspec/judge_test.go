@@ -202,6 +202,9 @@ func (p *tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.rec.Add(head)
 	} else {
 		p.rec.Add(head)
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush() // a stream's head goes out before its first event, as a relay's must
+		}
 		pr, pw := io.Pipe()
 		done := make(chan struct{})
 		go func() {
@@ -369,6 +372,7 @@ func TestJudgeSeesClientFaults(t *testing.T) {
 		{fault: "HTTP-SESSION-CLIENT", check: "HTTP-SESSION-CLIENT", handshake: true},
 		{fault: "LIFE-HTTP-VERSION-HEADER", check: "LIFE-HTTP-VERSION-HEADER", handshake: true},
 		{fault: "HTTP26-META-HEADERS-CLIENT", check: "HTTP26-META-HEADERS-CLIENT"},
+		{fault: "HTTP-GET-ACCEPT", check: "HTTP-GET-ACCEPT", handshake: true},
 	}
 	for _, c := range cases {
 		t.Run(c.fault, func(t *testing.T) {

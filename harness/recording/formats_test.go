@@ -93,7 +93,7 @@ func TestReadTranscript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if skipped != 1 || len(convs) != 2 {
+	if skipped != 12 || len(convs) != 2 {
 		t.Fatalf("%d conversations, %d skipped", len(convs), skipped)
 	}
 	if s := convs[0]; len(s) != 2 || s[0].From != FromClient || s[1].Channel != ChanStdout {

@@ -51,8 +51,8 @@ type harHeader struct {
 
 // ReadHAR reads the HTTP exchanges of a HAR 1.2 file (a browser's or an HTTP proxy's export)
 // as records: each entry a request, its response and, when the response is an SSE stream, one
-// record an event of response.content.text. A HAR holds no time for each event: they are placed
-// when the response began, in their order, so only the order within one stream is certain.
+// record an event of response.content.text. A HAR holds no time for each event: they follow
+// their response head, in their order, untimed, so only the order within one stream is certain.
 func ReadHAR(r io.Reader, max int) (recs []Record, skipped int, err error) {
 	b, err := io.ReadAll(r)
 	if err != nil {
@@ -134,7 +134,8 @@ func ReadHAR(r io.Reader, max int) (recs []Record, skipped int, err error) {
 			if typ == "endpoint" {
 				transport = LegacySSE
 			}
-			add(Record{At: starts[i], From: FromServer, Channel: ChanEvent, Exchange: ex, EventID: ev.ID, Event: typ, Body: ev.Data})
+			// A HAR times no event: At stays zero, and no rule about time judges it.
+			add(Record{From: FromServer, Channel: ChanEvent, Exchange: ex, EventID: ev.ID, Event: typ, Body: ev.Data})
 		}
 	}
 	for i := range recs {

@@ -27,6 +27,7 @@ type transcriptLine struct {
 
 var (
 	answersRe = regexp.MustCompile(` \(answers #(\d+)\)$`)
+	notKeptRe = regexp.MustCompile(`^(\d+) entries not kept \(transcript limit\)`)
 	resumesRe = regexp.MustCompile(` \(resumes the stream of #(\d+)\)$`)
 	statusRe  = regexp.MustCompile(`^HTTP (\d{3})(?: (.*?))?(?:; Mcp-Session-Id: (\S+))?( \(stream[^)]*\))?$`)
 )
@@ -64,8 +65,9 @@ func ReadTranscript(r io.Reader, max int) (convs [][]Record, skipped int, err er
 			order = append(order, k)
 		}
 		if l.Dir == "note" {
-			if strings.Contains(l.Body, "not kept") || strings.Contains(l.Body, "dropped") {
-				skipped++ // the harness's transcript left frames out
+			if m := notKeptRe.FindStringSubmatch(l.Body); m != nil {
+				n, _ := strconv.Atoi(m[1])
+				skipped += n // the transcript's own bound left these frames out
 			}
 			continue
 		}

@@ -61,7 +61,13 @@ func judgeServerRequestsDeclared(v *View) Finding {
 }
 
 func judgeClientRequestsDeclared(v *View) Finding {
-	return v.declared(Client, v.ServerCaps, serverCapFor)
+	return v.declared(Client, v.ServerCaps, func(method string) string {
+		c := serverCapFor(method)
+		if c == "completions" && v.Revision < harness.Rev20250326 {
+			return "" // 2024-11-05 had completion/complete but no capability for it
+		}
+		return c
+	})
 }
 
 func (v *View) declared(side string, caps map[string]json.RawMessage, need func(string) string) Finding {
@@ -244,7 +250,7 @@ func (v *View) sameStream(a, b Msg) bool {
 func judgeCancelStop(v *View, side string) Finding {
 	ex := v.pair()
 	grace := v.opts.CancelGrace
-	end := v.Records[len(v.Records)-1].At
+	end := v.end()
 	cancels, judged := 0, 0
 	latest := map[jsonrpc.ID]int{} // the latest request of the canceller with each id, so far
 	for ci, cancel := range v.Msgs {
@@ -273,12 +279,12 @@ func judgeCancelStop(v *View, side string) Finding {
 			if v.Records[resp.Rec].Seq < v.Records[cancel.Rec].Seq {
 				continue // answered before the cancellation: nothing to stop
 			}
-			if d := v.Records[resp.Rec].At.Sub(cancelAt); d > grace {
+			if d, timed := elapsed(cancelAt, v.Records[resp.Rec].At); timed && d > grace {
 				return violated("record %d: the %s answered the cancelled %s %s after the cancellation (record %d), past the %s allowed for a response in flight",
 					v.seq(resp), side, describe(v.Msgs[reqIdx]), d.Round(time.Millisecond), v.seq(cancel), grace)
 			}
 		}
-		if !answered && end.Sub(cancelAt) > grace {
+		if d, timed := elapsed(cancelAt, end); !answered && timed && d > grace {
 			judged++
 		}
 	}

@@ -258,7 +258,8 @@ func (v *View) evidence(msg string) []reports.Exchange {
 		if r.EventID != "" {
 			meta += " id: " + r.EventID
 		}
-		out = append(out, reports.Exchange{Seq: r.Seq, AtMs: r.At.Sub(v.start).Milliseconds(), Direction: dir,
+		at, _ := elapsed(v.start, r.At)
+		out = append(out, reports.Exchange{Seq: r.Seq, AtMs: at.Milliseconds(), Direction: dir,
 			Channel: r.Channel, Meta: strings.TrimSpace(meta), Body: transcript.ClipBody(r.Body)})
 	}
 	return out

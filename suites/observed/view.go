@@ -263,6 +263,27 @@ func metaRevision(params json.RawMessage) string {
 	return rev
 }
 
+// end is when the conversation's last timed frame crossed the wire (zero when none is timed:
+// a stdio capture, a HAR's events).
+func (v *View) end() time.Time {
+	var end time.Time
+	for _, r := range v.Records {
+		if r.At.After(end) {
+			end = r.At
+		}
+	}
+	return end
+}
+
+// elapsed is the time from a to b when the recording timed both, else false: a rule about
+// time judges only frames with times.
+func elapsed(a, b time.Time) (time.Duration, bool) {
+	if a.IsZero() || b.IsZero() {
+		return 0, false
+	}
+	return b.Sub(a), true
+}
+
 // seq is the Seq of the record that carried m, for citing it as "record N".
 func (v *View) seq(m Msg) int { return v.Records[m.Rec].Seq }
 
