@@ -106,7 +106,7 @@ func (h *HTTP) rewrite(pr *httputil.ProxyRequest) {
 		// SSE stream, and the request is then of that transport too.
 		return
 	}
-	ex.body = &capture{src: pr.Out.Body, done: ex.recordRequest}
+	ex.body = &capture{src: pr.Out.Body, done: ex.recordRequest, sized: pr.Out.ContentLength > 0, remain: pr.Out.ContentLength}
 	pr.Out.Body = ex.body
 }
 
@@ -228,18 +228,40 @@ func flatten(h http.Header) map[string]string {
 // capture passes a body through, keeping its first recording.MaxBody bytes for the record,
 // and calls done once: at the body's end, or when it is closed before. A request body is read
 // by the transport while the answer may already be recorded: kept is shared under mu.
+//
+// A request body of known length ends at that length without another read of the host's body:
+// having copied it, the transport reads once more to check there is nothing past it, and once
+// the answer's head has gone back to the host, the server has closed that body; the read fails,
+// and the transport drops the connection with the answer's stream on it (golang/go#40747: a
+// POST answered with an SSE stream was cut a few times in a hundred).
 type capture struct {
-	src   io.ReadCloser
-	mu    sync.Mutex
-	kept  []byte
-	cut   bool
-	once  sync.Once
-	done  func()
-	onErr func(error)
+	src    io.ReadCloser
+	sized  bool  // a request body of known length,
+	remain int64 // of which this much is still to come
+	mu     sync.Mutex
+	kept   []byte
+	cut    bool
+	once   sync.Once
+	done   func()
+	onErr  func(error)
 }
 
 func (c *capture) Read(p []byte) (int, error) {
+	if c.sized {
+		if c.remain <= 0 {
+			c.once.Do(c.done)
+			return 0, io.EOF // the whole body: no read past it (see the type's comment)
+		}
+		if int64(len(p)) > c.remain {
+			p = p[:c.remain]
+		}
+	}
 	n, err := c.src.Read(p)
+	if c.sized {
+		if c.remain -= int64(n); c.remain == 0 && err == nil {
+			err = io.EOF
+		}
+	}
 	if n > 0 {
 		c.mu.Lock()
 		room := recording.MaxBody - len(c.kept)

@@ -3,6 +3,7 @@ package relay
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -265,5 +266,36 @@ func TestHTTPLongSSELinesPassWhole(t *testing.T) {
 	}
 	if events[0].Body != long || events[0].Truncated || len(events[1].Body) != recording.MaxBody || !events[1].Truncated {
 		t.Errorf("events: %d; first %d bytes (cut %v), second %d bytes (cut %v)", len(events), len(events[0].Body), events[0].Truncated, len(events[1].Body), events[1].Truncated)
+	}
+}
+
+// closedAfter is a request body as the HTTP server hands it over once the answer's head is
+// written: its bytes, then an error for any further read.
+type closedAfter struct{ r io.Reader }
+
+func (c *closedAfter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if err == io.EOF {
+		return n, errors.New("http: invalid Read on closed Body")
+	}
+	return n, err
+}
+
+func (c *closedAfter) Close() error { return nil }
+
+// TestCaptureEndsASizedBodyWithoutReadingPastIt: the transport's check read after a body of
+// known length must not reach the host's body (golang/go#40747).
+func TestCaptureEndsASizedBodyWithoutReadingPastIt(t *testing.T) {
+	recorded := false
+	c := &capture{src: &closedAfter{strings.NewReader(`{"id":1}`)}, sized: true, remain: 8, done: func() { recorded = true }}
+	got, err := io.ReadAll(c)
+	if err != nil || string(got) != `{"id":1}` {
+		t.Fatalf("read %q, %v: want the body and a clean end", got, err)
+	}
+	if n, err := c.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+		t.Errorf("a read past the body gave %d, %v; want 0, EOF", n, err)
+	}
+	if text, cut := c.text(); !recorded || text != `{"id":1}` || cut {
+		t.Errorf("recorded %v: %q (cut %v)", recorded, text, cut)
 	}
 }
