@@ -151,3 +151,94 @@ func TestNullIDReplyAfterAnIllFormedFrameIsNoVerdict(t *testing.T) {
 		t.Errorf("a null-id error may answer the frame that was not JSON: %s %s", r.Status, r.Message)
 	}
 }
+
+// web builds a Streamable HTTP recording: each exchange a POST and its JSON answer.
+type web struct {
+	recs []recording.Record
+	ex   int
+}
+
+func (w *web) add(r recording.Record) {
+	r.Seq, r.Transport = len(w.recs)+1, recording.HTTP
+	r.At = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(r.Seq) * time.Millisecond)
+	w.recs = append(w.recs, r)
+}
+
+func (w *web) post(reqHeader map[string]string, body string, status int, respHeader map[string]string, answer string) {
+	w.ex++
+	w.add(recording.Record{From: recording.FromClient, Channel: recording.ChanRequest, Exchange: w.ex, Method: "POST", Path: "/mcp", Header: reqHeader, Body: body})
+	w.add(recording.Record{From: recording.FromServer, Channel: recording.ChanResponse, Exchange: w.ex, Status: status, Header: respHeader, Body: answer})
+}
+
+func headers(kv ...string) map[string]string {
+	h := map[string]string{"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+	for i := 0; i+1 < len(kv); i += 2 {
+		h[kv[i]] = kv[i+1]
+	}
+	return h
+}
+
+func session(w *web, id string) {
+	w.post(headers(), initReq[2:], 200, map[string]string{"Content-Type": "application/json", "Mcp-Session-Id": id}, initResp[2:])
+	w.post(headers("Mcp-Session-Id", id, "Mcp-Protocol-Version", "2025-06-18"), initedNote[2:], 202, nil, "")
+}
+
+func TestHTTPSessionsSplitAndHeaders(t *testing.T) {
+	var w web
+	session(&w, "A")
+	session(&w, "B")
+	w.post(headers("Mcp-Session-Id", "A", "Mcp-Protocol-Version", "2025-06-18"), `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, 200, map[string]string{"Content-Type": "application/json"}, `{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`)
+	if convs := Split(w.recs); len(convs) != 2 {
+		t.Fatalf("two sessions, %d conversations", len(convs))
+	}
+	res, info := Judge(w.recs, Options{})
+	if info.Conversations != 2 {
+		t.Errorf("info: %+v", info)
+	}
+	for _, r := range res {
+		if r.Status == reports.Fail || r.Status == reports.Warn {
+			t.Errorf("%s (%s): %s", r.ID, r.Side, r.Message)
+		}
+	}
+	// One session, and a request after it without its id nor the version header.
+	var one web
+	session(&one, "A")
+	one.post(headers(), `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, 400, map[string]string{"Content-Type": "application/json"}, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"no session"}}`)
+	res, _ = Judge(one.recs, Options{})
+	for _, id := range []string{"HTTP-SESSION-CLIENT", "LIFE-HTTP-VERSION-HEADER"} {
+		if r := verdict(t, res, id, Client); r.Status != reports.Fail {
+			t.Errorf("%s: %s %s", id, r.Status, r.Message)
+		}
+	}
+	// A refused request is no unanswered one, and its id-less error answers nothing.
+	for _, id := range []string{"JRPC-REPLY-REQUIRED", "MSG-RESP-SAME-ID"} {
+		if r := verdict(t, res, id, Server); r.Status == reports.Fail {
+			t.Errorf("%s: %s", id, r.Message)
+		}
+	}
+}
+
+func TestEventIDs(t *testing.T) {
+	build := func(resumedBody string) []recording.Record {
+		var w web
+		session(&w, "A")
+		w.ex++
+		w.add(recording.Record{From: recording.FromClient, Channel: recording.ChanRequest, Exchange: w.ex, Method: "GET", Path: "/mcp", Header: map[string]string{"Accept": "text/event-stream", "Mcp-Session-Id": "A", "Mcp-Protocol-Version": "2025-06-18"}})
+		w.add(recording.Record{From: recording.FromServer, Channel: recording.ChanResponse, Exchange: w.ex, Status: 200, Header: map[string]string{"Content-Type": "text/event-stream"}})
+		w.add(recording.Record{From: recording.FromServer, Channel: recording.ChanEvent, Exchange: w.ex, EventID: "e1", Body: `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`})
+		w.add(recording.Record{From: recording.FromServer, Channel: recording.ChanEvent, Exchange: w.ex, EventID: "e2", Body: `{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}`})
+		w.ex++
+		w.add(recording.Record{From: recording.FromClient, Channel: recording.ChanRequest, Exchange: w.ex, Method: "GET", Path: "/mcp", Header: map[string]string{"Accept": "text/event-stream", "Mcp-Session-Id": "A", "Mcp-Protocol-Version": "2025-06-18", "Last-Event-ID": "e1"}})
+		w.add(recording.Record{From: recording.FromServer, Channel: recording.ChanResponse, Exchange: w.ex, Status: 200, Header: map[string]string{"Content-Type": "text/event-stream"}})
+		w.add(recording.Record{From: recording.FromServer, Channel: recording.ChanEvent, Exchange: w.ex, EventID: "e2", Body: resumedBody})
+		return w.recs
+	}
+	res, _ := Judge(build(`{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}`), Options{})
+	if r := verdict(t, res, "HTTP-EVENT-ID-UNIQUE", Server); r.Status == reports.Fail {
+		t.Errorf("a redelivery on resumption is the same event: %s", r.Message)
+	}
+	res, _ = Judge(build(`{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}`), Options{})
+	if r := verdict(t, res, "HTTP-EVENT-ID-UNIQUE", Server); r.Status != reports.Fail {
+		t.Errorf("one id for two events: %s %s", r.Status, r.Message)
+	}
+}
