@@ -589,17 +589,21 @@ var goLogPrefix = regexp.MustCompile(`^\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(\.\d+
 
 // refusal is how a line of a client's stderr says it does not know a scenario: "Unknown
 // scenario: X" (the Go, TypeScript and Python SDKs' conformance clients), or the like.
+var scenarioWord = regexp.MustCompile(`(?i)\bscenario\b`)
+
 var refusal = regexp.MustCompile(`(?i)\b(unknown|unsupported|not supported|not implemented|not recogni[sz]ed|unrecogni[sz]ed|no handler)\b`)
 
 // unknownScenario is the line of a client's stderr that says it does not know the scenario: a
-// line naming the scenario and saying it is unknown (or unsupported, not implemented, …); ""
-// when none does. Only a client that never connected and exited non-zero is asked: one that
+// line naming the scenario, with the word "scenario", and saying it is unknown (or unsupported,
+// not implemented, …); "" when none does. A line that only names the scenario beside an
+// unknown host, say, is no refusal of it. Only a client that never connected and exited non-zero is asked: one that
 // crashed says neither, and its launch stays a harness error.
 func unknownScenario(scenario, stderr string) string {
 	for _, l := range strings.Split(stderr, "\n") {
 		l = strings.TrimSpace(goLogPrefix.ReplaceAllString(l, ""))
 		// The refusal must be outside the name: version-unsupported names itself so.
-		if strings.Contains(l, scenario) && refusal.MatchString(strings.ReplaceAll(l, scenario, " ")) {
+		rest := strings.ReplaceAll(l, scenario, " ")
+		if strings.Contains(l, scenario) && scenarioWord.MatchString(rest) && refusal.MatchString(rest) {
 			if len(l) > 300 {
 				l = l[:300] + "…"
 			}

@@ -184,6 +184,7 @@ func TestUnknownScenarioLine(t *testing.T) {
 		{"tools_call", "Unknown scenario: initialize", ""},                      // names another
 		{"tools_call", "running tools_call\nError: connection refused", ""},     // a crash
 		{"version-unsupported", "running version-unsupported\npanic: boom", ""}, // the name is no refusal
+		{"tools_call", "tools_call: dial tcp: lookup x: unknown host", ""},      // not about the scenario
 	} {
 		if got := unknownScenario(c.scenario, c.stderr); got != c.want {
 			t.Errorf("unknownScenario(%q, %q) = %q, want %q", c.scenario, c.stderr, got, c.want)
