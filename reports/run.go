@@ -26,7 +26,13 @@ type Result struct {
 	Transport string `json:"transport"` // "stdio", "http", "sse"
 	// Scenario is the probe scenario whose recording a client check judged (mcpspec client): a
 	// check judging several scenarios has a row for each. "" for server checks.
-	Scenario       string     `json:"scenario,omitempty"`
+	Scenario string `json:"scenario,omitempty"`
+	// Side is the party whose rule an observed check judged (mcpspec judge, proxy): "server" or
+	// "client". "" for the active checks of run and client, which judge their target alone.
+	Side string `json:"side,omitempty"`
+	// Mode is ModeObserved for a verdict reached from recorded traffic alone; "" for a check
+	// that drove its target.
+	Mode           string     `json:"mode,omitempty"`
 	Status         Status     `json:"status"`
 	SpecURL        string     `json:"specUrl"`
 	Message        string     `json:"message"`
@@ -47,15 +53,26 @@ type Tool struct {
 type Target struct {
 	// Name is what the run was told to call the target (mcpspec run --name); "" when not told.
 	Name string `json:"name,omitempty"`
-	// Kind is KindClient for a run of `mcpspec client`, "" for a server.
+	// Kind is KindClient for a run of `mcpspec client`, KindAuthServer for one of `mcpspec
+	// authserver`, KindRecording for `mcpspec judge`, "" for a server.
 	Kind        string         `json:"kind,omitempty"`
 	Description string         `json:"description"` // e.g. "stdio: npx -y @modelcontextprotocol/server-everything stdio"
 	Transports  []string       `json:"transports"`
 	ServerInfo  map[string]any `json:"serverInfo,omitempty"` // as the server reported it
 }
 
+// ModeObserved is Result.Mode of a verdict judged on a recording (mcpspec judge, proxy).
+const ModeObserved = "observed"
+
+// KindRecording is Target.Kind of a run that judged recorded traffic of both sides.
+const KindRecording = "recording"
+
 // KindClient is Target.Kind of a run that judged a client (`mcpspec client`).
 const KindClient = "client"
+
+// KindAuthServer is Target.Kind of a run that judged an authorization server alone
+// (`mcpspec authserver`).
+const KindAuthServer = "authserver"
 
 // Run is everything one invocation produced; it is the content of results.json.
 type Run struct {
