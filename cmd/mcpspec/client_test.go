@@ -6,6 +6,7 @@ package main
 // reports, and nothing left running.
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -325,4 +326,36 @@ func TestClientBadFlagsExit2(t *testing.T) {
 			t.Errorf("reference-client %q: exit %d, want 2 (stderr %q)", args, code, stderr.String())
 		}
 	}
+}
+
+// TestClientUnknownScenarioIsNA: a client that knows only some scenarios, as the SDKs' own
+// conformance clients do, exits non-zero on the others saying "Unknown scenario: NAME" without
+// connecting: those scenarios' checks are na quoting that line, and the run is not a harness
+// error (exit 4 here, as for any run whose every result is na: this client knows none).
+// MCP_CONFORMANCE_PROTOCOL_VERSION carries the launch's revision, which the client quotes.
+func TestClientUnknownScenarioIsNA(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	script := filepath.Join(strings.TrimSuffix(d.marker, "/"), "knows-nothing.sh")
+	body := "#!/bin/sh\necho \"Unknown scenario: $MCP_CONFORMANCE_SCENARIO (protocol $MCP_CONFORMANCE_PROTOCOL_VERSION)\" >&2\nexit 1\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	r := runBinary(t, clientRunTimeout, d.mcpspec, "client", "--cmd", script, "--out", out, "--versions", "2025-06-18",
+		"--scenario", "tools_call,sse-retry", "--timeout-startup", "30s")
+	if r.code != reports.ExitNothingRan {
+		t.Errorf("exit %d, want 4\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	run := assertReports(t, out)
+	if len(run.Errors) > 0 || len(run.Results) == 0 {
+		t.Fatalf("errors %q, %d results: want none and some", run.Errors, len(run.Results))
+	}
+	for _, res := range run.Results {
+		want := fmt.Sprintf(`its stderr saying "Unknown scenario: %s (protocol 2025-06-18)"`, res.Scenario)
+		if res.Status != reports.NA || !strings.Contains(res.Message, want) {
+			t.Errorf("%s (%s): %s %q, want na with %s", res.ID, res.Scenario, res.Status, res.Message, want)
+		}
+	}
+	assertNoLeftovers(t, d)
 }

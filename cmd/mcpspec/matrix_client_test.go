@@ -186,7 +186,9 @@ func TestInteropMatrixConfigLoads(t *testing.T) {
 		}
 	}
 	// One client target per SDK at least; hosts and auth variants may come beside them.
-	for _, want := range []string{"tsclient", "gosdk-client", "mcpgo-client", "python-client", "rust-client", "java-client", "inspector"} {
+	// The SDKs' own conformance clients, unchanged, beside them.
+	for _, want := range []string{"tsclient", "gosdk-client", "mcpgo-client", "python-client", "rust-client", "java-client", "inspector",
+		"gosdk-everything-client", "ts-everything-client", "python-everything-client"} {
 		if !slices.Contains(clients, want) {
 			t.Errorf("client targets %v lack %s", clients, want)
 		}

@@ -83,7 +83,7 @@ func (s Script) ContextTools() []string {
 	case s.Scenario == ScenarioElicitDefaults:
 		return []string{ToolElicitDefaults}
 	}
-	return ToolNames(s.Revision)
+	return s.toolNames()
 }
 
 // intercept answers what the cancellation scenarios serve differently from tools_call; ok is

@@ -28,9 +28,10 @@ const InputRequiredNote = "input required, requestState: "
 
 // modernTools are the tools the probe lists at the stateless revision: a server there sends
 // the client no requests of its own (ping is gone), so the probe's other tools give way to
-// probe_input, whose input travels in InputRequiredResult round trips.
+// probe_input, whose input travels in InputRequiredResult round trips. The official fixture
+// add_numbers comes first, as in the official tools_call (fixtures.go).
 func modernTools() []map[string]any {
-	return []map[string]any{{"name": ToolEcho, "description": "Answers with its text argument.", "inputSchema": map[string]any{
+	return []map[string]any{addNumbersTool(), {"name": ToolEcho, "description": "Answers with its text argument.", "inputSchema": map[string]any{
 		"type":       "object",
 		"properties": map[string]any{"text": map[string]any{"type": "string", "default": EchoDefault}},
 	}}, {"name": ToolInput, "description": "Asks the client for input, then answers with what it got.",
@@ -70,10 +71,14 @@ func (s *server) handleModern(m message) []byte {
 		if p.Name == ToolInput {
 			return s.inputRound(m)
 		}
-		if p.Name != ToolEcho && p.Name != ToolParamHeaders {
+		text, ok := fixtureAnswer(p.Name, p.Arguments)
+		switch {
+		case ok && p.Name == ToolAddNumbers:
+		case p.Name == ToolEcho || p.Name == ToolParamHeaders:
+			text, _ = p.Arguments["text"].(string)
+		default:
 			return errorResponse(m.ID, -32602, "unknown tool: "+p.Name)
 		}
-		text, _ := p.Arguments["text"].(string)
 		res := textResult(text)
 		res["resultType"], res["_meta"] = "complete", serverMeta()
 		return result(m.ID, res)

@@ -56,14 +56,18 @@ func newCursors(n int) []string {
 	return out
 }
 
-// pages splits the tools: the first page three, the second shorter, the last page the
+// firstPage is the size of the first page: the official fixture tool (which a client that
+// lists once must find there), probe_echo, probe_ping and probe_roots.
+const firstPage = 4
+
+// pages splits the tools: the first page four, the second shorter, the last page the
 // probe_last_page tool alone.
 func (s *server) pages() [][]map[string]any {
 	ts := s.tools()
-	if !s.script.paged() || len(ts) < 5 {
+	if !s.script.paged() || len(ts) < firstPage+2 {
 		return [][]map[string]any{ts}
 	}
-	return [][]map[string]any{ts[:3], ts[3 : len(ts)-1], ts[len(ts)-1:]}
+	return [][]map[string]any{ts[:firstPage], ts[firstPage : len(ts)-1], ts[len(ts)-1:]}
 }
 
 // listTools answers a handshake-era tools/list with the page its cursor names.

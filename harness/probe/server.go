@@ -231,6 +231,7 @@ func (s *server) tools() []map[string]any {
 		return []map[string]any{echo}
 	}
 	ts := []map[string]any{
+		officialTool(s.script.Scenario),
 		echo,
 		{"name": ToolPing, "description": "Pings the client, then answers whether the ping was answered.", "inputSchema": noArgs},
 		{"name": ToolRoots, "description": "Asks the client for its roots.", "inputSchema": noArgs},
@@ -245,10 +246,15 @@ func (s *server) tools() []map[string]any {
 	}})
 }
 
-// ToolNames are the names of the tools the probe lists at a revision, in order.
+// ToolNames are the names of the tools the probe lists in tools_call at a revision, in order.
 func ToolNames(revision string) []string {
-	ts := (&server{script: Script{Revision: revision}}).tools()
-	if harness.IsModern(revision) {
+	return Script{Scenario: ScenarioTools, Revision: revision}.toolNames()
+}
+
+// toolNames are the names of the tools the probe lists in the script's scenario, in order.
+func (s Script) toolNames() []string {
+	ts := (&server{script: s}).tools()
+	if s.Modern() {
 		ts = modernTools()
 	}
 	var out []string
@@ -281,6 +287,9 @@ func (s *server) callTool(ctx context.Context, m message, emit func([]byte)) []b
 	}
 	if err := json.Unmarshal(m.Params, &p); err != nil {
 		return errorResponse(m.ID, -32602, "params: "+err.Error())
+	}
+	if text, ok := fixtureAnswer(p.Name, p.Arguments); ok {
+		return result(m.ID, textResult(text))
 	}
 	switch p.Name {
 	case ToolEcho, ToolLastPage:

@@ -32,10 +32,13 @@ import (
 )
 
 // Environment variables a client under test is launched with, as the official conformance
-// suite names them: the scenario, and its data as a JSON object.
+// suite names them: the scenario, its data as a JSON object, and the launch's revision (the
+// SDKs' conformance clients pick their lifecycle by it: initialize, or server/discover at
+// 2026-07-28).
 const (
 	envScenario = "MCP_CONFORMANCE_SCENARIO"
 	envContext  = "MCP_CONFORMANCE_CONTEXT"
+	envVersion  = "MCP_CONFORMANCE_PROTOCOL_VERSION"
 )
 
 // ClientTimeouts bound every wait of `mcpspec client`.
@@ -330,6 +333,11 @@ func clientResult(c *clientsuite.Check, revision, transport string, view *client
 	res := reports.Result{ID: c.ID, Title: c.Title(), Area: c.Area(), Level: c.Level, Version: revision, Transport: transport,
 		Scenario: view.Scenario, SpecURL: e.SpecURL(revision)}
 	start := time.Now()
+	if !out.connected && out.declined != "" {
+		res.Status, res.Message = reports.NA, out.declined
+		res.Evidence = evidence(out, "")
+		return res
+	}
 	if !out.connected {
 		res.Status, res.Message = reports.Error, "the client never reached the probe: "+out.err
 		res.Evidence = evidence(out, "")
@@ -396,6 +404,7 @@ type launchOutcome struct {
 	records    []probe.Record
 	connected  bool   // the client's first message reached the probe
 	err        string // a harness-level problem: never connected, hung, crashed; "" if none
+	declined   string // why the client, which never connected, does not follow the scenario; "" if it did not say
 	stderr     string
 	clientInfo map[string]any
 	durationMs int64
@@ -450,7 +459,8 @@ func (cfg *ClientPlan) launch(script probe.Script, stop <-chan struct{}) launchO
 		authContext, secrets = srv.AuthContext(), srv.Secrets
 	}
 	argv := withTarget(cfg.Argv, placeholder, target)
-	env := append([]string{envScenario + "=" + script.Scenario, envContext + "=" + scenarioContext(script, authContext)}, cfg.Env...)
+	env := append([]string{envScenario + "=" + script.Scenario, envContext + "=" + scenarioContext(script, authContext),
+		envVersion + "=" + script.Revision}, cfg.Env...)
 	proc, err := stdio.Start(stdio.Command{Argv: argv, Env: env, Dir: cfg.Dir}, false)
 	if err != nil {
 		stopProbe()
@@ -465,6 +475,10 @@ func (cfg *ClientPlan) launch(script probe.Script, stop <-chan struct{}) launchO
 	switch {
 	case problem != "":
 		out.err = problem
+	case !out.connected && !exitedZero(proc) && unknownScenario(script.Scenario, out.stderr) != "":
+		// Not a harness error: the client cannot follow this scenario, and said so.
+		out.declined = fmt.Sprintf("the client does not follow scenario %s: it exited (%v) without connecting, its stderr saying %q",
+			script.Scenario, proc.ExitErr(), unknownScenario(script.Scenario, out.stderr))
 	case !out.connected:
 		out.err = fmt.Sprintf("it exited (%v) without sending the probe anything", proc.ExitErr())
 	case (script.Scenario == probe.ScenarioTools || script.Scenario == probe.ScenarioInitialize) && proceeded(out.records) && !exitedZero(proc):
@@ -569,10 +583,41 @@ func withTarget(argv []string, placeholder, target string) []string {
 	return out
 }
 
+// goLogPrefix is the date and time Go's log package puts before a line: not quoted, so the
+// reason reads the same in every run.
+var goLogPrefix = regexp.MustCompile(`^\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(\.\d+)? `)
+
+// refusal is how a line of a client's stderr says it does not know a scenario: "Unknown
+// scenario: X" (the Go, TypeScript and Python SDKs' conformance clients), or the like.
+var scenarioWord = regexp.MustCompile(`(?i)\bscenario\b`)
+
+var refusal = regexp.MustCompile(`(?i)\b(unknown|unsupported|not supported|not implemented|not recogni[sz]ed|unrecogni[sz]ed|no handler)\b`)
+
+// unknownScenario is the line of a client's stderr that says it does not know the scenario: a
+// line naming the scenario, with the word "scenario", and saying it is unknown (or unsupported,
+// not implemented, …); "" when none does. A line that only names the scenario beside an
+// unknown host, say, is no refusal of it. Only a client that never connected and exited non-zero is asked: one that
+// crashed says neither, and its launch stays a harness error.
+func unknownScenario(scenario, stderr string) string {
+	for _, l := range strings.Split(stderr, "\n") {
+		l = strings.TrimSpace(goLogPrefix.ReplaceAllString(l, ""))
+		// The refusal must be outside the name: version-unsupported names itself so.
+		rest := strings.ReplaceAll(l, scenario, " ")
+		if strings.Contains(l, scenario) && scenarioWord.MatchString(rest) && refusal.MatchString(rest) {
+			if len(l) > 300 {
+				l = l[:300] + "…"
+			}
+			return l
+		}
+	}
+	return ""
+}
+
 // scenarioContext is MCP_CONFORMANCE_CONTEXT: the scenario's data, and in an authorization
 // scenario that pre-registers the client its client_id and client_secret (auth).
 func scenarioContext(s probe.Script, auth map[string]any) string {
-	ctx := map[string]any{"scenario": s.Scenario, "protocolVersion": s.Offered(), "tools": s.ContextTools()}
+	// name: the key the official suite's context gives the scenario under.
+	ctx := map[string]any{"scenario": s.Scenario, "name": s.Scenario, "protocolVersion": s.Offered(), "tools": s.ContextTools()}
 	if s.Scenario == probe.ScenarioRequestTimeout || s.Scenario == probe.ScenarioTaskCancel {
 		ctx["requestTimeoutMs"] = s.RequestTimeout().Milliseconds()
 	}

@@ -137,3 +137,57 @@ func TestDispatchOrderStartsCancellationFirst(t *testing.T) {
 		t.Errorf("dispatch order %v, want %v", got, want)
 	}
 }
+
+// TestUnknownScenarioIsNA: a client that exits non-zero without connecting, its stderr saying
+// it does not know the scenario, is na for that scenario's checks with that line quoted, not a
+// harness error; one that exits so without saying why (a crash) still is one. The launch's
+// revision reaches the client in MCP_CONFORMANCE_PROTOCOL_VERSION.
+func TestUnknownScenarioIsNA(t *testing.T) {
+	script := `[ "$MCP_CONFORMANCE_PROTOCOL_VERSION" = 2025-06-18 ] || { echo "MCP_CONFORMANCE_PROTOCOL_VERSION is '$MCP_CONFORMANCE_PROTOCOL_VERSION'" >&2; exit 9; }
+case "$MCP_CONFORMANCE_SCENARIO" in
+tools_call) echo "Unknown scenario: \"$MCP_CONFORMANCE_SCENARIO\"" >&2; echo "Available scenarios: initialize" >&2; exit 1;;
+*) echo "running $MCP_CONFORMANCE_SCENARIO" >&2; echo "panic: runtime error: index out of range" >&2; exit 2;;
+esac`
+	p := &ClientPlan{Argv: []string{"sh", "-c", script}, Transport: "http", Revisions: []string{"2025-06-18"},
+		Scenarios: []string{probe.ScenarioTools, probe.ScenarioVersionUnsupported}, Parallel: 1,
+		Timeouts: ClientTimeouts{Startup: 2 * time.Minute, Request: time.Second, Idle: time.Minute, Shutdown: 5 * time.Second, Launch: 2 * time.Minute}}
+	launches, err := p.Launches()
+	if err != nil || len(launches) != 2 {
+		t.Fatalf("launches %v, %v: want tools_call and version-unsupported", launches, err)
+	}
+	byScenario := map[string][]reports.Result{}
+	o := RunClient(p, launches, ClientHooks{Result: func(r reports.Result) { byScenario[r.Scenario] = append(byScenario[r.Scenario], r) }})
+	if len(byScenario[probe.ScenarioTools]) == 0 {
+		t.Fatal("no tools_call results")
+	}
+	for _, r := range byScenario[probe.ScenarioTools] {
+		if r.Status != reports.NA || !strings.Contains(r.Message, `its stderr saying "Unknown scenario: \"tools_call\""`) {
+			t.Errorf("%s in tools_call: %s %q, want na quoting the client's line", r.ID, r.Status, r.Message)
+		}
+	}
+	for _, r := range byScenario[probe.ScenarioVersionUnsupported] {
+		if r.Status != reports.Error {
+			t.Errorf("%s in version-unsupported: %s, want error (the client crashed)", r.ID, r.Status)
+		}
+	}
+	if len(o.Errors) != 1 || !strings.HasPrefix(o.Errors[0], "version-unsupported at 2025-06-18: it exited (exit status 2)") ||
+		!strings.Contains(o.Errors[0], "panic: runtime error") {
+		t.Errorf("errors %q, want version-unsupported's crash alone, its stderr quoted", o.Errors)
+	}
+}
+
+func TestUnknownScenarioLine(t *testing.T) {
+	for _, c := range []struct{ scenario, stderr, want string }{
+		{"sse-retry", "2026/08/01 12:00:01 Unknown scenario: \"sse-retry\"\nAvailable scenarios:\n  - sse-retry", `Unknown scenario: "sse-retry"`},
+		{"request-timeout", "Unknown scenario: request-timeout\n", "Unknown scenario: request-timeout"},
+		{"tools_call", "scenario tools_call is not supported by this client", "scenario tools_call is not supported by this client"},
+		{"tools_call", "Unknown scenario: initialize", ""},                      // names another
+		{"tools_call", "running tools_call\nError: connection refused", ""},     // a crash
+		{"version-unsupported", "running version-unsupported\npanic: boom", ""}, // the name is no refusal
+		{"tools_call", "tools_call: dial tcp: lookup x: unknown host", ""},      // not about the scenario
+	} {
+		if got := unknownScenario(c.scenario, c.stderr); got != c.want {
+			t.Errorf("unknownScenario(%q, %q) = %q, want %q", c.scenario, c.stderr, got, c.want)
+		}
+	}
+}
