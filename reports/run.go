@@ -26,7 +26,10 @@ type Result struct {
 	Transport string `json:"transport"` // "stdio", "http", "sse"
 	// Scenario is the probe scenario whose recording a client check judged (mcpspec client): a
 	// check judging several scenarios has a row for each. "" for server checks.
-	Scenario       string     `json:"scenario,omitempty"`
+	Scenario string `json:"scenario,omitempty"`
+	// Extension is the identifier of the protocol extension the requirement belongs to
+	// (io.modelcontextprotocol/tasks, …); "" for the core protocol.
+	Extension      string     `json:"extension,omitempty"`
 	Status         Status     `json:"status"`
 	SpecURL        string     `json:"specUrl"`
 	Message        string     `json:"message"`
