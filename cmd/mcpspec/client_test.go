@@ -34,8 +34,9 @@ const clientRunTimeout = 60 * time.Second
 var clientTestFlags = []string{"--timeout-request", "3s", "--timeout-idle", "10s", "--timeout-startup", "10s", "--parallel", "1"}
 
 // selfTestScenarios: the default scenarios and those served on request whose checks no default
-// scenario judges (task-cancel, subscriptions), so that every check has a result.
-var selfTestScenarios = strings.Join(append(slices.Clone(probe.Scenarios), probe.ScenarioTaskCancel, probe.ScenarioSubscriptions), ",")
+// scenario judges (task-cancel, subscriptions, sep-2640-client-no-prefetch), so that every
+// check has a result.
+var selfTestScenarios = strings.Join(append(slices.Clone(probe.Scenarios), probe.ScenarioTaskCancel, probe.ScenarioSubscriptions, probe.ScenarioSkills), ",")
 
 // runClient runs `mcpspec client` on the reference client (with faults) over a transport, in
 // the self-test's scenarios.
