@@ -15,6 +15,9 @@ import (
 
 func init() {
 	conform.Register(
+		conform.Check{ID: "APPS-CAP", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
+			Summary: "the MCP Apps extension's entry in capabilities.extensions is an object, whose mimeTypes, where given, is an array of strings",
+			Run:     checkAppsCap},
 		conform.Check{ID: "APPS-UI-RESOURCE", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "a tool's _meta.ui.resourceUri is a ui:// URI of a resource that resources/list lists and resources/read serves",
 			LevelReason: "A host fetches the UI by that URI; one it cannot list or read leaves the tool without its UI.",
@@ -72,6 +75,20 @@ func uiResources(t *conform.T) (map[string]map[string]json.RawMessage, *conform.
 		}
 	}
 	return out, nil
+}
+
+func checkAppsCap(t *conform.T) conform.Finding {
+	settings, f := extSettings(t, appsExtension)
+	if f != nil {
+		return *f
+	}
+	if raw, ok := settings["mimeTypes"]; ok {
+		var types []string
+		if json.Unmarshal(raw, &types) != nil {
+			return conform.Violated("the MCP Apps extension's mimeTypes is %s, not an array of strings", clip(string(raw), 80))
+		}
+	}
+	return conform.Passed("")
 }
 
 func checkAppsUIResource(t *conform.T) conform.Finding {

@@ -21,6 +21,10 @@ import (
 
 func init() {
 	conform.Register(
+		conform.Check{ID: "SKILL-CAP", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
+			Summary:     "the skills extension's entry in capabilities.extensions is an object, whose directoryRead, where given, is a boolean",
+			LevelReason: "directoryRead is read where the official suite reads it: on the object or under its config.",
+			Run:         checkSkillCap},
 		conform.Check{ID: "SKILL-INDEX", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "the server exposes skill://index.json, a JSON object whose skills member is an array",
 			LevelReason: "A server may decline the index when its skills cannot be enumerated (the SEP's MAY): an error to resources/read is na, never a pass; an index that is there must be JSON.",
@@ -106,6 +110,21 @@ func readSkillIndex(t *conform.T) (entries []skillIndexEntry, declined bool, f *
 		return nil, false, &g
 	}
 	return *doc.Skills, false, nil
+}
+
+func checkSkillCap(t *conform.T) conform.Finding {
+	settings, f := extSettings(t, skillsExtension)
+	if f != nil {
+		return *f
+	}
+	var config map[string]json.RawMessage
+	_ = json.Unmarshal(settings["config"], &config)
+	for where, raw := range map[string]json.RawMessage{"directoryRead": settings["directoryRead"], "config.directoryRead": config["directoryRead"]} {
+		if raw != nil && string(raw) != "true" && string(raw) != "false" {
+			return conform.Violated("the skills extension's %s is %s, not a boolean", where, clip(string(raw), 80))
+		}
+	}
+	return conform.Passed("")
 }
 
 func checkSkillIndex(t *conform.T) conform.Finding {

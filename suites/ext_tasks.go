@@ -358,9 +358,8 @@ func emptyAck(resp jsonrpc.Message) string {
 }
 
 func checkTaskXCap(t *conform.T) conform.Finding {
-	raw, _ := conform.ServerExtension(t.S, tasksExtension)
-	if !jsonObject(raw) {
-		return conform.Violated("capabilities.extensions[%q] is %s, not an object", tasksExtension, clip(string(raw), 120))
+	if _, f := extSettings(t, tasksExtension); f != nil {
+		return *f
 	}
 	return conform.Passed("")
 }

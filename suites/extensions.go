@@ -20,6 +20,18 @@ func extCaps(id string, settings map[string]any) map[string]any {
 	return map[string]any{"extensions": map[string]any{id: settings}}
 }
 
+// extSettings is the server's capabilities.extensions entry for id as an object; a finding
+// (a violation) when it is not one.
+func extSettings(t *conform.T, id string) (map[string]json.RawMessage, *conform.Finding) {
+	raw, _ := conform.ServerExtension(t.S, id)
+	var settings map[string]json.RawMessage
+	if json.Unmarshal(raw, &settings) != nil || settings == nil {
+		f := conform.Violated("capabilities.extensions[%q] is %s, not an object", id, clip(string(raw), 120))
+		return nil, &f
+	}
+	return settings, nil
+}
+
 // extRequest sends method with params, its _meta declaring caps.
 func extRequest(t *conform.T, method string, params map[string]any, caps map[string]any) (jsonrpc.Message, error) {
 	p := map[string]any{}
