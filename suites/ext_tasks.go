@@ -58,6 +58,9 @@ func init() {
 		conform.Check{ID: "TASKX-UNKNOWN-UPDATE-CANCEL", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "tasks/update and tasks/cancel of a taskId the server never issued get a JSON-RPC error (-32602 suggested)",
 			Run:     checkTaskXUnknownUpdateCancel},
+		conform.Check{ID: "TASKX-UPDATE-IGNORE", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: streamTransport, Ready: slow,
+			Summary: "tasks/update whose inputResponses answer a key the task never asked for is ignored: acknowledged with an empty result, not refused",
+			Run:     checkTaskXUpdateIgnore},
 		conform.Check{ID: "TASKX-CANCEL", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport, Ready: slow,
 			Summary:     "tasks/cancel of a task is acknowledged with an empty result (resultType \"complete\")",
 			LevelReason: "Cancellation is cooperative: whether and when the task becomes cancelled is the server's, so only the acknowledgement is judged.",
@@ -496,6 +499,22 @@ func checkTaskXUnknownUpdateCancel(t *conform.T) conform.Finding {
 		if !resp.HasError {
 			return conform.Violated("%s of a taskId the server never issued was not refused: %s", m.method, show(resp))
 		}
+	}
+	return conform.Passed("")
+}
+
+func checkTaskXUpdateIgnore(t *conform.T) conform.Finding {
+	x, f := createdXTask(t)
+	if f != nil {
+		return *f
+	}
+	answers := map[string]any{"mcpspec-never-asked": map[string]any{"action": "decline"}}
+	resp, _, err := taskxRequest(t, "tasks/update", map[string]any{"taskId": x.id, "inputResponses": answers}, taskxCaps(false), nil)
+	if err != nil {
+		return conform.Crashed("tasks/update got no reply: %v", err)
+	}
+	if why := emptyAck(resp); why != "" {
+		return conform.Violated("tasks/update of the task %s answering a key it never asked for %s", x.id, why)
 	}
 	return conform.Passed("")
 }

@@ -7,8 +7,8 @@ func TestCatalogueLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(all) != 388 {
-		t.Fatalf("want 388 requirements, got %d", len(all))
+	if len(all) != 389 {
+		t.Fatalf("want 389 requirements, got %d", len(all))
 	}
 	for _, e := range all {
 		if len(e.Versions) == 0 {
