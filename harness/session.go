@@ -158,7 +158,7 @@ func Open(ctx context.Context, conn wire.Conn, env *Env, revision, owner string)
 	if err != nil {
 		return s, &InfraError{What: fmt.Sprintf("sending initialize (%s)", revision), Err: err, Stderr: conn.Diagnostics(), StderrNow: conn.Diagnostics}
 	}
-	r, err := s.waitFor(ctx, d, from, wire.RespondsTo(id), env.Timeouts.Startup)
+	r, err := s.waitFor(stopAtOversizedLine(ctx, conn, env.Timeouts.Quiet), d, from, wire.RespondsTo(id), env.Timeouts.Startup)
 	resp, _ := wire.FindResponse(r.Msg, id)
 	if err != nil {
 		if d.Ready(ctx) == nil && d.Status >= 500 {
@@ -171,9 +171,9 @@ func Open(ctx context.Context, conn wire.Conn, env *Env, revision, owner string)
 		}
 		// A stdout line over the framing limit is read past, not parsed: the server may well
 		// have answered, in a line mcpspec refuses to hold. Say so rather than "no answer".
-		if v, ok := oversizedLine(conn.Violations()); ok {
+		if v, ok := oversizedLine(conn); ok {
 			return s, &InfraError{What: fmt.Sprintf("the server's answer to initialize (%s) was not read", revision),
-				Err: fmt.Errorf("%s (the stdio framing limit): the line was skipped", v.Detail), Stderr: conn.Diagnostics(), StderrNow: conn.Diagnostics}
+				Err: fmt.Errorf("%s: the line was skipped", v), Stderr: conn.Diagnostics(), StderrNow: conn.Diagnostics}
 		}
 		return s, &InfraError{What: fmt.Sprintf("the server did not answer initialize (%s)", revision), Err: err, Stderr: conn.Diagnostics(), StderrNow: conn.Diagnostics}
 	}
@@ -624,12 +624,58 @@ func clip(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// oversizedLine returns the first framing violation of a line over the size limit.
-func oversizedLine(vs []wire.Violation) (wire.Violation, bool) {
-	for _, v := range vs {
+// oversizer is a connection that says when the target wrote a line over its framing limit
+// (stdio).
+type oversizer interface{ Oversized() <-chan struct{} }
+
+// stopAtOversizedLine is ctx, ended once conn has read a line over its framing limit and then
+// nothing more for grace (the quiet window: a line written right behind it is read by then).
+// During the handshake that line is most likely the answer, which will never be read, and
+// waiting for the startup timeout would only blame the server for silence.
+func stopAtOversizedLine(ctx context.Context, conn wire.Conn, grace time.Duration) context.Context {
+	o, ok := conn.(oversizer)
+	if !ok {
+		return ctx
+	}
+	ctx, stop := context.WithCancel(ctx)
+	go func() {
+		defer stop()
+		select {
+		case <-o.Oversized():
+		case <-ctx.Done():
+			return
+		}
+		for n := conn.Inbox().Len(); ; n = conn.Inbox().Len() {
+			t := time.NewTimer(grace)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return
+			}
+			if conn.Inbox().Len() == n {
+				return // nothing came behind the line
+			}
+		}
+	}()
+	return ctx
+}
+
+// oversizedLine describes the first line conn read over its framing limit, if there was one.
+func oversizedLine(conn wire.Conn) (string, bool) {
+	o, ok := conn.(oversizer)
+	if !ok {
+		return "", false
+	}
+	select {
+	case <-o.Oversized():
+	default:
+		return "", false
+	}
+	for _, v := range conn.Violations() {
 		if v.Kind == stdio.OversizedLine {
-			return v, true
+			return v.Detail, true
 		}
 	}
-	return wire.Violation{}, false
+	return "a stdout line over the framing limit", true
 }

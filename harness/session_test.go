@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/harness/stdio"
 	"github.com/mcpspec/mcpspec/harness/streamhttp"
 	"github.com/mcpspec/mcpspec/harness/wire"
 )
@@ -268,5 +269,45 @@ func TestTimeoutsValidate(t *testing.T) {
 	bad.Quiet = 0
 	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "quiet") {
 		t.Errorf("zero quiet timeout: %v", err)
+	}
+}
+
+// TestOpenStopsAtAnOversizedLine: a stdout line over the framing limit in the handshake ends it
+// with the limit named, not at the startup timeout (far beyond this test's bound, so waiting
+// for it fails the test); an answer written right behind such a line, within the quiet window
+// (generous here, for a loaded machine), is still read.
+func TestOpenStopsAtAnOversizedLine(t *testing.T) {
+	const maxLine = 1024
+	readID := `read -r l; id=$(printf %s "$l" | sed 's/^{"id":\([^,]*\),.*/\1/'); `
+	long := `head -c 5000 /dev/zero | tr '\0' x; echo; `
+	answer := `printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}\n' "$id"; `
+	for _, tc := range []struct {
+		name, script string
+		ok           bool
+	}{
+		{"the answer in the line", readID + long + "while read -r x; do :; done", false},
+		{"the answer behind it", readID + long + answer + "while read -r x; do :; done", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			conn, err := stdio.Launch(stdio.Command{Argv: []string{"sh", "-c", tc.script}}, stdio.Options{MaxLine: maxLine})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			timeouts := DefaultTimeouts()
+			timeouts.Startup, timeouts.Request, timeouts.Quiet = 10*time.Minute, waitBound, 2*time.Second
+			ctx, cancel := context.WithTimeout(context.Background(), waitBound)
+			defer cancel()
+			_, err = Open(ctx, conn, NewEnv(timeouts, acceptAll{}), Rev20250618, "TEST-OVERSIZED")
+			if ctx.Err() != nil {
+				t.Fatalf("Open waited out the test's bound %s: %v", waitBound, err)
+			}
+			switch {
+			case tc.ok && err != nil:
+				t.Errorf("Open: %v, want the answer behind the oversized line", err)
+			case !tc.ok && (err == nil || !strings.Contains(err.Error(), "over the 1024 bytes framing limit")):
+				t.Errorf("Open: %v, want an error naming the framing limit", err)
+			}
+		})
 	}
 }

@@ -147,7 +147,7 @@ func LoadBaseline(path string, known func(id string) bool) (*Baseline, error) {
 	return &b, nil
 }
 
-func (e BaselineEntry) key() key { return key{e.ID, e.Version, e.Transport} }
+func (e BaselineEntry) key() key { return key{ID: e.ID, Version: e.Version, Transport: e.Transport} }
 
 // matches reports whether the entry covers the result.
 func (e BaselineEntry) matches(r Result) bool {
@@ -267,7 +267,7 @@ func encodeBaseline(results []Result, reason string) ([]byte, error) {
 		default:
 			continue
 		}
-		if k := resultKey(r); !seen[k] {
+		if k := entry.key(); !seen[k] {
 			seen[k] = true
 			b.Expected = append(b.Expected, entry)
 		}

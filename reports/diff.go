@@ -87,7 +87,7 @@ func Diff(old, new *Run) DiffReport {
 	}
 	for _, list := range []*[]DiffEntry{&d.Regressions, &d.Fixes, &d.Added, &d.Removed, &d.Changed} {
 		slices.SortFunc(*list, func(a, b DiffEntry) int {
-			return key{a.ID, a.Version, a.Transport}.compare(key{b.ID, b.Version, b.Transport})
+			return key{ID: a.ID, Version: a.Version, Transport: a.Transport}.compare(key{ID: b.ID, Version: b.Version, Transport: b.Transport})
 		})
 	}
 	return d

@@ -29,7 +29,13 @@ type Result struct {
 	Scenario string `json:"scenario,omitempty"`
 	// Extension is the identifier of the protocol extension the requirement belongs to
 	// (io.modelcontextprotocol/tasks, …); "" for the core protocol.
-	Extension      string     `json:"extension,omitempty"`
+	Extension string `json:"extension,omitempty"`
+	// Side is the party whose rule an observed check judged (mcpspec judge, proxy): "server" or
+	// "client". "" for the active checks of run and client, which judge their target alone.
+	Side string `json:"side,omitempty"`
+	// Mode is ModeObserved for a verdict reached from recorded traffic alone; "" for a check
+	// that drove its target.
+	Mode           string     `json:"mode,omitempty"`
 	Status         Status     `json:"status"`
 	SpecURL        string     `json:"specUrl"`
 	Message        string     `json:"message"`
@@ -50,15 +56,26 @@ type Tool struct {
 type Target struct {
 	// Name is what the run was told to call the target (mcpspec run --name); "" when not told.
 	Name string `json:"name,omitempty"`
-	// Kind is KindClient for a run of `mcpspec client`, "" for a server.
+	// Kind is KindClient for a run of `mcpspec client`, KindAuthServer for one of `mcpspec
+	// authserver`, KindRecording for `mcpspec judge`, "" for a server.
 	Kind        string         `json:"kind,omitempty"`
 	Description string         `json:"description"` // e.g. "stdio: npx -y @modelcontextprotocol/server-everything stdio"
 	Transports  []string       `json:"transports"`
 	ServerInfo  map[string]any `json:"serverInfo,omitempty"` // as the server reported it
 }
 
+// ModeObserved is Result.Mode of a verdict judged on a recording (mcpspec judge, proxy).
+const ModeObserved = "observed"
+
+// KindRecording is Target.Kind of a run that judged recorded traffic of both sides.
+const KindRecording = "recording"
+
 // KindClient is Target.Kind of a run that judged a client (`mcpspec client`).
 const KindClient = "client"
+
+// KindAuthServer is Target.Kind of a run that judged an authorization server alone
+// (`mcpspec authserver`).
+const KindAuthServer = "authserver"
 
 // Run is everything one invocation produced; it is the content of results.json.
 type Run struct {

@@ -61,14 +61,15 @@ func escapeControls(s string, keepLayout bool) string {
 	return b.String()
 }
 
-// key identifies a result across runs and in baselines.
-type key struct{ ID, Version, Transport string }
+// key identifies a result across runs and in baselines. Side tells apart the two verdicts an
+// observed requirement may have (mcpspec judge); a baseline entry has none and covers both.
+type key struct{ ID, Version, Transport, Side string }
 
-func resultKey(r Result) key { return key{r.ID, r.Version, r.Transport} }
+func resultKey(r Result) key { return key{r.ID, r.Version, r.Transport, r.Side} }
 
-// compare orders keys by ID, then revision, then transport.
+// compare orders keys by ID, then revision, then transport, then side.
 func (k key) compare(o key) int {
-	return cmp.Or(cmp.Compare(k.ID, o.ID), cmp.Compare(k.Version, o.Version), cmp.Compare(k.Transport, o.Transport))
+	return cmp.Or(cmp.Compare(k.ID, o.ID), cmp.Compare(k.Version, o.Version), cmp.Compare(k.Transport, o.Transport), cmp.Compare(k.Side, o.Side))
 }
 
 // exchangeHeader is the first line of one exchange in textual evidence,

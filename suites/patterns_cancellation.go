@@ -253,7 +253,7 @@ func checkCancelOnClose(t *conform.T) conform.Finding {
 	case "finished":
 		return conform.Violated("the %s run (key %s) finished its work although its SSE stream was closed mid-way", probeSlowTool, key)
 	case "running":
-		return conform.Violated("the %s run (key %s) was still running %s after its SSE stream was closed", probeSlowTool, key, wait)
+		return conform.Violated("the %s run (key %s) was still running %s after its SSE stream was closed", probeSlowTool, key, wait*outcomeAsks)
 	default:
 		return conform.CannotTest("%s reported %q for key %s: the run was not logged", probeOutcomeTool, outcome, key)
 	}

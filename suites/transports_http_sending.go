@@ -387,7 +387,7 @@ func checkDisconnectNotCancel(t *conform.T) conform.Finding {
 	case "cancelled":
 		return conform.Violated("the %s run (key %s) was cancelled when its SSE stream's connection was dropped", probeSlowTool, key)
 	default:
-		return conform.CannotTest("%s reported %q for key %s within %s", probeOutcomeTool, outcome, key, wait)
+		return conform.CannotTest("%s reported %q for key %s within %s", probeOutcomeTool, outcome, key, wait*outcomeAsks)
 	}
 }
 

@@ -78,7 +78,7 @@ func assertUsageError(t *testing.T, r procRun, want string) {
 // and exits 0 (a help request is not bad usage).
 func TestCLIHelpExit0(t *testing.T) {
 	t.Parallel()
-	for _, cmd := range []string{"run", "list", "reference", "matrix", "diff"} {
+	for _, cmd := range []string{"run", "list", "reference", "matrix", "diff", "authserver", "reference-authserver"} {
 		t.Run(cmd, func(t *testing.T) {
 			t.Parallel()
 			r := runBinary(t, usageRunTimeout, bins.mcpspec, cmd, "--help")

@@ -181,9 +181,13 @@ func TestClientFaultsFail(t *testing.T) {
 			if !slices.ContainsFunc(harness.TransportRevisions(transport), func(r string) bool { return c.AppliesTo(r, transport) }) {
 				continue // elicitation is younger than the legacy SSE transport
 			}
-			// One after another: each run is short, and a burst of them would load the
-			// 2-core machine under the package's timing-sensitive robustness tests.
+			// In parallel with each other and the package's other tests, at most -parallel at
+			// once: a run spends nearly all its time waiting (for the probe's timeouts, a quiet
+			// window, a client's exit), some 1 s of CPU in 4-17 s, so one after another they
+			// were two thirds of the package's time on an idle machine. Each run still launches
+			// one client at a time (clientTestFlags).
 			t.Run(c.ID+"/"+transport, func(t *testing.T) {
+				t.Parallel()
 				d := newRunDir(t)
 				r, run := runClient(t, d, transport, c.ID)
 				want := reports.Fail

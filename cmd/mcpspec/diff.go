@@ -95,8 +95,11 @@ func parseDiff(args []string) (asJSON bool, paths []string, err error) {
 
 // runKind names what a run judged, for messages.
 func runKind(r *reports.Run) string {
-	if r.Target.Kind == reports.KindClient {
+	switch r.Target.Kind {
+	case reports.KindClient:
 		return "client"
+	case reports.KindRecording:
+		return "recording (mcpspec judge)"
 	}
 	return "server"
 }

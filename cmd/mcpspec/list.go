@@ -8,8 +8,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/mcpspec/mcpspec/fixtures/refauthserver"
 	"github.com/mcpspec/mcpspec/fixtures/refclient"
 	"github.com/mcpspec/mcpspec/fixtures/reference"
+	"github.com/mcpspec/mcpspec/suites/assuite"
 	"github.com/mcpspec/mcpspec/suites/catalog"
 	"github.com/mcpspec/mcpspec/suites/clientsuite"
 	"github.com/mcpspec/mcpspec/suites/conform"
@@ -29,6 +31,7 @@ type listEntry struct {
 	Excluded    string         `json:"excluded,omitempty"`       // why it is deliberately not checked
 	JSONRPC     bool           `json:"jsonrpcProfile,omitempty"` // checked by run --jsonrpc too
 	Client      bool           `json:"client,omitempty"`         // checked in clients by mcpspec client
+	AuthServer  bool           `json:"authServer,omitempty"`     // checked in authorization servers by mcpspec authserver
 	Summary     string         `json:"summary,omitempty"`
 	LevelReason string         `json:"levelReason,omitempty"`
 }
@@ -126,6 +129,15 @@ func cmdList(args []string, stdout io.Writer) error {
 	if len(clients) > 0 {
 		fmt.Fprintf(stdout, "mcpspec client checks %d of them in clients: %s\n", len(clients), strings.Join(clients, ", "))
 	}
+	var authServers []string
+	for _, e := range entries {
+		if e.AuthServer {
+			authServers = append(authServers, e.ID)
+		}
+	}
+	if len(authServers) > 0 {
+		fmt.Fprintf(stdout, "mcpspec authserver checks %d of them in authorization servers: %s\n", len(authServers), strings.Join(authServers, ", "))
+	}
 	return nil
 }
 
@@ -140,11 +152,18 @@ func listEntries() ([]listEntry, error) {
 	if _, err := clientsuite.Checks(); err != nil {
 		return nil, err
 	}
+	if _, err := assuite.Checks(); err != nil {
+		return nil, err
+	}
+	asFaults := map[string]bool{}
+	for _, f := range refauthserver.Faults() {
+		asFaults[f.ID] = true
+	}
+	clientFaults := map[string]bool{}
 	faults := map[string]bool{}
 	for _, f := range reference.Faults() {
 		faults[f.Requirement] = true
 	}
-	clientFaults := map[string]bool{}
 	for _, f := range refclient.Faults() {
 		clientFaults[f.ID] = true
 	}
@@ -168,7 +187,26 @@ func listEntries() ([]listEntry, error) {
 				le.Implemented, le.Level, le.Versions, le.Transports, le.Summary, le.LevelReason = true, c.Level, c.Versions, c.Transports, c.Summary, c.LevelReason
 			}
 		}
+		if c, ok := assuite.Lookup(e.ID); ok {
+			le.AuthServer, le.HasFault = true, asFaults[e.ID]
+			le.Implemented, le.Level, le.Versions, le.Transports, le.Summary, le.LevelReason = true, levelsOf(c), c.Versions, []string{"http"}, c.Summary, c.LevelReason
+		}
 		out = append(out, le)
 	}
 	return out, nil
+}
+
+// levelsOf words an authorization-server check's level, with the revisions that word it
+// otherwise: "MUST (SHOULD at 2025-03-26)".
+func levelsOf(c *assuite.Check) string {
+	var other []string
+	for _, v := range c.Versions {
+		if l := c.LevelAt(v); l != c.Level {
+			other = append(other, l+" at "+v)
+		}
+	}
+	if len(other) == 0 {
+		return c.Level
+	}
+	return c.Level + " (" + strings.Join(other, ", ") + ")"
 }

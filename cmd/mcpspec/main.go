@@ -35,6 +35,9 @@ Usage:
   mcpspec matrix --merge DIR... [--out DIR]  the same matrix from runs made elsewhere (CI jobs)
   mcpspec client --cmd CMD [--stdio|--sse]  test an MCP client: it is launched against mcpspec's probe server
   mcpspec reference-client [--sse] URL|SERVER  the bundled reference client (--fault ID breaks one requirement)
+  mcpspec authserver [flags] ISSUER-URL  test an OAuth authorization server (metadata, PKCE, codes, registration)
+  mcpspec reference-authserver [--listen ADDR]  the bundled reference authorization server (--fault ID breaks one requirement)
+  mcpspec judge [--out DIR] FILE...  judge both sides of recorded traffic (recording, transcript, HAR, stdio capture)
   mcpspec version              print the version
 
 Run 'mcpspec COMMAND --help' for the flags of a command.
@@ -99,7 +102,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return reports.ExitUsage
 	}
 	switch args[0] {
-	case "run", "client", "matrix", "diff", "list":
+	case "run", "client", "authserver", "matrix", "diff", "list", "judge":
 		// Their console shows target text: fence it from CI runners' command parsing. (The
 		// servers and probe-stdio speak JSON-RPC on stdout, which must pass as it is.)
 		fout, ferr := newFence(stdout), newFence(stderr)
@@ -124,8 +127,14 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		err = cmdJSONRPCServer(args[1:], stdout, stderr)
 	case "client":
 		code, err = cmdClient(args[1:], stdout, stderr)
+	case "judge":
+		code, err = cmdJudge(args[1:], stdout, stderr)
 	case "reference-client":
 		code, err = cmdReferenceClient(args[1:], stdout, stderr)
+	case "authserver":
+		code, err = cmdAuthServer(args[1:], stdout, stderr)
+	case "reference-authserver":
+		err = cmdReferenceAuthServer(args[1:], stdout, stderr)
 	case "probe-stdio":
 		err = cmdProbeStdio(args[1:], stdout, stderr)
 	case "version", "--version":
@@ -133,7 +142,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
-		err = usageErrorf("unknown command %q (want run, list, diff, matrix, reference, jsonrpc-server, client, reference-client or version)", args[0])
+		err = usageErrorf("unknown command %q (want run, list, diff, matrix, reference, jsonrpc-server, client, reference-client, authserver, reference-authserver, judge or version)", args[0])
 	}
 	if err == nil {
 		return code

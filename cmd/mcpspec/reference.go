@@ -26,6 +26,7 @@ func cmdReference(args []string, stdout, stderr io.Writer) error {
 	authNarrow := fs.String("auth-token-narrow", "", "with --auth-token: a valid `TOKEN` that lacks the scope tools/call needs (403 insufficient_scope)")
 	authForeign := fs.String("auth-token-foreign", "", "with --auth-token: a `TOKEN` issued for another resource, refused with 401")
 	authExpired := fs.String("auth-token-expired", "", "with --auth-token: a `TOKEN` of this server's that has expired, refused with 401")
+	authIssuer := fs.String("auth-issuer", "", "with --auth-token: the authorization server `URL` the protected resource metadata names (such as a `mcpspec reference-authserver`'s issuer; by default one where nothing listens)")
 	allowRemote := fs.Bool("allow-remote", false, "let --http listen on an address that is not loopback (by default a bare :PORT means 127.0.0.1:PORT and any other host is refused)")
 	ssePoll := fs.Bool("sse-poll", false, "in 2025-11-25 sessions, close the connection of a POST's SSE stream after its first message, with a retry field, without ending the stream (resumed with GET and Last-Event-ID)")
 	sseAbort := fs.Bool("sse-abort", false, "drop the connection of a POST's SSE stream right after it carried the response, without ending the chunked body")
@@ -56,7 +57,7 @@ func cmdReference(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	opts := reference.Options{Faults: faults, Stderr: stderr, HTTPResponseMode: *mode, Era: *era,
-		Auth:    reference.AuthOptions{Token: *authToken, Narrow: *authNarrow, Foreign: *authForeign, Expired: *authExpired},
+		Auth:    reference.AuthOptions{Token: *authToken, Narrow: *authNarrow, Foreign: *authForeign, Expired: *authExpired, Issuer: *authIssuer},
 		Without: without, SSEPoll: *ssePoll, InitDelay: *initDelay, SSEAbort: *sseAbort}
 	if err := opts.Validate(); err != nil {
 		return usageErrorf("%v", err)

@@ -189,6 +189,21 @@ var misbehaviours = []misbehaviour{
 			wantStatus(t, run, "PING-RESPOND", reports.Fail, "no response")
 		},
 	},
+	{
+		// 5000 notifications before every answer, more than a session keeps: the inbox drops
+		// notifications, never the answer, and says so in the evidence of the check.
+		mode: "http-flood-notify", http: true, focus: "PING-RESPOND", versions: "2025-06-18",
+		bound:    answersPromptly,
+		wantExit: reports.ExitOK, why: "the server answers every request, after a flood of notifications",
+		check: func(t *testing.T, run *reports.Run) {
+			wantStatus(t, run, "PING-RESPOND", reports.Pass, "")
+			for _, r := range run.Results {
+				if !evidenceContains(r, "messages are dropped from here on") {
+					t.Errorf("%s %s: the evidence does not say the session dropped messages", r.ID, r.Version)
+				}
+			}
+		},
+	},
 }
 
 func TestMisbehavingServers(t *testing.T) {

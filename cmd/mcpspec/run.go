@@ -59,6 +59,9 @@ type runConfig struct {
 	transcriptDir string
 	// name is the target's name in results.json (--name), for `mcpspec matrix --merge`; "" for none.
 	name string
+	// authServer: after the MCP checks, follow the --url server's protected resource metadata
+	// to its authorization server and run the authorization-server checks on it (--authserver).
+	authServer bool
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
@@ -94,6 +97,7 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		authNarrow = fs.String("auth-token-narrow", "", "a valid access `TOKEN` of the server's that lacks a scope tools/call needs (AUTH-403-INSUFFICIENT-SCOPE calls the first listed tool with it); the run's own token goes in --header \"Authorization: Bearer …\"")
 		authAlien  = fs.String("auth-token-foreign", "", "an access `TOKEN` issued for another resource (audience), which the server must refuse (AUTH-AUDIENCE)")
 		authStale  = fs.String("auth-token-expired", "", "an access `TOKEN` the server's authorization server issued that has expired, which the server must refuse (AUTH-JWT-EXPIRED)")
+		authServer = fs.Bool("authserver", false, "also test the authorization server the --url server's protected resource metadata (RFC 9728) names, as `mcpspec authserver` does (loopback only, unless --url is not on loopback itself; each exchange bounded by --timeout-request)")
 		jsonrpc    = fs.Bool("jsonrpc", false, "the JSON-RPC profile: test the JSON-RPC 2.0 layer alone, with no MCP handshake (version "+harness.RevJSONRPC+"; not with --sse or --versions; no target: the bundled plain JSON-RPC server)")
 		name       = fs.String("name", "", "record `NAME` as the target's name in results.json (letters, digits, '.', '_', '-'), the column heading `mcpspec matrix --merge` gives it")
 		sessions   = fs.Int("sessions", 3, "shared sessions per revision and transport (`N`), each running its share of the checks that need no fresh server")
@@ -118,7 +122,10 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 	if fs.NArg() > 0 {
 		return nil, usageErrorf("run: unexpected argument %q (quote the server command: --stdio \"CMD ARGS\")", fs.Arg(0))
 	}
-	cfg := &runConfig{focus: *focus, workers: *workers, sessions: *sessions, name: *name}
+	cfg := &runConfig{focus: *focus, workers: *workers, sessions: *sessions, name: *name, authServer: *authServer}
+	if *authServer && (*url == "" || *jsonrpc) {
+		return nil, usageErrorf("run: --authserver needs --url: the authorization server is found through a Streamable HTTP server's protected resource metadata")
+	}
 	if *name != "" && !targetNamePattern.MatchString(*name) {
 		return nil, usageErrorf("run: --name %q: use letters, digits, '.', '_' and '-', beginning with a letter or digit", *name)
 	}
@@ -408,6 +415,13 @@ func execute(cfg *runConfig, stdout, stderr io.Writer) (int, error) {
 	// checks still run (as interrupted ones, after runner.Interrupt) so that every one has a result.
 	runner.ReleaseStart()
 	runner.Wait()
+	// --authserver: while a launched server still runs, its metadata leads to the
+	// authorization server.
+	var asResults []reports.Result
+	var asErr error
+	if cfg.authServer && runner.Interruption() == "" {
+		asResults, asErr = followAuthServer(cfg, runner.ServedRevisions(), runner.Planned() > 0, stdout)
+	}
 	runner.Close()
 	// Every connection has ended, so the archive holds every session.
 	if err := cfg.conform.Archive.Close(); err != nil {
@@ -424,6 +438,11 @@ func execute(cfg *runConfig, stdout, stderr io.Writer) (int, error) {
 		run.Errors = append(run.Errors, fmt.Sprintf("interrupted (%s): the servers were stopped and the unfinished checks are errors", why))
 	}
 	run.Target.ServerInfo = runner.ServerInfo()
+	run.Results = append(run.Results, asResults...)
+	if asErr != nil {
+		run.Errors = append(run.Errors, fmt.Sprintf("--authserver: %v", asErr))
+	}
+
 	run.Stats = runner.Env().Stats.Snapshot()
 	if kb, ok := peakRSSKB(); ok {
 		run.Stats["peakRSSKB"] = kb

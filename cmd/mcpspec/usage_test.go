@@ -180,6 +180,7 @@ func TestCLIEveryFlagRefusesBadValues(t *testing.T) {
 		{[]string{"reference", "--auth-token-narrow", ""}, "reference: --auth-token-narrow " + emptyMsg},
 		{[]string{"reference", "--auth-token-foreign", ""}, "reference: --auth-token-foreign " + emptyMsg},
 		{[]string{"reference", "--auth-token-expired", ""}, "reference: --auth-token-expired " + emptyMsg},
+		{[]string{"reference", "--auth-issuer", ""}, "reference: --auth-issuer " + emptyMsg},
 		{[]string{"reference", "--fault", ""}, `invalid value "" for flag -fault: empty`},
 		{[]string{"reference", "--fault", "NO-SUCH-FAULT"}, "unknown fault ID(s) NO-SUCH-FAULT"},
 		{[]string{"reference", "--without", " , "}, `invalid value " , " for flag -without: empty`},

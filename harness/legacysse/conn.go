@@ -190,6 +190,7 @@ func (c *Conn) readStream(req *http.Request, endpoint chan<- error) {
 			c.violate("unexpected-event-type", "a message arrived as event "+ev.Type, ev.Data)
 		}
 		c.inbox.Put("SSE", msg)
+		c.inbox.NoteBounds(c.tr, len(ev.Data))
 	}
 }
 

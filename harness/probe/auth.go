@@ -132,6 +132,24 @@ type AuthPlan struct {
 	// ClientCredentials: the client uses the client_credentials grant (the context has a
 	// client_id and client_secret), no user agent.
 	ClientCredentials bool
+	// Lax are the reference authorization server's faults (mcpspec reference-authserver
+	// --fault): each drops one rule the AS checks judge. No scenario sets them.
+	Lax ASLax
+	// JWTAccessTokens: access tokens are ES256 JWTs whose aud is the resource they were issued
+	// for, so a tester can see the audience (the reference authorization server's tokens).
+	JWTAccessTokens bool
+}
+
+// ASLax is what a faulty authorization server lets through; the zero value lets nothing through.
+type ASLax struct {
+	RelativeEndpoints bool // the metadata's endpoints are paths, not absolute URLs
+	PKCEMissing       bool // a token request without code_verifier is served
+	PKCEPlain         bool // a code_verifier equal to the S256 challenge itself is taken
+	PKCEWrong         bool // a code_verifier that does not match the challenge is taken
+	CodeReusable      bool // an authorization code is redeemed any number of times
+	CodeAnyClient     bool // a code is redeemed by another client than the one it was issued to
+	CodeAnyRedirect   bool // a code is redeemed with another redirect_uri than its authorization request's
+	AudienceIgnored   bool // a JWT access token's aud is the issuer, whatever resource was asked for
 }
 
 // The revisions a scenario is served at: 2026-07-28 keeps 2025-11-25's authorization (split

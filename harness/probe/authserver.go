@@ -111,6 +111,8 @@ type authServer struct {
 	// migrated: AuthPlan.Migrate's protected resource metadata names the second
 	// authorization server now.
 	migrated bool
+	// tokenKey signs JWT access tokens (AuthPlan.JWTAccessTokens).
+	tokenKey *ecdsa.PrivateKey
 }
 
 func newAuthServer(plan AuthPlan, rec *Recorder) *authServer {
@@ -411,16 +413,20 @@ func (a *authServer) metadata(ip string) map[string]any {
 	if p.ClientCredentials {
 		grants = append(grants, "client_credentials")
 	}
+	endpoints := base
+	if p.Lax.RelativeEndpoints {
+		endpoints = ip
+	}
 	m := map[string]any{
 		"issuer":                                base,
-		"authorization_endpoint":                base + "/authorize",
-		"token_endpoint":                        base + "/token",
+		"authorization_endpoint":                endpoints + "/authorize",
+		"token_endpoint":                        endpoints + "/token",
 		"response_types_supported":              []string{"code"},
 		"grant_types_supported":                 grants,
 		"token_endpoint_auth_methods_supported": p.AuthMethods,
 	}
 	if p.Registration == RegDynamic || p.DCRToo {
-		m["registration_endpoint"] = base + "/register"
+		m["registration_endpoint"] = endpoints + "/register"
 	}
 	if p.ASScopesSupported != nil {
 		m["scopes_supported"] = p.ASScopesSupported
@@ -723,22 +729,27 @@ func (a *authServer) token(w http.ResponseWriter, r *http.Request, form url.Valu
 	case "authorization_code":
 		a.mu.Lock()
 		g := a.codes[form.Get("code")]
-		ok := g != nil && !g.used
+		lax := a.plan.Lax
+		ok := g != nil && (!g.used || lax.CodeReusable)
 		if ok {
 			g.used = true
 		}
 		a.mu.Unlock()
+		verifier := form.Get("code_verifier")
+		// The reference authorization server's faults: the verifier is not checked.
+		laxPKCE := ok && (verifier == "" && lax.PKCEMissing || verifier == g.challenge && lax.PKCEPlain ||
+			verifier != "" && verifier != g.challenge && lax.PKCEWrong)
 		switch {
 		case !ok:
 			a.oauthError(w, http.StatusBadRequest, "invalid_grant", "unknown or used authorization code")
 			return
-		case g.clientID != c.id || g.redirectURI != form.Get("redirect_uri"):
+		case g.clientID != c.id && !lax.CodeAnyClient, g.redirectURI != form.Get("redirect_uri") && !lax.CodeAnyRedirect:
 			a.oauthError(w, http.StatusBadRequest, "invalid_grant", "the code was issued to another client or redirect_uri")
 			return
-		case !validVerifier(form.Get("code_verifier")):
+		case !laxPKCE && !validVerifier(verifier):
 			a.oauthError(w, http.StatusBadRequest, "invalid_grant", "PKCE: code_verifier is not 43 to 128 characters of A-Z, a-z, 0-9, '-', '.', '_', '~' (RFC 7636 section 4.1)")
 			return
-		case s256(form.Get("code_verifier")) != g.challenge:
+		case !laxPKCE && s256(verifier) != g.challenge:
 			a.oauthError(w, http.StatusBadRequest, "invalid_grant", "PKCE: code_verifier does not match the code_challenge (S256)")
 			return
 		case resource != "" && g.resource != "" && resource != g.resource:
@@ -793,6 +804,17 @@ func (a *authServer) issue(w http.ResponseWriter, grantType string, c *client, r
 		resource = canonical
 	}
 	at := "mcpspec-at-" + randHex(20)
+	if a.plan.JWTAccessTokens {
+		aud := resource
+		if a.plan.Lax.AudienceIgnored {
+			aud = a.origin + ip
+		}
+		var err error
+		if at, err = a.accessJWT(aud, c.id, scope); err != nil {
+			a.oauthError(w, http.StatusInternalServerError, "server_error", err.Error())
+			return
+		}
+	}
 	t := &token{label: a.secret(at, "access_token"), resource: resource, scope: scope, clientID: c.id, issuer: ip}
 	resp := map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": 3600}
 	if scope != "" {

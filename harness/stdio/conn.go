@@ -31,16 +31,16 @@ type Conn struct {
 	inbox *wire.Inbox
 	tr    *transcript.Transcript
 
-	writeMu sync.Mutex
-	mu      sync.Mutex
-	viol    []wire.Violation
-	nViol   int
-	readErr error
-	closed  chan struct{}
-	once    sync.Once
-	killed  bool
-	// Read by the read loop alone: whether noteBounds has said its piece.
-	notedHuge, notedDrop bool
+	writeMu       sync.Mutex
+	mu            sync.Mutex
+	viol          []wire.Violation
+	nViol         int
+	readErr       error
+	closed        chan struct{}
+	once          sync.Once
+	killed        bool
+	oversized     chan struct{} // closed at the first stdout line over the framing limit
+	oversizedOnce sync.Once
 }
 
 // Launch starts the command and begins reading its stdout.
@@ -58,7 +58,7 @@ func Launch(c Command, opts Options) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	cn := &Conn{proc: p, opts: opts, inbox: wire.NewInbox(), tr: opts.Transcript, closed: make(chan struct{})}
+	cn := &Conn{proc: p, opts: opts, inbox: wire.NewInbox(), tr: opts.Transcript, closed: make(chan struct{}), oversized: make(chan struct{})}
 	go cn.readLoop()
 	return cn, nil
 }
@@ -81,7 +81,7 @@ func (c *Conn) readLoop() {
 		}
 		c.tr.Add(transcript.Recv, "stdout", "", f.Message)
 		c.inbox.Put("stdout", jsonrpc.Parse(f.Message))
-		c.noteBounds(len(f.Message))
+		c.inbox.NoteBounds(c.tr, len(f.Message))
 	}
 	// stdout is closed: wait (bounded) for the exit status so the close cause says how it ended.
 	t := time.NewTimer(c.opts.StopGrace)
@@ -91,20 +91,6 @@ func (c *Conn) readLoop() {
 	case <-t.C:
 	}
 	c.inbox.Close(c.endCause())
-}
-
-// noteBounds says in the transcript, once each, when a message alone exceeds what the inbox
-// keeps and when the inbox began to drop old messages: evidence that an answer a check looked
-// for may be gone because the server sent too much, not because it never sent it.
-func (c *Conn) noteBounds(size int) {
-	if size > wire.MaxKeptBytes && !c.notedHuge {
-		c.notedHuge = true
-		c.tr.Notef("a message of %d bytes, over the %d bytes a session keeps: it is kept only until the next one arrives", size, wire.MaxKeptBytes)
-	}
-	if !c.notedDrop && c.inbox.Dropped() > 0 {
-		c.notedDrop = true
-		c.tr.Notef("the server sent more than a session keeps (%d messages or %d bytes): the oldest messages are dropped from here on", wire.MaxKeptMessages, wire.MaxKeptBytes)
-	}
 }
 
 func (c *Conn) addViolation(f Frame) {
@@ -118,7 +104,15 @@ func (c *Conn) addViolation(f Frame) {
 	if keep {
 		c.tr.Add(transcript.Recv, "stdout", "violation: "+f.Violation, f.Raw)
 	}
+	if f.Violation == OversizedLine {
+		c.oversizedOnce.Do(func() { close(c.oversized) })
+	}
 }
+
+// Oversized is closed once the server has written a stdout line over the framing limit (its
+// violation is in Violations by then, unless maxViolations came first): a handshake waiting
+// for an answer that line may have held stops at once, rather than at the startup timeout.
+func (c *Conn) Oversized() <-chan struct{} { return c.oversized }
 
 func (c *Conn) endCause() error {
 	c.mu.Lock()

@@ -90,7 +90,7 @@ func (f *Framer) readLine() (Frame, error) {
 			for errors.Is(err, bufio.ErrBufferFull) {
 				_, err = f.r.ReadSlice('\n')
 			}
-			return Frame{Violation: OversizedLine, Detail: fmt.Sprintf("a stdout line longer than %d bytes", f.maxLine), Raw: cut(sample)}, nil
+			return Frame{Violation: OversizedLine, Detail: fmt.Sprintf("a stdout line over the %s framing limit", sizeName(f.maxLine)), Raw: cut(sample)}, nil
 		}
 		buf = append(buf, chunk...)
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -227,4 +227,12 @@ func cut(b []byte) []byte {
 		return append([]byte(nil), b...)
 	}
 	return append(append([]byte(nil), b[:max]...), []byte("…")...)
+}
+
+// sizeName writes a byte count as people read it: "16 MiB" for a whole number of MiB.
+func sizeName(n int) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

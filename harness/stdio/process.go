@@ -3,12 +3,10 @@ package stdio
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -29,10 +27,9 @@ type Process struct {
 	Stdin  *os.File // nil when not requested
 	Stdout *os.File // nil when not requested
 	stderr *ring
-	// errR is mcpspec's end of the stderr pipe and errRead what the copy took from it: the
-	// tail catches up with both before it is read (StderrTail).
-	errR    *os.File
-	errRead atomic.Int64
+	// errPipe is mcpspec's end of the stderr pipe, copied into stderr: the tail catches up
+	// with it before it is read (StderrTail).
+	errPipe *countedPipe
 	done    chan struct{}
 	mu      sync.Mutex
 	exit    error
@@ -98,10 +95,10 @@ func Start(c Command, pipes bool) (*Process, error) {
 	}
 	// The child has its copies; closing ours lets reads see EOF when the child's side closes.
 	closeAll(childEnds...)
-	p.errR = errR
+	p.errPipe = &countedPipe{f: errR}
 	stderrDrained := make(chan struct{})
 	go func() {
-		_, _ = io.Copy(p.stderr, countingReader{errR, &p.errRead})
+		_ = p.errPipe.copyTo(p.stderr) // a failed read ends the copy as EOF would
 		errR.Close()
 		close(stderrDrained)
 	}()
@@ -165,8 +162,11 @@ func (p *Process) StderrTail() string {
 func (p *Process) catchUpStderr() {
 	var deadline <-chan time.Time
 	for {
+		if p.errPipe == nil {
+			return
+		}
 		written, next := p.stderr.written()
-		if p.errR == nil || unread(p.errR) == 0 && written == p.errRead.Load() {
+		if unread, took := p.errPipe.state(); unread == 0 && written == took {
 			return
 		}
 		if deadline == nil {
@@ -182,18 +182,6 @@ func (p *Process) catchUpStderr() {
 			return
 		}
 	}
-}
-
-// countingReader counts what is read through it.
-type countingReader struct {
-	r io.Reader
-	n *atomic.Int64
-}
-
-func (c countingReader) Read(b []byte) (int, error) {
-	n, err := c.r.Read(b)
-	c.n.Add(int64(n))
-	return n, err
 }
 
 // Stop ends the process group: close stdin and give the server the grace period to exit on its

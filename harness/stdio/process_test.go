@@ -313,12 +313,35 @@ func TestLaunchNotesTheInboxBounds(t *testing.T) {
 	}
 	notes := 0
 	for _, e := range c.Transcript().Since(0) {
-		if strings.Contains(e.Body, "the oldest messages are dropped") {
+		if strings.Contains(e.Body, "messages are dropped") {
 			notes++
 		}
 	}
 	if notes != 1 {
 		t.Errorf("%d notes of dropped messages in the transcript, want 1", notes)
+	}
+}
+
+// A server that answers a request and then floods notifications (more than a session keeps)
+// before the check comes to read: the answer is still there, the notifications went instead.
+func TestFloodAfterAnAnswerKeepsIt(t *testing.T) {
+	note := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`
+	script := fmt.Sprintf(`read -r l; echo '{"jsonrpc":"2.0","id":7,"result":{}}'; i=0; while [ $i -lt %d ]; do echo '%s'; i=$((i+1)); done; echo '{"jsonrpc":"2.0","method":"done"}'; exec cat`, 2*wire.MaxKeptMessages, note)
+	c := launch(t, script, Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	from := c.Inbox().Len()
+	if _, err := c.Send(ctx, []byte(`{"jsonrpc":"2.0","id":7,"method":"ping"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Inbox().Wait(ctx, from, func(r wire.Received) bool { return r.Msg.Method == "done" }); err != nil {
+		t.Fatalf("waiting for the end of the flood: %v", err)
+	}
+	if c.Inbox().Dropped() == 0 {
+		t.Fatal("nothing was dropped: the flood proves nothing")
+	}
+	if _, err := c.Inbox().Wait(ctx, from, wire.RespondsTo(jsonrpc.NumberID(7))); err != nil {
+		t.Errorf("the answer that came before the flood: %v", err)
 	}
 }
 

@@ -371,6 +371,7 @@ func (c *Conn) roundTrip(req *http.Request, r Request, d *wire.Delivery, pending
 			c.violate("invalid-json-body", msg.Problem, body)
 		}
 		c.inbox.PutVia(req.Method+"-JSON", msg, d)
+		c.inbox.NoteBounds(c.tr, len(body))
 	}
 }
 
@@ -410,6 +411,7 @@ func (c *Conn) readStream(body io.Reader, channel string, d *wire.Delivery, st *
 		}
 		st.answered(msg)
 		c.inbox.PutVia(channel, msg, d)
+		c.inbox.NoteBounds(c.tr, len(ev.Data))
 	}
 }
 

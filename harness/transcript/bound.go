@@ -13,6 +13,8 @@ const (
 	MaxBodyBytes = 64 << 10
 	// MaxEvidence bounds the entries one result keeps as evidence.
 	MaxEvidence = 200
+	// maxMiddleNotes bounds the harness's notes Evidence keeps from the part it leaves out.
+	maxMiddleNotes = 20
 )
 
 // ClipBody cuts a body to MaxBodyBytes, saying how much was left out.
@@ -25,8 +27,9 @@ func ClipBody(b string) string {
 
 // Evidence bounds one result's evidence: beyond MaxEvidence entries it keeps the first and
 // last halves, and between them those whose sequence number keep selects (the records a
-// verdict cites; keep may be nil), with a note in place of each run of entries left out. Every
-// body is clipped by ClipBody.
+// verdict cites; keep may be nil) and the harness's own notes (what it dropped, waited for, …:
+// the first maxMiddleNotes of them), with a note in place of each run of entries left out.
+// Every body is clipped by ClipBody.
 func Evidence(entries []Entry, keep func(seq int) bool) []Entry {
 	if len(entries) <= MaxEvidence {
 		return clipped(entries)
@@ -42,8 +45,13 @@ func Evidence(entries []Entry, keep func(seq int) bool) []Entry {
 			left = 0
 		}
 	}
+	notes := 0
 	for _, e := range entries[head:tailStart] {
-		if keep != nil && keep(e.Seq) {
+		note := e.Dir == Note && notes < maxMiddleNotes
+		if note {
+			notes++
+		}
+		if note || keep != nil && keep(e.Seq) {
 			flush()
 			out = append(out, e)
 			continue

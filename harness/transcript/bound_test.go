@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -37,5 +38,30 @@ func TestEvidenceBound(t *testing.T) {
 	}
 	if n := Evidence(long, nil); len(n) != MaxEvidence+1 || n[MaxEvidence/2].Dir != Note || n[MaxEvidence/2].Seq != MaxEvidence/2+1 {
 		t.Errorf("without keep: %d entries, want the halves around one note naming the first left out", len(n))
+	}
+}
+
+// The harness's notes in the part left out stay (a flood's "messages are dropped" is the
+// evidence a verdict rests on), up to maxMiddleNotes of them.
+func TestEvidenceKeepsHarnessNotes(t *testing.T) {
+	var long []Entry
+	for i := 1; i <= 1000; i++ {
+		e := Entry{Seq: i, Dir: Recv}
+		if i == 500 || i > 600 && i <= 600+2*maxMiddleNotes {
+			e = Entry{Seq: i, Dir: Note, Channel: "harness", Body: fmt.Sprint("note ", i)}
+		}
+		long = append(long, e)
+	}
+	kept := map[int]bool{}
+	for _, e := range Evidence(long, nil) {
+		if strings.HasPrefix(e.Body, "note ") {
+			kept[e.Seq] = true
+		}
+	}
+	if !kept[500] {
+		t.Error("the harness's note in the middle was left out")
+	}
+	if len(kept) != maxMiddleNotes {
+		t.Errorf("%d of the middle's notes kept, want the first %d", len(kept), maxMiddleNotes)
 	}
 }

@@ -27,8 +27,11 @@ type Entry struct {
 
 // Limits bound what a transcript keeps, so a flooding server cannot exhaust memory: the first
 // entries (the handshake, whatever a long session began with) up to headEntries and headBytes,
-// and the latest ones up to tailEntries and tailBytes. What falls between is counted and said.
+// and the latest ones up to tailEntries and tailBytes. What falls between is counted and said,
+// except the harness's own notes (up to keptNotes of them): what it dropped or gave up on is the
+// evidence a verdict on a flood rests on.
 const (
+	keptNotes    = 20
 	headEntries  = 1000
 	headBytes    = 1 << 20
 	tailEntries  = 2000
@@ -44,8 +47,9 @@ type Transcript struct {
 	headFull  bool
 	tail      []Entry // the latest entries after the head, oldest first
 	tailSize  int
-	dropped   int // entries between head and tail no longer kept
-	droppedTo int // seq of the last of them
+	dropped   int     // entries between head and tail no longer kept
+	droppedTo int     // seq of the last of them
+	notes     []Entry // the harness's notes among them, kept
 	seq       int
 }
 
@@ -72,6 +76,9 @@ func (t *Transcript) Add(dir, channel, meta string, body []byte) int {
 	for len(t.tail)-drop > 1 && (len(t.tail)-drop > tailEntries || t.tailSize > tailBytes) {
 		t.tailSize -= len(t.tail[drop].Body)
 		t.droppedTo = t.tail[drop].Seq
+		if t.tail[drop].Dir == Note && len(t.notes) < keptNotes {
+			t.notes = append(t.notes, t.tail[drop])
+		}
 		t.tail[drop] = Entry{}
 		drop++
 	}
@@ -111,6 +118,11 @@ func (t *Transcript) Since(mark int) []Entry {
 	if t.dropped > 0 && t.droppedTo > mark {
 		out = append(out, Entry{At: time.Now(), Dir: Note, Channel: "harness",
 			Body: fmt.Sprintf("%d entries not kept (transcript limit), up to #%d", t.dropped, t.droppedTo)})
+	}
+	for _, e := range t.notes {
+		if e.Seq > mark {
+			out = append(out, e)
+		}
 	}
 	for _, e := range t.tail {
 		if e.Seq > mark {

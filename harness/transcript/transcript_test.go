@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -123,5 +124,33 @@ func TestConcurrentAdds(t *testing.T) {
 		if e.Seq != i+1 {
 			t.Fatalf("entry %d has seq %d", i, e.Seq)
 		}
+	}
+}
+
+// The harness's notes survive the flood around them: the first keptNotes of those that fall
+// between head and tail stay, in order.
+func TestNotesOutliveTheTailLimit(t *testing.T) {
+	tr := New()
+	for range headEntries {
+		tr.Add(Recv, "stdout", "", []byte("x"))
+	}
+	var want []int
+	for i := range keptNotes + 5 {
+		want = append(want, tr.Add(Note, "harness", "", []byte(fmt.Sprint("note ", i))))
+		for range tailEntries {
+			tr.Add(Recv, "stdout", "", []byte("x"))
+		}
+	}
+	var got []int
+	for _, e := range tr.Since(0) {
+		if strings.HasPrefix(e.Body, "note ") {
+			got = append(got, e.Seq)
+		}
+	}
+	if !slices.Equal(got, want[:keptNotes]) {
+		t.Errorf("notes kept at %v, want the first %d at %v", got, keptNotes, want[:keptNotes])
+	}
+	if got := tr.Since(want[keptNotes-1]); len(got) > 0 && strings.HasPrefix(got[0].Body, "note ") {
+		t.Error("Since(mark) returns a note from before the mark")
 	}
 }

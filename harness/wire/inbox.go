@@ -6,10 +6,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 	"time"
 
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/harness/transcript"
 )
 
 // Received is one message as it arrived.
@@ -26,10 +28,13 @@ type Received struct {
 var ErrClosed = errors.New("connection closed")
 
 // Bounds of what an inbox keeps: a server that answers with tens of megabytes, or sends
-// notifications without end, must not exhaust mcpspec's memory. Beyond either bound the oldest
-// messages are dropped (the newest is always kept, however large): readers wait for what comes
-// after their position, so only a reader that fell that far behind misses anything, and
-// Dropped says so.
+// notifications without end, must not exhaust mcpspec's memory. Beyond either bound the inbox
+// is trimmed to three quarters of both (in one pass, not a copy per message of a flood):
+// notifications go first, oldest first, then the oldest of the rest; the newest message is
+// always kept, however large. A check waits for a response to a request it sent (or a request
+// of the server's): a flood of unsolicited notifications never pushes that out, only responses
+// beyond the bounds on their own do. Readers wait for what comes after their position, so only
+// a reader that fell that far behind misses anything, and Dropped says so.
 const (
 	MaxKeptBytes    = 4 << 20
 	MaxKeptMessages = 2000
@@ -37,16 +42,19 @@ const (
 
 // Inbox is an append-only log of received messages. Readers keep their own position, so one
 // check waiting for a response never steals a message another is waiting for. Positions are
-// absolute: they stay valid when old messages are dropped.
+// absolute: they stay valid when messages are dropped.
 type Inbox struct {
 	mu        sync.Mutex
 	putMu     sync.Mutex // one Put at a time, so that the hook sees every message before waiters do
-	msgs      []Received // positions base … base+len(msgs)-1
-	base      int        // position of msgs[0]: how many were dropped
+	msgs      []Received // the kept messages, by position (Index); dropped ones leave gaps
+	next      int        // position of the next message
+	dropped   int
 	keptBytes int
 	wake      chan struct{}
 	closed    error
 	onPut     func(Received)
+	// Whether NoteBounds has said its piece, each once.
+	notedHuge, notedDrop bool
 }
 
 // NewInbox returns an empty inbox.
@@ -69,7 +77,7 @@ func (b *Inbox) PutVia(channel string, msg jsonrpc.Message, via *Delivery) {
 	b.putMu.Lock()
 	defer b.putMu.Unlock()
 	b.mu.Lock()
-	r := Received{Index: b.base + len(b.msgs), At: time.Now(), Channel: channel, Msg: msg, Via: via}
+	r := Received{Index: b.next, At: time.Now(), Channel: channel, Msg: msg, Via: via}
 	hook := b.onPut
 	b.mu.Unlock()
 	if hook != nil {
@@ -77,38 +85,74 @@ func (b *Inbox) PutVia(channel string, msg jsonrpc.Message, via *Delivery) {
 	}
 	b.mu.Lock()
 	b.msgs = append(b.msgs, r)
+	b.next++
 	b.keptBytes += len(msg.Raw)
-	b.trim()
+	if len(b.msgs) > MaxKeptMessages || b.keptBytes > MaxKeptBytes {
+		b.trim()
+	}
 	close(b.wake)
 	b.wake = make(chan struct{})
 	b.mu.Unlock()
 }
 
-// trim drops the oldest messages beyond the bounds, keeping the newest. Callers hold mu.
+// trim drops messages until at most three quarters of either bound is kept: notifications
+// first, oldest first, then the oldest of the rest, never the newest. Callers hold mu.
 func (b *Inbox) trim() {
-	drop := 0
-	for len(b.msgs)-drop > 1 && (len(b.msgs)-drop > MaxKeptMessages || b.keptBytes > MaxKeptBytes) {
-		b.keptBytes -= len(b.msgs[drop].Msg.Raw)
-		b.msgs[drop] = Received{} // let the collector have it now
-		drop++
+	const lowMessages, lowBytes = MaxKeptMessages * 3 / 4, MaxKeptBytes * 3 / 4
+	n, size := len(b.msgs), b.keptBytes
+	over := func() bool { return n > 1 && (n > lowMessages || size > lowBytes) }
+	drop := make([]bool, len(b.msgs))
+	last := len(b.msgs) - 1
+	for pass := 0; pass < 2 && over(); pass++ {
+		for i := 0; i < last && over(); i++ {
+			if drop[i] || (pass == 0 && b.msgs[i].Msg.Kind != jsonrpc.Notification) {
+				continue
+			}
+			drop[i] = true
+			n--
+			size -= len(b.msgs[i].Msg.Raw)
+		}
 	}
-	if drop == 0 {
-		return
+	// A fresh array: the dropped messages' memory goes back at once.
+	kept := make([]Received, 0, min(2*n, MaxKeptMessages+1))
+	for i, r := range b.msgs {
+		if !drop[i] {
+			kept = append(kept, r)
+		}
 	}
-	b.base += drop
-	b.msgs = b.msgs[drop:]
-	// Reslicing alone would keep the dropped front of the array: copy once it is mostly gone.
-	if cap(b.msgs) > 2*MaxKeptMessages && len(b.msgs) < cap(b.msgs)/4 {
-		b.msgs = append(make([]Received, 0, 2*len(b.msgs)), b.msgs...)
+	b.dropped += len(b.msgs) - n
+	b.msgs, b.keptBytes = kept, size
+}
+
+// first is the slice index of the first kept message at or after position from. Callers hold mu.
+func (b *Inbox) first(from int) int {
+	return sort.Search(len(b.msgs), func(i int) bool { return b.msgs[i].Index >= from })
+}
+
+// NoteBounds says in tr, once each, when a message alone exceeds what the inbox keeps and when
+// the inbox began to drop messages: evidence, in the check that was running, that an answer a
+// check looked for may be gone because the server sent too much, not because it never sent it.
+// Every transport calls it after each Put, with the message's size.
+func (b *Inbox) NoteBounds(tr *transcript.Transcript, size int) {
+	b.mu.Lock()
+	huge := size > MaxKeptBytes && !b.notedHuge
+	drop := b.dropped > 0 && !b.notedDrop
+	b.notedHuge = b.notedHuge || huge
+	b.notedDrop = b.notedDrop || drop
+	b.mu.Unlock()
+	if huge {
+		tr.Notef("a message of %d bytes, over the %d bytes a session keeps: it is kept only until the next one arrives", size, MaxKeptBytes)
+	}
+	if drop {
+		tr.Notef("the server sent more than a session keeps (%d messages or %d bytes): messages are dropped from here on, unsolicited notifications first", MaxKeptMessages, MaxKeptBytes)
 	}
 }
 
-// Dropped is how many of the oldest messages the inbox no longer keeps (MaxKeptBytes,
-// MaxKeptMessages).
+// Dropped is how many messages the inbox no longer keeps (MaxKeptBytes, MaxKeptMessages).
 func (b *Inbox) Dropped() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.base
+	return b.dropped
 }
 
 // Close marks the end of input with its cause; waiters return once they have seen everything.
@@ -138,14 +182,14 @@ func (b *Inbox) Closed() error {
 func (b *Inbox) Len() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.base + len(b.msgs)
+	return b.next
 }
 
 // Since returns the messages received from position from on that are still kept.
 func (b *Inbox) Since(from int) []Received {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	i := max(from-b.base, 0)
+	i := b.first(from)
 	if i >= len(b.msgs) {
 		return nil
 	}
@@ -157,14 +201,14 @@ func (b *Inbox) Since(from int) []Received {
 func (b *Inbox) Wait(ctx context.Context, from int, match func(Received) bool) (Received, error) {
 	for {
 		b.mu.Lock()
-		for i := max(from-b.base, 0); i < len(b.msgs); i++ {
+		for i := b.first(from); i < len(b.msgs); i++ {
 			if match(b.msgs[i]) {
 				r := b.msgs[i]
 				b.mu.Unlock()
 				return r, nil
 			}
 		}
-		from = b.base + len(b.msgs)
+		from = b.next
 		closed, wake := b.closed, b.wake
 		b.mu.Unlock()
 		if closed != nil {
@@ -187,7 +231,7 @@ func (b *Inbox) Wait(ctx context.Context, from int, match func(Received) bool) (
 func (b *Inbox) scan(from int, match func(Received) bool) (Received, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for i := max(from-b.base, 0); i < len(b.msgs); i++ {
+	for i := b.first(from); i < len(b.msgs); i++ {
 		if match(b.msgs[i]) {
 			return b.msgs[i], true
 		}

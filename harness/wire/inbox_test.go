@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/harness/transcript"
 )
 
 // waitTimeout bounds every wait that is expected to succeed; shortTimeout every wait that is
@@ -310,5 +311,96 @@ func TestInboxKeepsBoundedBytesAndTheNewest(t *testing.T) {
 	}
 	if got := b.Since(3); len(got) != 1 || got[0].Index != 4 {
 		t.Errorf("Since(3) after dropping: %d messages", len(got))
+	}
+}
+
+// A flood of notifications while a request is outstanding: its response, which came before
+// the flood, is kept and found by a reader that comes late; the notifications are what goes.
+func TestInboxFloodKeepsTheResponse(t *testing.T) {
+	b := NewInbox()
+	b.Put("stdout", parse(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"before"}}`))
+	b.Put("stdout", response(`7`))
+	b.Put("stdout", parse(`{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{}}`))
+	note := parse(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`)
+	for range 3 * MaxKeptMessages {
+		b.Put("stdout", note)
+	}
+	kept := b.Since(0)
+	if len(kept) > MaxKeptMessages {
+		t.Errorf("%d messages kept, want at most %d", len(kept), MaxKeptMessages)
+	}
+	if b.Dropped() != b.Len()-len(kept) {
+		t.Errorf("Dropped %d, but %d of %d are gone", b.Dropped(), b.Len()-len(kept), b.Len())
+	}
+	for i := 1; i < len(kept); i++ {
+		if kept[i].Index <= kept[i-1].Index {
+			t.Fatalf("kept messages out of order: %d after %d", kept[i].Index, kept[i-1].Index)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	r, err := b.Wait(ctx, 0, RespondsTo(jsonrpc.NumberID(7)))
+	if err != nil || r.Index != 1 {
+		t.Fatalf("the response to the outstanding request: %v at %d, want it at 1", err, r.Index)
+	}
+	if r, err := b.Wait(ctx, 2, func(r Received) bool { return r.Msg.Kind == jsonrpc.Request }); err != nil || r.Index != 2 {
+		t.Errorf("the server's request: %v at %d, want it at 2", err, r.Index)
+	}
+	if got := b.Since(1); len(got) == 0 || got[0].Index != 1 {
+		t.Errorf("Since(1) does not start with the response")
+	}
+	// The first notification went first, the newest stays.
+	if kept[0].Index == 0 {
+		t.Error("the oldest notification was kept while newer ones were dropped")
+	}
+	if last := kept[len(kept)-1].Index; last != b.Len()-1 {
+		t.Errorf("the newest message (%d) was dropped; kept up to %d", b.Len()-1, last)
+	}
+}
+
+// Beyond the bounds responses go too, oldest first, when they alone exceed them.
+func TestInboxDropsOldResponsesBeyondTheBounds(t *testing.T) {
+	b := NewInbox()
+	for i := range MaxKeptMessages + 1 {
+		b.Put("stdout", response(fmt.Sprint(i)))
+	}
+	if b.Dropped() == 0 {
+		t.Fatal("nothing dropped")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), shortTimeout)
+	defer cancel()
+	if _, err := b.Wait(ctx, 0, RespondsTo(jsonrpc.NumberID(0))); err == nil {
+		t.Error("the oldest response is still kept beyond the bounds")
+	}
+	if got := b.Since(0); got[len(got)-1].Index != MaxKeptMessages {
+		t.Errorf("the newest response was dropped")
+	}
+}
+
+// NoteBounds says each of its two things once, when it first holds.
+func TestInboxNoteBoundsOnce(t *testing.T) {
+	b := NewInbox()
+	tr := transcript.New()
+	note := parse(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`)
+	for range MaxKeptMessages {
+		b.Put("GET-SSE", note)
+		b.NoteBounds(tr, len(note.Raw))
+	}
+	if n := len(tr.Since(0)); n != 0 {
+		t.Fatalf("%d notes before anything was dropped", n)
+	}
+	for range 2 * MaxKeptMessages {
+		b.Put("GET-SSE", note)
+		b.NoteBounds(tr, len(note.Raw))
+	}
+	b.NoteBounds(tr, MaxKeptBytes+1)
+	b.NoteBounds(tr, MaxKeptBytes+1)
+	var drops, huge int
+	for _, e := range tr.Since(0) {
+		drops += strings.Count(e.Body, "messages are dropped")
+		huge += strings.Count(e.Body, "over the 4194304 bytes a session keeps")
+	}
+	if drops != 1 || huge != 1 {
+		t.Errorf("%d notes of dropped messages and %d of a huge one, want 1 each", drops, huge)
 	}
 }

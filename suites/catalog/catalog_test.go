@@ -7,8 +7,8 @@ func TestCatalogueLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(all) != 389 {
-		t.Fatalf("want 389 requirements, got %d", len(all))
+	if len(all) != 403 {
+		t.Fatalf("want 403 requirements, got %d", len(all))
 	}
 	for _, e := range all {
 		if len(e.Versions) == 0 {
@@ -87,6 +87,10 @@ func TestSpecURLPerRevision(t *testing.T) {
 		{"AUTH-CLIENT-PKCE", "2026-07-28", site + "2026-07-28/basic/authorization/security-considerations#authorization-code-protection"},
 		{"AUTH-CLIENT-ISS", "2026-07-28", site + "2026-07-28/basic/authorization#authorization-response-validation"},
 		{"PING-RESPOND", "2025-11-25", site + "2025-11-25/basic/utilities/ping#behavior-requirements"},
+		{"AS-METADATA", "2025-06-18", site + "2025-06-18/basic/authorization#server-metadata-discovery"},
+		{"AS-METADATA", "2026-07-28", site + "2026-07-28/basic/authorization/authorization-server-discovery#authorization-server-metadata-discovery"},
+		{"AS-PKCE-S256", "2025-11-25", site + "2025-11-25/basic/authorization#authorization-code-protection"},
+		{"AS-CIMD", "2026-07-28", site + "2026-07-28/basic/authorization/client-registration#client-id-metadata-documents"},
 	}
 	for _, c := range cases {
 		e, ok := Lookup(c.id)

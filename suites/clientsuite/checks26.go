@@ -186,3 +186,11 @@ func judgeEmptyCursor(v *View) Finding {
 	}
 	return violated("answered tools/list with nextCursor \"\", the client never asked for that page: it took a valid cursor for the end of the list")
 }
+
+// MirroredHeaders is what a stateless request's HTTP headers must say (its protocol version,
+// method and the name it acts on), for the observed checks judging recorded traffic by the
+// same rule.
+func MirroredHeaders(raw json.RawMessage) (version, method, name string) { return mirrored(raw) }
+
+// DecodeHeaderValue undoes the =?base64?…?= form a header value may take.
+func DecodeHeaderValue(v string) string { return decodeHeader(v) }

@@ -1,0 +1,137 @@
+package observed
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/suites/finding"
+)
+
+type Finding = finding.Finding
+
+func passed(format string, args ...any) Finding {
+	return Finding{Outcome: finding.Pass, Message: fmt.Sprintf(format, args...)}
+}
+
+func violated(format string, args ...any) Finding {
+	return Finding{Outcome: finding.Violation, Message: fmt.Sprintf(format, args...)}
+}
+
+func na(format string, args ...any) Finding {
+	return Finding{Outcome: finding.NotApplicable, Message: fmt.Sprintf(format, args...)}
+}
+
+func untestable(format string, args ...any) Finding {
+	return Finding{Outcome: finding.Untestable, Message: fmt.Sprintf(format, args...)}
+}
+
+func broken(format string, args ...any) Finding {
+	return Finding{Outcome: finding.Broken, Message: fmt.Sprintf(format, args...)}
+}
+
+// notExercised is the na of a rule the traffic gave no occasion to keep or break.
+func notExercised(why string) Finding { return na("%s: %s", NotExercised, why) }
+
+var (
+	regOnce sync.Once
+	all     []*Check
+)
+
+// Checks returns every observed check, in registration order.
+func Checks() []*Check {
+	regOnce.Do(func() {
+		for _, group := range [][]Check{schemaChecks(), stdioChecks(), idChecks(), lifeChecks(), transportChecks(), flowChecks(), modernChecks()} {
+			for i := range group {
+				all = append(all, &group[i])
+			}
+		}
+	})
+	return all
+}
+
+// bothSides makes one check per side from a judge that takes the side.
+func bothSides(id, level, summary string, judge func(v *View, side string) Finding, transports ...string) []Check {
+	out := make([]Check, 0, 2)
+	for _, side := range []string{Server, Client} {
+		out = append(out, Check{ID: id, Side: side, Level: level, Summary: summary, Transports: transports,
+			Judge: func(v *View) Finding { return judge(v, side) }})
+	}
+	return out
+}
+
+// exchanges pairs each request with the responses that answer it.
+type exchanges struct {
+	answers  map[int][]int // index in Msgs of a request → indices of its responses
+	answerOf map[int]int   // index in Msgs of a response → the request it answers
+	orphans  map[int]bool  // responses whose id is that of no request of the other side
+	rejected map[int]bool  // requests whose HTTP POST was refused (4xx/5xx with no JSON-RPC answer)
+}
+
+// pair matches responses to requests by id: a response answers the first request of the other
+// side with its id that it follows and that has no answer yet, else (a second answer) the
+// latest such request. Messages of the other side that carry an id without being responses
+// (an invalid request keeps its id) count as requests: their error answer echoes it.
+func (v *View) pair() exchanges {
+	if v.paired != nil {
+		return *v.paired
+	}
+	ex := exchanges{answers: map[int][]int{}, answerOf: map[int]int{}, orphans: map[int]bool{}, rejected: map[int]bool{}}
+	defer func() { v.paired = &ex }()
+	byID := map[string][]int{} // side|id → requests in order
+	for i, m := range v.Msgs {
+		if m.HasID && !m.IsResponse() && !m.ID.IsNull() {
+			k := m.From + "|" + string(m.ID)
+			byID[k] = append(byID[k], i)
+			if r := v.Records[m.Rec]; r.Exchange != 0 && v.refused(r.Exchange) {
+				ex.rejected[i] = true
+			}
+			continue
+		}
+		if !m.IsResponse() || !m.HasID || m.ID.IsNull() {
+			continue
+		}
+		reqs := byID[other(m.From)+"|"+string(m.ID)]
+		match := -1
+		for _, q := range reqs {
+			if len(ex.answers[q]) == 0 {
+				match = q
+				break
+			}
+		}
+		if match < 0 && len(reqs) > 0 {
+			match = reqs[len(reqs)-1]
+		}
+		if match < 0 {
+			ex.orphans[i] = true
+			continue
+		}
+		ex.answers[match] = append(ex.answers[match], i)
+		ex.answerOf[i] = match
+	}
+	return ex
+}
+
+// refused reports whether an HTTP exchange's response is an error status with no JSON-RPC
+// message in it: the request was refused at the transport, not left unanswered.
+func (v *View) refused(exchange int) bool {
+	r, ok := v.response(exchange)
+	return ok && r.Status >= 400 && !carriesMessages(r)
+}
+
+// cancelled is the set of request ids (of the side that sent the cancellations) named by a
+// notifications/cancelled, each with the index of the first such notification.
+func (v *View) cancelled(from string) map[jsonrpc.ID]int {
+	out := map[jsonrpc.ID]int{}
+	for i, m := range v.Msgs {
+		if m.From != from || m.Method != "notifications/cancelled" || !m.IsNotification() {
+			continue
+		}
+		if id, ok := paramID(m.Params, "requestId"); ok {
+			if _, seen := out[id]; !seen {
+				out[id] = i
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,244 @@
+package observed
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpspec/mcpspec/harness/recording"
+	"github.com/mcpspec/mcpspec/reports"
+	"github.com/mcpspec/mcpspec/suites/catalog"
+)
+
+// stdio builds a stdio recording from frames "c:{…}" (client) and "s:{…}" (server), one
+// second apart.
+func stdio(frames ...string) []recording.Record {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	out := make([]recording.Record, 0, len(frames))
+	for i, f := range frames {
+		r := recording.Record{Seq: i + 1, At: t0.Add(time.Duration(i) * time.Second), Transport: recording.Stdio, Body: f[2:]}
+		if f[0] == 'c' {
+			r.From, r.Channel = recording.FromClient, recording.ChanStdin
+		} else {
+			r.From, r.Channel = recording.FromServer, recording.ChanStdout
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+const (
+	initReq    = `c:{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
+	initResp   = `s:{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}`
+	initedNote = `c:{"jsonrpc":"2.0","method":"notifications/initialized"}`
+)
+
+// verdict finds one result.
+func verdict(t *testing.T, res []reports.Result, id, side string) reports.Result {
+	t.Helper()
+	for _, r := range res {
+		if r.ID == id && r.Side == side {
+			return r
+		}
+	}
+	t.Fatalf("no result for %s (%s) among %d", id, side, len(res))
+	return reports.Result{}
+}
+
+func TestCleanConversation(t *testing.T) {
+	res, info := Judge(stdio(initReq, initResp, initedNote,
+		`c:{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`s:{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`), Options{})
+	if info.Conversations != 1 || len(info.Revisions) != 1 || info.Revisions[0] != "2025-06-18" {
+		t.Fatalf("info: %+v", info)
+	}
+	for _, r := range res {
+		if r.Status != reports.Pass && r.Status != reports.NA {
+			t.Errorf("%s (%s): %s: %s", r.ID, r.Side, r.Status, r.Message)
+		}
+		if r.Status == reports.NA && !strings.HasPrefix(r.Message, NotExercised) {
+			t.Errorf("%s (%s): na must say %q: %s", r.ID, r.Side, NotExercised, r.Message)
+		}
+		if r.Mode != reports.ModeObserved || r.Version != "2025-06-18" || r.Transport != "stdio" {
+			t.Errorf("%s: row fields %+v", r.ID, r)
+		}
+	}
+	if r := verdict(t, res, "JRPC-REPLY-REQUIRED", Server); r.Status != reports.Pass {
+		t.Errorf("server answered both requests: %s %s", r.Status, r.Message)
+	}
+	if r := verdict(t, res, "JRPC-REPLY-REQUIRED", Client); r.Status != reports.NA {
+		t.Errorf("the server asked nothing, so the client's replies are not exercised: %s", r.Status)
+	}
+}
+
+func TestFaultsSeen(t *testing.T) {
+	cases := []struct {
+		name   string
+		frames []string
+		id     string
+		side   string
+		opts   Options
+	}{
+		{"reused id", []string{initReq, initResp, initedNote, `c:{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, `s:{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`, `c:{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, `s:{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`}, "MSG-REQ-ID-UNIQUE", Client, Options{}},
+		{"null id", []string{initReq, initResp, initedNote, `c:{"jsonrpc":"2.0","id":null,"method":"ping"}`}, "MSG-REQ-ID-NOT-NULL", Client, Options{}},
+		{"fractional id", []string{initReq, initResp, initedNote, `s:{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, `c:{"jsonrpc":"2.0","id":1.5,"result":{}}`}, "MSG-REQ-ID-TYPE", Server, Options{}},
+		{"wrong echo", []string{initReq, initResp, initedNote, `c:{"jsonrpc":"2.0","id":2,"method":"ping"}`, `s:{"jsonrpc":"2.0","id":"2","result":{}}`}, "MSG-RESP-SAME-ID", Server, Options{}},
+		{"answered twice", []string{initReq, initResp, initedNote, `c:{"jsonrpc":"2.0","id":2,"method":"ping"}`, `s:{"jsonrpc":"2.0","id":2,"result":{}}`, `s:{"jsonrpc":"2.0","id":2,"result":{}}`}, "JRPC-REPLY-REQUIRED", Server, Options{}},
+		{"never answered", []string{initReq, initResp, initedNote, `c:{"jsonrpc":"2.0","id":2,"method":"ping"}`, `c:{"jsonrpc":"2.0","id":3,"method":"ping"}`, `s:{"jsonrpc":"2.0","id":3,"result":{}}`}, "JRPC-REPLY-REQUIRED", Server, Options{ReplyBound: time.Second}},
+		{"no initialized", []string{initReq, initResp, `c:{"jsonrpc":"2.0","id":2,"method":"tools/list"}`}, "LIFE-INITIALIZED-NOTIF", Client, Options{}},
+		{"request before the answer", []string{initReq, `c:{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, initResp}, "LIFE-PRE-INIT-REQUEST", Client, Options{}},
+		{"request instead of initialize", []string{`c:{"jsonrpc":"2.0","id":2,"method":"tools/list"}`}, "LIFE-PRE-INIT-REQUEST", Client, Options{Revision: "2025-11-25"}},
+		{"server request before initialized", []string{`c:{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{}},"clientInfo":{"name":"c","version":"1"}}}`, initResp, `s:{"jsonrpc":"2.0","id":"r1","method":"roots/list"}`, initedNote}, "LIFE-SERVER-WAIT-INITIALIZED", Server, Options{}},
+		{"undeclared capability", []string{initReq, initResp, initedNote, `s:{"jsonrpc":"2.0","id":"r1","method":"sampling/createMessage","params":{}}`}, "SRVREQ-CAP-GATED", Server, Options{}},
+		{"notification answered", []string{initReq, initResp, initedNote, `c:{"jsonrpc":"2.0","method":"notifications/x","params":{}}`, `s:{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"no"}}`}, "JRPC-NOTIF-NO-REPLY", Server, Options{}},
+		{"cancelled initialize", []string{initReq, `c:{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`, initResp}, "CANCEL-NO-INIT-CANCEL", Client, Options{}},
+	}
+	for _, c := range cases {
+		res, _ := Judge(stdio(c.frames...), c.opts)
+		r := verdict(t, res, c.id, c.side)
+		if r.Status != reports.Fail && r.Status != reports.Warn {
+			t.Errorf("%s: %s (%s) is %s: %s", c.name, c.id, c.side, r.Status, r.Message)
+		} else if len(r.Evidence) == 0 {
+			t.Errorf("%s: %s fails without evidence: %s", c.name, c.id, r.Message)
+		}
+	}
+}
+
+func TestNeverAnsweredNeedsTheBound(t *testing.T) {
+	frames := stdio(initReq, initResp, initedNote, `c:{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	res, _ := Judge(frames, Options{ReplyBound: time.Hour})
+	if r := verdict(t, res, "JRPC-REPLY-REQUIRED", Server); r.Status == reports.Fail {
+		t.Errorf("a recording that ends within the bound cannot tell silence from slowness: %s", r.Message)
+	}
+}
+
+func TestChecksAreCatalogued(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range Checks() {
+		if _, ok := catalog.Lookup(c.ID); !ok {
+			t.Errorf("%s: not in the catalogue", c.ID)
+		}
+		if c.Level != "MUST" && c.Level != "SHOULD" {
+			t.Errorf("%s: level %q", c.ID, c.Level)
+		}
+		if c.Side != Server && c.Side != Client {
+			t.Errorf("%s: side %q", c.ID, c.Side)
+		}
+		k := c.ID + c.Side
+		if seen[k] {
+			t.Errorf("%s (%s) twice", c.ID, c.Side)
+		}
+		seen[k] = true
+	}
+}
+
+func TestCursorsAsGiven(t *testing.T) {
+	list := `c:{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	page := `s:{"jsonrpc":"2.0","id":2,"result":{"tools":[],"nextCursor":"abc"}}`
+	res, _ := Judge(stdio(initReq, initResp, initedNote, list, page, `c:{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"abc"}}`), Options{})
+	if r := verdict(t, res, "PAGE-CLIENT-OPAQUE", Client); r.Status != reports.Pass {
+		t.Errorf("the cursor as given: %s %s", r.Status, r.Message)
+	}
+	res, _ = Judge(stdio(initReq, initResp, initedNote, list, page, `c:{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"abd"}}`), Options{})
+	if r := verdict(t, res, "PAGE-CLIENT-OPAQUE", Client); r.Status != reports.Fail {
+		t.Errorf("a cursor the server never gave: %s %s", r.Status, r.Message)
+	}
+}
+
+func TestNullIDReplyAfterAnIllFormedFrameIsNoVerdict(t *testing.T) {
+	res, _ := Judge(stdio(initReq, initResp, initedNote, `c:{"jsonrpc":"2.0","method":"notifications/x","params":{}}`, `c:not json`, `s:{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse"}}`), Options{})
+	if r := verdict(t, res, "JRPC-NOTIF-NO-REPLY", Server); r.Status != reports.NA {
+		t.Errorf("a null-id error may answer the frame that was not JSON: %s %s", r.Status, r.Message)
+	}
+}
+
+// web builds a Streamable HTTP recording: each exchange a POST and its JSON answer.
+type web struct {
+	recs []recording.Record
+	ex   int
+}
+
+func (w *web) add(r recording.Record) {
+	r.Seq, r.Transport = len(w.recs)+1, recording.HTTP
+	r.At = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(r.Seq) * time.Millisecond)
+	w.recs = append(w.recs, r)
+}
+
+func (w *web) post(reqHeader map[string]string, body string, status int, respHeader map[string]string, answer string) {
+	w.ex++
+	w.add(recording.Record{From: recording.FromClient, Channel: recording.ChanRequest, Exchange: w.ex, Method: "POST", Path: "/mcp", Header: reqHeader, Body: body})
+	w.add(recording.Record{From: recording.FromServer, Channel: recording.ChanResponse, Exchange: w.ex, Status: status, Header: respHeader, Body: answer})
+}
+
+func headers(kv ...string) map[string]string {
+	h := map[string]string{"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+	for i := 0; i+1 < len(kv); i += 2 {
+		h[kv[i]] = kv[i+1]
+	}
+	return h
+}
+
+func session(w *web, id string) {
+	w.post(headers(), initReq[2:], 200, map[string]string{"Content-Type": "application/json", "Mcp-Session-Id": id}, initResp[2:])
+	w.post(headers("Mcp-Session-Id", id, "Mcp-Protocol-Version", "2025-06-18"), initedNote[2:], 202, nil, "")
+}
+
+func TestHTTPSessionsSplitAndHeaders(t *testing.T) {
+	var w web
+	session(&w, "A")
+	session(&w, "B")
+	w.post(headers("Mcp-Session-Id", "A", "Mcp-Protocol-Version", "2025-06-18"), `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, 200, map[string]string{"Content-Type": "application/json"}, `{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`)
+	if convs := Split(w.recs); len(convs) != 2 {
+		t.Fatalf("two sessions, %d conversations", len(convs))
+	}
+	res, info := Judge(w.recs, Options{})
+	if info.Conversations != 2 {
+		t.Errorf("info: %+v", info)
+	}
+	for _, r := range res {
+		if r.Status == reports.Fail || r.Status == reports.Warn {
+			t.Errorf("%s (%s): %s", r.ID, r.Side, r.Message)
+		}
+	}
+	// One session, and a request after it without its id nor the version header.
+	var one web
+	session(&one, "A")
+	one.post(headers(), `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, 400, map[string]string{"Content-Type": "application/json"}, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"no session"}}`)
+	res, _ = Judge(one.recs, Options{})
+	for _, id := range []string{"HTTP-SESSION-CLIENT", "LIFE-HTTP-VERSION-HEADER"} {
+		if r := verdict(t, res, id, Client); r.Status != reports.Fail {
+			t.Errorf("%s: %s %s", id, r.Status, r.Message)
+		}
+	}
+	// A refused request is no unanswered one, and its id-less error answers nothing.
+	for _, id := range []string{"JRPC-REPLY-REQUIRED", "MSG-RESP-SAME-ID"} {
+		if r := verdict(t, res, id, Server); r.Status == reports.Fail {
+			t.Errorf("%s: %s", id, r.Message)
+		}
+	}
+}
+
+func TestEventIDs(t *testing.T) {
+	build := func(resumedBody string) []recording.Record {
+		var w web
+		session(&w, "A")
+		w.ex++
+		w.add(recording.Record{From: recording.FromClient, Channel: recording.ChanRequest, Exchange: w.ex, Method: "GET", Path: "/mcp", Header: map[string]string{"Accept": "text/event-stream", "Mcp-Session-Id": "A", "Mcp-Protocol-Version": "2025-06-18"}})
+		w.add(recording.Record{From: recording.FromServer, Channel: recording.ChanResponse, Exchange: w.ex, Status: 200, Header: map[string]string{"Content-Type": "text/event-stream"}})
+		w.add(recording.Record{From: recording.FromServer, Channel: recording.ChanEvent, Exchange: w.ex, EventID: "e1", Body: `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`})
+		w.add(recording.Record{From: recording.FromServer, Channel: recording.ChanEvent, Exchange: w.ex, EventID: "e2", Body: `{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}`})
+		w.ex++
+		w.add(recording.Record{From: recording.FromClient, Channel: recording.ChanRequest, Exchange: w.ex, Method: "GET", Path: "/mcp", Header: map[string]string{"Accept": "text/event-stream", "Mcp-Session-Id": "A", "Mcp-Protocol-Version": "2025-06-18", "Last-Event-ID": "e1"}})
+		w.add(recording.Record{From: recording.FromServer, Channel: recording.ChanResponse, Exchange: w.ex, Status: 200, Header: map[string]string{"Content-Type": "text/event-stream"}})
+		w.add(recording.Record{From: recording.FromServer, Channel: recording.ChanEvent, Exchange: w.ex, EventID: "e2", Body: resumedBody})
+		return w.recs
+	}
+	res, _ := Judge(build(`{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}`), Options{})
+	if r := verdict(t, res, "HTTP-EVENT-ID-UNIQUE", Server); r.Status == reports.Fail {
+		t.Errorf("a redelivery on resumption is the same event: %s", r.Message)
+	}
+	res, _ = Judge(build(`{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}`), Options{})
+	if r := verdict(t, res, "HTTP-EVENT-ID-UNIQUE", Server); r.Status != reports.Fail {
+		t.Errorf("one id for two events: %s %s", r.Status, r.Message)
+	}
+}

@@ -1,0 +1,184 @@
+package observed
+
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/harness/recording"
+	"github.com/mcpspec/mcpspec/harness/schema"
+)
+
+// schemaChecks: every message valid at the negotiated revision, the side deciding which
+// definitions a message must match.
+func schemaChecks() []Check {
+	return bothSides("MSG-JSONRPC", "MUST", "every message validates against the negotiated revision's schema: requests, notifications and results by their definitions",
+		func(v *View, side string) Finding { return judgeSchema(v, side, true) })
+}
+
+// resultDefinitions name the result each request gets, where the revision defines it.
+var resultDefinitions = map[string]string{
+	"initialize": "InitializeResult", "ping": "EmptyResult",
+	"tools/list": "ListToolsResult", "tools/call": "CallToolResult",
+	"resources/list": "ListResourcesResult", "resources/read": "ReadResourceResult",
+	"resources/templates/list": "ListResourceTemplatesResult",
+	"prompts/list":             "ListPromptsResult", "prompts/get": "GetPromptResult",
+	"completion/complete":    "CompleteResult",
+	"sampling/createMessage": "CreateMessageResult", "roots/list": "ListRootsResult",
+	"elicitation/create": "ElicitResult",
+}
+
+// definitions lists what a message of side must match. Full adds the side's request and
+// notification unions and, at the handshake revisions, the result its request asked for (at
+// 2026-07-28 a result may be an input request instead, MRTR's matter).
+func (v *View) definitions(i int, side string, full bool, ex exchanges) []string {
+	m := v.Msgs[i]
+	defs := []string{schema.MessageDefinition}
+	if !full {
+		return defs
+	}
+	prefix := "Client"
+	if side == Server {
+		prefix = "Server"
+	}
+	switch {
+	case m.IsRequest() && m.Method == "initialize":
+		defs = append(defs, "InitializeRequest")
+	case m.IsRequest():
+		defs = append(defs, prefix+"Request")
+	case m.IsNotification():
+		defs = append(defs, prefix+"Notification")
+	case m.IsResponse() && m.HasResult && harness.IsHandshake(v.Revision):
+		if req, ok := ex.request(v, i); ok {
+			if taskAugmented(req) {
+				defs = append(defs, "result:CreateTaskResult")
+			} else if d := resultDefinitions[req.Method]; d != "" {
+				defs = append(defs, "result:"+d)
+			}
+		}
+	}
+	return defs
+}
+
+// request is the request the response at index i of Msgs answers, if the pairing found one.
+func (ex exchanges) request(v *View, i int) (Msg, bool) {
+	q, ok := ex.answerOf[i]
+	if !ok {
+		return Msg{}, false
+	}
+	return v.Msgs[q], true
+}
+
+func judgeSchema(v *View, side string, full bool) Finding {
+	var ex exchanges
+	if full {
+		ex = v.pair()
+	}
+	n := 0
+	for _, r := range v.Records {
+		if r.From != side || !carriesMessages(r) {
+			continue
+		}
+		if p := jsonrpc.Parse([]byte(r.Body)); p.Kind == jsonrpc.Invalid && !json.Valid([]byte(r.Body)) && !r.Truncated {
+			return violated("record %d: the %s sent a frame that is not JSON: %s", r.Seq, side, clip(r.Body))
+		}
+	}
+	for i, m := range v.Msgs {
+		if m.From != side || v.Records[m.Rec].Truncated {
+			continue
+		}
+		n++
+		raw := withValidID(m)
+		for _, d := range v.definitions(i, side, full, ex) {
+			inst := raw
+			if name, ok := cutPrefix(d, "result:"); ok {
+				d, inst = name, m.Result
+			}
+			if err := v.opts.Validator.Definition(v.Revision, d, inst); err != nil {
+				if errors.Is(err, schema.ErrUnknownDefinition) {
+					continue // the revision has no such definition: nothing to hold the message to
+				}
+				if errors.Is(err, schema.ErrUnknownRevision) {
+					return broken("no schema for %s: %v", v.Revision, err)
+				}
+				return violated("record %d: the %s's %s is not a valid %s at %s: %v", v.seq(m), side, describe(m), d, v.Revision, err)
+			}
+		}
+	}
+	if n == 0 {
+		return notExercised("the " + side + " sent no message")
+	}
+	return passed("the %d messages the %s sent validate at %s", n, side, v.Revision)
+}
+
+func cutPrefix(s, prefix string) (string, bool) {
+	if len(s) >= len(prefix) && s[:len(prefix)] == prefix {
+		return s[len(prefix):], true
+	}
+	return s, false
+}
+
+// withValidID is a message with an id that is null or of another type replaced by 0: the id
+// is the id checks' matter (and a null id answers an unreadable request), the schema judges the
+// rest.
+func withValidID(m Msg) []byte {
+	if (!m.HasID && !m.IsResponse()) || (m.HasID && (m.ID.IsString() || isInteger(m.ID))) {
+		return m.Raw
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(m.Raw, &obj) != nil {
+		return m.Raw
+	}
+	obj["id"] = json.RawMessage("0")
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return m.Raw
+	}
+	return b
+}
+
+func clip(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
+}
+
+// stdioChecks: every line on the wire is a message.
+func stdioChecks() []Check {
+	line := func(id, side, level, summary string) Check {
+		return Check{ID: id, Side: side, Level: level, Summary: summary, Transports: []string{"stdio"},
+			Judge: func(v *View) Finding { return judgeLines(v, side) }}
+	}
+	return []Check{
+		line("STDIO-STDOUT-ONLY-MCP", Server, "MUST", "every line the server writes to stdout is a JSON-RPC message"),
+		line("STDIO-CLIENT-STDIN", Client, "MUST", "every line the client writes to the server's stdin is a JSON-RPC message"),
+	}
+}
+
+func judgeLines(v *View, side string) Finding {
+	ch := recording.ChanStdin
+	if side == Server {
+		ch = recording.ChanStdout
+	}
+	n := 0
+	for _, r := range v.Records {
+		if r.Channel != ch || r.Truncated {
+			continue
+		}
+		n++
+		p := jsonrpc.Parse([]byte(r.Body))
+		ok := p.Kind != jsonrpc.Invalid
+		if p.Kind == jsonrpc.Batch {
+			ok = len(p.Elems) > 0
+		}
+		if !ok {
+			return violated("record %d: a line the %s wrote is not a JSON-RPC message (%s): %s", r.Seq, side, p.Problem, clip(r.Body))
+		}
+	}
+	if n == 0 {
+		return notExercised("the " + side + " wrote no line")
+	}
+	return passed("all %d lines the %s wrote are JSON-RPC messages", n, side)
+}
