@@ -52,7 +52,9 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./harness/jsonrpc ./harness/stdio ./harness/sse ./harness/schema
 
 # The whole-run figures of the bundled reference alone, server (`make run`) and client (`mcpspec
-# client` at --parallel 1 and the default): no npm install, no Go benchmarks.
+# client` at --parallel 1 and the default), then the proxy rows (latency `mcpspec proxy` adds per
+# message, stdio and HTTP, and its peak memory over a 1M-message session): no npm install, no Go
+# benchmarks.
 bench-local: build
 	$(GO) run ./cmd/mcpspec-bench -mcpspec $(BIN) -runs 5 $(BENCH_FLAGS)
 

@@ -3,6 +3,8 @@
 // prints, per target, the wall time (median and spread), specs run, specs per second, servers
 // spawned, time spent in quiet windows, CPU time and the peak memory of mcpspec itself.
 // `make bench` runs it; `make bench-local` runs the bundled reference server and client alone.
+// Then the proxy rows: the latency `mcpspec proxy` adds per message (ping-pongs through it and
+// directly, stdio and HTTP) and its peak memory over a long session compressed in time.
 // With -misbehave BINARY it measures instead mcpspec's peak memory against hostile servers
 // (fixtures/misbehaving: 15 MB answers, endless notifications for a minute) beside the bounds
 // it must stay under.
@@ -52,7 +54,8 @@ func main() {
 	everything := flag.String("everything", "", "path of @modelcontextprotocol/server-everything's dist/index.js (skip those targets when empty)")
 	preload := flag.String("preload", "", "node --require module that binds server-everything to 127.0.0.1")
 	misbehave := flag.String("misbehave", "", "measure instead mcpspec's peak memory against the hostile servers of this misbehave `BINARY` (fixtures/misbehaving): 15 MB answers, endless notifications")
-	only := flag.String("only", "", "measure only the targets whose name matches `REGEX`")
+	only := flag.String("only", "", "measure only the targets whose name matches `REGEX` (\"proxy\": the proxy rows alone)")
+	proxyMessages := flag.Int("proxy-messages", 1_000_000, "messages each way of the proxy's long stdio session, whose peak memory is measured (0: no proxy rows)")
 	flag.Parse()
 	if *misbehave != "" {
 		if err := measureHostile(*bin, *misbehave, os.Stdout); err != nil {
@@ -116,6 +119,15 @@ func main() {
 	}
 	fmt.Println("\nquiet share: time in quiet windows over the summed time of all specs (specs overlap, so both exceed the wall time).")
 	fmt.Println("CPU: user and system time of mcpspec and of the servers it launched and reaped (this machine has", runtime.NumCPU(), "cores).")
+	if *proxyMessages > 0 && (*only == "" || regexp.MustCompile(*only).MatchString("proxy")) {
+		pw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+		err := measureProxy(*bin, *proxyMessages, pw)
+		pw.Flush()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mcpspec-bench: proxy:", err)
+			os.Exit(3)
+		}
+	}
 }
 
 func buildTargets(bin, everything, preload string) ([]target, error) {

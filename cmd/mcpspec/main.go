@@ -37,6 +37,7 @@ Usage:
   mcpspec reference-client [--sse] URL|SERVER  the bundled reference client (--fault ID breaks one requirement)
   mcpspec authserver [flags] ISSUER-URL  test an OAuth authorization server (metadata, PKCE, codes, registration)
   mcpspec reference-authserver [--listen ADDR]  the bundled reference authorization server (--fault ID breaks one requirement)
+  mcpspec proxy [--out DIR] -- SERVER…  relay a real host's session with a server (stdio, or --listen/--upstream HTTP), record and judge it
   mcpspec judge [--out DIR] FILE...  judge both sides of recorded traffic (recording, transcript, HAR, stdio capture)
   mcpspec version              print the version
 
@@ -78,7 +79,7 @@ func parseFlags(fs *flag.FlagSet, args []string, usageLine string, stdout io.Wri
 func main() {
 	// A run's targets may start processes that leave their process group (setsid) and would
 	// outlive every cleanup: as a child subreaper, mcpspec inherits them and ends them at exit.
-	reaps := len(os.Args) > 1 && slices.Contains([]string{"run", "client", "matrix"}, os.Args[1])
+	reaps := len(os.Args) > 1 && slices.Contains([]string{"run", "client", "matrix", "proxy"}, os.Args[1])
 	if reaps {
 		reaper.Become()
 		// A target answering with tens of megabytes, or flooding notifications, makes garbage
@@ -135,6 +136,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		code, err = cmdAuthServer(args[1:], stdout, stderr)
 	case "reference-authserver":
 		err = cmdReferenceAuthServer(args[1:], stdout, stderr)
+	case "proxy":
+		code, err = cmdProxy(args[1:], stdout, stderr)
 	case "probe-stdio":
 		err = cmdProbeStdio(args[1:], stdout, stderr)
 	case "version", "--version":
@@ -142,7 +145,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
-		err = usageErrorf("unknown command %q (want run, list, diff, matrix, reference, jsonrpc-server, client, reference-client, authserver, reference-authserver, judge or version)", args[0])
+		err = usageErrorf("unknown command %q (want run, list, diff, matrix, reference, jsonrpc-server, client, reference-client, authserver, reference-authserver, proxy, judge or version)", args[0])
 	}
 	if err == nil {
 		return code

@@ -82,7 +82,7 @@ func Load(path, format string, max int) (*Loaded, error) {
 // file of another kind.
 func checkRecords(recs []Record) error {
 	for _, r := range recs {
-		if (r.From != FromClient && r.From != FromServer) || r.Channel == "" {
+		if (r.From != FromClient && r.From != FromServer && r.From != FromProxy) || r.Channel == "" {
 			return fmt.Errorf("recording record %d: from %q, channel %q: not a record of harness/recording", r.Seq, r.From, r.Channel)
 		}
 	}

@@ -18,6 +18,9 @@ import (
 const (
 	FromClient = "client"
 	FromServer = "server"
+	// FromProxy marks what the relay itself did, binding neither side: a 502 it answered for an
+	// upstream it could not reach, the end of the session and why (ChanNote).
+	FromProxy = "proxy"
 )
 
 // Transports a recording can hold.
@@ -35,6 +38,7 @@ const (
 	ChanRequest  = "request"  // an HTTP request (Method, Path, Header, Body)
 	ChanResponse = "response" // an HTTP response's head and, unless it is a stream, its body (Status, Header, Body)
 	ChanEvent    = "event"    // one SSE event of a response stream (Body is its data, EventID its id)
+	ChanNote     = "note"     // the relay's own word (From is FromProxy): Note says what happened
 )
 
 // Record is one frame as it crossed the wire. Body is the frame's bytes as text (a stdio line
@@ -57,6 +61,10 @@ type Record struct {
 	Body     string            `json:"body,omitempty"`
 	// Truncated is set when Body was cut at MaxBody: the frame was longer.
 	Truncated bool `json:"truncated,omitempty"`
+	// Note is what the relay says about the frame: on a ChanNote record the event itself (the
+	// session ended, and why), on a frame what it changed in passing it on (a legacy SSE
+	// endpoint URL given the proxy's origin; Body keeps what the server sent).
+	Note string `json:"note,omitempty"`
 }
 
 // MaxBody bounds the bytes of one record's body a recording keeps; a longer frame is cut and

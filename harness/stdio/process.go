@@ -3,6 +3,7 @@ package stdio
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -16,6 +17,9 @@ type Command struct {
 	Argv []string
 	Env  []string // extra K=V pairs, added to the harness's own environment
 	Dir  string
+	// Stderr, when set, also receives everything the process writes to stderr, as it comes
+	// (a proxy passes the server's log on); the kept tail is the same either way.
+	Stderr io.Writer
 }
 
 func (c Command) String() string { return strings.Join(c.Argv, " ") }
@@ -97,8 +101,12 @@ func Start(c Command, pipes bool) (*Process, error) {
 	closeAll(childEnds...)
 	p.errPipe = &countedPipe{f: errR}
 	stderrDrained := make(chan struct{})
+	var sink io.Writer = p.stderr
+	if c.Stderr != nil {
+		sink = teeWriter{p.stderr, c.Stderr}
+	}
 	go func() {
-		_ = p.errPipe.copyTo(p.stderr) // a failed read ends the copy as EOF would
+		_ = p.errPipe.copyTo(sink) // a failed read ends the copy as EOF would
 		errR.Close()
 		close(stderrDrained)
 	}()
@@ -182,6 +190,19 @@ func (p *Process) catchUpStderr() {
 			return
 		}
 	}
+}
+
+// teeWriter writes to the kept tail, then to a further sink whose errors do not stop the copy:
+// a reader of the log that went away must not leave the server blocked on a full stderr pipe.
+type teeWriter struct {
+	tail io.Writer
+	also io.Writer
+}
+
+func (t teeWriter) Write(b []byte) (int, error) {
+	n, err := t.tail.Write(b)
+	_, _ = t.also.Write(b)
+	return n, err
 }
 
 // Stop ends the process group: close stdin and give the server the grace period to exit on its
