@@ -74,6 +74,7 @@ type htmlRow struct {
 // transport and, when opened, each result's message and evidence.
 type htmlReq struct {
 	ID, Title, Summary, Level, Area, SpecURL string
+	Extension                                string // the protocol extension it belongs to ("": the core)
 	Worst                                    Status // its most pressing status, in listOrder
 	Headline                                 string // the first line of its most pressing result's message, unless it passed
 	Statuses                                 string // its distinct statuses, space-separated, for the filters
@@ -241,7 +242,7 @@ func buildReqs(rows []htmlRow, g htmlGrid) []htmlReq {
 			index[row.ID] = i
 			f := Finding{ID: row.ID, Title: row.Title}
 			reqs = append(reqs, htmlReq{ID: row.ID, Title: row.Title, Summary: f.Summary(), Level: row.Level, Area: row.Area,
-				SpecURL: row.SpecURL, Worst: row.Status})
+				SpecURL: row.SpecURL, Extension: row.Extension, Worst: row.Status})
 		}
 		q := &reqs[i]
 		q.Results = append(q.Results, row)

@@ -185,3 +185,20 @@ func unpackedEvidence(t *testing.T, page string) string {
 	}
 	return string(data)
 }
+
+// A result of an extension's requirement names the extension on its row and in JUnit.
+func TestReportsNameTheExtension(t *testing.T) {
+	run := sampleRun()
+	run.Results[0].Extension = "io.modelcontextprotocol/tasks"
+	run.Results[0].Status = Fail
+	if page := renderHTML(t, run); !strings.Contains(page, "Extension io.modelcontextprotocol/tasks.") {
+		t.Error("report.html does not name the extension")
+	}
+	junit, err := encodeJUnit(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(junit), "Extension: io.modelcontextprotocol/tasks") {
+		t.Error("junit.xml does not name the extension")
+	}
+}

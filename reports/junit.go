@@ -148,6 +148,9 @@ func junitCaseOf(res Result) junitCase {
 		if len(res.Evidence) > 0 {
 			text += "\n\nEvidence:\n" + evidenceText(res.Evidence)
 		}
+		if res.Extension != "" {
+			text += "\nExtension: " + res.Extension
+		}
 		if res.SpecURL != "" {
 			text += "\nSpec: " + res.SpecURL + "\n"
 		}

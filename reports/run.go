@@ -27,6 +27,9 @@ type Result struct {
 	// Scenario is the probe scenario whose recording a client check judged (mcpspec client): a
 	// check judging several scenarios has a row for each. "" for server checks.
 	Scenario string `json:"scenario,omitempty"`
+	// Extension is the identifier of the protocol extension the requirement belongs to
+	// (io.modelcontextprotocol/tasks, …); "" for the core protocol.
+	Extension string `json:"extension,omitempty"`
 	// Side is the party whose rule an observed check judged (mcpspec judge, proxy): "server" or
 	// "client". "" for the active checks of run and client, which judge their target alone.
 	Side string `json:"side,omitempty"`

@@ -52,7 +52,12 @@ func (l *listen) awaitToolChanges(t *conform.T, from, n int) error {
 
 // openListen sends a listen request with id opting in to filter.
 func openListen(t *conform.T, s *harness.Session, id jsonrpc.ID, filter map[string]any) (*listen, error) {
-	frame := rawRequest(id, methodListen, s.ModernParams(map[string]any{"notifications": filter}))
+	return openListenWith(t, s, id, map[string]any{"notifications": filter})
+}
+
+// openListenWith sends a listen request with id and params (their own _meta, or the session's).
+func openListenWith(t *conform.T, s *harness.Session, id jsonrpc.ID, params map[string]any) (*listen, error) {
+	frame := rawRequest(id, methodListen, s.ModernParams(params))
 	s.Sent(id, methodListen)
 	l := &listen{s: s, id: id, from: s.Mark()}
 	var err error

@@ -19,19 +19,29 @@ import (
 
 // listEntry is one row of `mcpspec list`.
 type listEntry struct {
-	ID          string   `json:"id"`
-	Area        string   `json:"area"`
-	Level       string   `json:"level"`
-	Versions    []string `json:"versions"`
-	Implemented bool     `json:"implemented"`
-	Transports  []string `json:"transports,omitempty"`
-	HasFault    bool     `json:"hasFault"`
-	Excluded    string   `json:"excluded,omitempty"`       // why it is deliberately not checked
-	JSONRPC     bool     `json:"jsonrpcProfile,omitempty"` // checked by run --jsonrpc too
-	Client      bool     `json:"client,omitempty"`         // checked in clients by mcpspec client
-	AuthServer  bool     `json:"authServer,omitempty"`     // checked in authorization servers by mcpspec authserver
-	Summary     string   `json:"summary,omitempty"`
-	LevelReason string   `json:"levelReason,omitempty"`
+	ID       string   `json:"id"`
+	Area     string   `json:"area"`
+	Level    string   `json:"level"`
+	Versions []string `json:"versions"`
+	// Extension is the protocol extension the requirement belongs to (nil: the core protocol).
+	Extension   *listExtension `json:"extension,omitempty"`
+	Implemented bool           `json:"implemented"`
+	Transports  []string       `json:"transports,omitempty"`
+	HasFault    bool           `json:"hasFault"`
+	Excluded    string         `json:"excluded,omitempty"`       // why it is deliberately not checked
+	JSONRPC     bool           `json:"jsonrpcProfile,omitempty"` // checked by run --jsonrpc too
+	Client      bool           `json:"client,omitempty"`         // checked in clients by mcpspec client
+	AuthServer  bool           `json:"authServer,omitempty"`     // checked in authorization servers by mcpspec authserver
+	Summary     string         `json:"summary,omitempty"`
+	LevelReason string         `json:"levelReason,omitempty"`
+}
+
+// listExtension names an extension: its identifier, the version of its text the requirement
+// was written from, and the base revisions it applies to.
+type listExtension struct {
+	ID        string   `json:"id"`
+	Version   string   `json:"version"`
+	Revisions []string `json:"revisions"`
 }
 
 func cmdList(args []string, stdout io.Writer) error {
@@ -81,6 +91,9 @@ func cmdList(args []string, stdout io.Writer) error {
 		if e.HasFault {
 			fault = "yes"
 		}
+		if e.Extension != nil {
+			summary = "[extension " + e.Extension.ID + "] " + summary
+		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, e.Level, mark, fault, strings.Join(e.Transports, ","), strings.Join(e.Versions, ","), summary)
 	}
 	if err := w.Flush(); err != nil {
@@ -95,6 +108,17 @@ func cmdList(args []string, stdout io.Writer) error {
 	}
 	if len(profile) > 0 {
 		fmt.Fprintf(stdout, "the JSON-RPC profile (run --jsonrpc) checks %d of them: %s\n", len(profile), strings.Join(profile, ", "))
+	}
+	for _, x := range catalog.Extensions() {
+		n := 0
+		for _, e := range entries {
+			if e.Extension != nil && e.Extension.ID == x.ID {
+				n++
+			}
+		}
+		if n > 0 {
+			fmt.Fprintf(stdout, "the extension %s (%s; base revisions %s) has %d of them, judged only where the server declares it in capabilities.extensions\n", x.ID, x.Version, strings.Join(x.Revisions, ", "), n)
+		}
 	}
 	var clients []string
 	for _, e := range entries {
@@ -146,6 +170,9 @@ func listEntries() ([]listEntry, error) {
 	var out []listEntry
 	for _, e := range all {
 		le := listEntry{ID: e.ID, Area: e.Area, Level: e.Level, Versions: e.Versions, HasFault: faults[e.ID]}
+		if x, ok := e.ExtensionOf(); ok {
+			le.Extension = &listExtension{ID: x.ID, Version: x.Version, Revisions: x.Revisions}
+		}
 		le.Excluded, _ = conform.Exclusion(e.ID)
 		if c, ok := conform.Lookup(e.ID); ok {
 			le.Implemented, le.Level, le.Versions, le.Transports, le.Summary, le.LevelReason = true, c.Level, c.Versions, c.Transports, c.Summary, c.LevelReason

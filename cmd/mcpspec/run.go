@@ -86,7 +86,7 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		cwd        = fs.String("cwd", "", "working `DIR` of launched commands")
 		versions   = fs.String("versions", "all", "revisions to test: `LIST` (comma-separated) or all")
 		focus      = fs.String("focus", "", "run only specs whose title matches `REGEX` (titles begin with the requirement ID)")
-		slowTool   = fs.String("slow-tool", "", "`NAME` of a tool of the server's that takes a while and reports progress")
+		slowTool   = fs.String("slow-tool", "", "`NAME` of a tool of the server's that takes a while and reports progress (the tasks extension's checks run it as a task)")
 		slowArgs   = fs.String("slow-tool-args", "{}", "arguments of the slow tool, as a JSON object")
 		listTool   = fs.String("list-changed-tool", "", "`NAME` of a tool of the server's whose every call changes its tools (and resources, prompts) lists; the subscription and *-LISTCHANGED checks call it")
 		listArgs   = fs.String("list-changed-tool-args", "{}", "arguments of the list-changed tool, as a JSON object")

@@ -45,11 +45,21 @@ func serverMeta() map[string]any {
 
 // handleModern answers one request at the stateless revision.
 func (s *server) handleModern(m message) []byte {
+	if s.script.Scenario == ScenarioSkills {
+		if resp, ok := s.handleSkills(m); ok {
+			return resp
+		}
+	}
 	switch m.Method {
 	case "server/discover":
+		caps := map[string]any{"tools": map[string]any{}}
+		if s.script.Scenario == ScenarioSkills {
+			caps["resources"] = map[string]any{}
+			caps["extensions"] = map[string]any{SkillsExtension: map[string]any{}}
+		}
 		return result(m.ID, map[string]any{
 			"resultType": "complete", "supportedVersions": []string{s.script.Revision},
-			"capabilities": map[string]any{"tools": map[string]any{}}, "ttlMs": 0, "cacheScope": "public",
+			"capabilities": caps, "ttlMs": 0, "cacheScope": "public",
 			"_meta": serverMeta(),
 		})
 	case "initialize":

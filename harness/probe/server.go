@@ -40,7 +40,7 @@ var Scenarios = []string{ScenarioTools, ScenarioVersionUnsupported, ScenarioSess
 
 // OnRequest lists the scenarios served only when asked for by name: their exchange is a part
 // of ScenarioTools', judged by the same checks, so running them too would only repeat results.
-var OnRequest = []string{ScenarioInitialize, ScenarioElicitDefaults, ScenarioTaskCancel, ScenarioSubscriptions}
+var OnRequest = []string{ScenarioInitialize, ScenarioElicitDefaults, ScenarioTaskCancel, ScenarioSubscriptions, ScenarioSkills}
 
 // Known lists every scenario the probe serves, the authorization scenarios last.
 func Known() []string {
@@ -61,7 +61,7 @@ func ServesAt(scenario, revision string) bool {
 		return revision == elicitDefaultsRevision
 	case ScenarioTaskCancel: // tasks exist at 2025-11-25 only
 		return revision == harness.Rev20251125
-	case ScenarioSubscriptions: // subscriptions/listen is 2026-07-28's
+	case ScenarioSubscriptions, ScenarioSkills: // subscriptions/listen and extensions are 2026-07-28's
 		return harness.IsModern(revision)
 	}
 	return true

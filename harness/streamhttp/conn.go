@@ -132,8 +132,9 @@ func statelessHeaders(body []byte) (method, name string) {
 		return "", ""
 	}
 	var p struct {
-		Name string `json:"name"`
-		URI  string `json:"uri"`
+		Name   string `json:"name"`
+		URI    string `json:"uri"`
+		TaskID string `json:"taskId"`
 	}
 	_ = json.Unmarshal(m.Params, &p)
 	switch m.Method {
@@ -141,6 +142,8 @@ func statelessHeaders(body []byte) (method, name string) {
 		name = p.Name
 	case "resources/read":
 		name = p.URI
+	case "tasks/get", "tasks/update", "tasks/cancel": // the tasks extension routes by task
+		name = p.TaskID
 	}
 	return m.Method, name
 }

@@ -25,6 +25,20 @@ type Entry struct {
 	Versions          []string `yaml:"versions"`
 	VersionsAsWritten string   `yaml:"versionsAsWritten"`
 	Source            string   `yaml:"source"`
+	// Extension is the code of the extensions table's row the requirement belongs to ("" for
+	// the core protocol): it is judged only against a server that declares that extension.
+	Extension string `yaml:"extension"`
+}
+
+// Extension is one row of the extensions table: an extension of the protocol (SEP-2133), the
+// identifier it is negotiated by in capabilities.extensions, the version of its text the rows
+// were written from, the base revisions it applies to, and where its text is.
+type Extension struct {
+	Code      string   `yaml:"ext"`
+	ID        string   `yaml:"id"`
+	Version   string   `yaml:"version"`
+	Revisions []string `yaml:"revisions"`
+	Spec      string   `yaml:"spec"`
 }
 
 // Area is one row of the areas table: where the newest revision states an area's requirements,
@@ -52,13 +66,15 @@ var (
 	entries  map[string]Entry
 	ordered  []Entry
 	areas    map[string]Area
+	exts     map[string]Extension
 	loadErr  error
 )
 
 func load() {
 	var doc struct {
-		Areas        []Area  `yaml:"areas"`
-		Requirements []Entry `yaml:"requirements"`
+		Areas        []Area      `yaml:"areas"`
+		Extensions   []Extension `yaml:"extensions"`
+		Requirements []Entry     `yaml:"requirements"`
 	}
 	dec := yaml.NewDecoder(strings.NewReader(string(catalogYAML)))
 	dec.KnownFields(true)
@@ -74,6 +90,14 @@ func load() {
 		}
 		areas[a.Code] = a
 	}
+	exts = make(map[string]Extension, len(doc.Extensions))
+	for _, x := range doc.Extensions {
+		if _, dup := exts[x.Code]; dup || x.ID == "" || x.Version == "" || len(x.Revisions) == 0 || x.Spec == "" {
+			loadErr = fmt.Errorf("requirement catalogue: extension %q is listed twice or lacks its id, version, revisions or spec", x.Code)
+			return
+		}
+		exts[x.Code] = x
+	}
 	entries = make(map[string]Entry, len(doc.Requirements))
 	for _, e := range doc.Requirements {
 		if _, dup := entries[e.ID]; dup {
@@ -83,6 +107,19 @@ func load() {
 		if _, ok := areas[e.Area]; !ok {
 			loadErr = fmt.Errorf("requirement catalogue: %s is in area %q, which the areas table lacks", e.ID, e.Area)
 			return
+		}
+		if e.Extension != "" {
+			x, ok := exts[e.Extension]
+			if !ok {
+				loadErr = fmt.Errorf("requirement catalogue: %s belongs to extension %q, which the extensions table lacks", e.ID, e.Extension)
+				return
+			}
+			for _, v := range e.Versions {
+				if !slices.Contains(x.Revisions, v) {
+					loadErr = fmt.Errorf("requirement catalogue: %s applies to %s, outside the base revisions %v of %s", e.ID, v, x.Revisions, x.ID)
+					return
+				}
+			}
 		}
 		entries[e.ID] = e
 	}
@@ -112,6 +149,27 @@ func AreaOf(code string) (Area, bool) {
 	return a, ok
 }
 
+// ExtensionOf returns the extension the requirement belongs to; ok is false for a core one.
+func (e Entry) ExtensionOf() (Extension, bool) {
+	if e.Extension == "" {
+		return Extension{}, false
+	}
+	loadOnce.Do(load)
+	x, ok := exts[e.Extension]
+	return x, ok
+}
+
+// Extensions returns the extensions table in catalogue order of codes.
+func Extensions() []Extension {
+	loadOnce.Do(load)
+	out := make([]Extension, 0, len(exts))
+	for _, x := range exts {
+		out = append(out, x)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Code < out[j].Code })
+	return out
+}
+
 // Areas returns the area codes in use, sorted.
 func Areas() []string {
 	loadOnce.Do(load)
@@ -138,6 +196,13 @@ var (
 // SpecURL links the requirement's source at revision: the MCP specification page and section of
 // that revision, or the JSON-RPC 2.0 section.
 func (e Entry) SpecURL(revision string) string {
+	// An extension's rows link its own text, which has one version for every base revision.
+	if x, ok := e.ExtensionOf(); ok {
+		if s := sectRef.FindStringSubmatch(e.Source); s != nil {
+			return x.Spec + "#" + slug(s[1])
+		}
+		return x.Spec
+	}
 	if strings.HasPrefix(e.Source, "JSON-RPC 2.0") {
 		if m := regexp.MustCompile(`§\d(\.\d)?`).FindString(e.Source); m != "" {
 			if anchor, ok := jsonRPCs[m]; ok {

@@ -7,8 +7,8 @@ func TestCatalogueLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(all) != 378 {
-		t.Fatalf("want 378 requirements, got %d", len(all))
+	if len(all) != 403 {
+		t.Fatalf("want 403 requirements, got %d", len(all))
 	}
 	for _, e := range all {
 		if len(e.Versions) == 0 {
@@ -100,5 +100,24 @@ func TestSpecURLPerRevision(t *testing.T) {
 		if got := e.SpecURL(c.revision); got != c.want {
 			t.Errorf("%s at %s: got %s, want %s", c.id, c.revision, got, c.want)
 		}
+	}
+}
+
+// An extension's rows name their extension and link its own text.
+func TestExtensionRows(t *testing.T) {
+	e, ok := Lookup("TASKX-GET")
+	if !ok {
+		t.Fatal("TASKX-GET missing")
+	}
+	x, ok := e.ExtensionOf()
+	if !ok || x.ID != "io.modelcontextprotocol/tasks" || len(x.Revisions) == 0 {
+		t.Fatalf("TASKX-GET: extension %+v, %v", x, ok)
+	}
+	want := "https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md#task-polling"
+	if got := e.SpecURL("2026-07-28"); got != want {
+		t.Errorf("TASKX-GET links %s, want %s", got, want)
+	}
+	if core, _ := Lookup("PING-RESPOND"); core.Extension != "" {
+		t.Errorf("PING-RESPOND belongs to extension %q", core.Extension)
 	}
 }

@@ -38,7 +38,7 @@ import (
 // never have one served for themselves alone.
 var idScenarios = []string{probe.ScenarioVersionUnsupported, probe.ScenarioSessionExpiry, probe.ScenarioSSERetry,
 	probe.ScenarioRequestTimeout, probe.ScenarioInitialize, probe.ScenarioElicitDefaults, probe.ScenarioTaskCancel,
-	probe.ScenarioSubscriptions}
+	probe.ScenarioSubscriptions, probe.ScenarioSkills}
 
 // toolScenarios: those of idScenarios in which the client calls a tool, the request it asks for
 // progress in (the contract's clients call every listed tool).

@@ -5,6 +5,7 @@ package conform
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -126,7 +127,38 @@ func (c *Check) validate() error {
 	if len(c.Transports) == 0 {
 		c.Transports = []string{wire.Stdio, wire.HTTP, wire.SSE}
 	}
+	if x, ok := e.ExtensionOf(); ok {
+		c.Ready = extensionGate(x, c.Ready)
+	}
 	return nil
+}
+
+// extensionGate is the Ready gate of an extension's check: the check applies only to a server
+// that declares the extension in capabilities.extensions, then ready (if any) decides.
+func extensionGate(x catalog.Extension, ready func(t *T) (Finding, bool)) func(t *T) (Finding, bool) {
+	return func(t *T) (Finding, bool) {
+		if _, declared := ServerExtension(t.S, x.ID); !declared {
+			return NA("extension not declared: the server's capabilities.extensions has no %s", x.ID), true
+		}
+		if ready != nil {
+			return ready(t)
+		}
+		return Finding{}, false
+	}
+}
+
+// ServerExtension returns the server's capabilities.extensions entry for id (from initialize or
+// server/discover), and whether the server declares it at all.
+func ServerExtension(s *harness.Session, id string) (json.RawMessage, bool) {
+	var caps struct {
+		Extensions map[string]json.RawMessage `json:"extensions"`
+	}
+	if s == nil {
+		return nil, false
+	}
+	_ = json.Unmarshal(s.InitResult()["capabilities"], &caps)
+	raw, ok := caps.Extensions[id]
+	return raw, ok
 }
 
 // Outcome and Finding are the verdict of every check, server and client alike (package finding).

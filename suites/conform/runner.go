@@ -307,6 +307,9 @@ func (r *Runner) execute(c *Check, revision, transport string, slot int, worker 
 		ID: c.ID, Title: c.Title(), Area: e.Area, Level: c.Level, Version: revision, Transport: transport,
 		SpecURL: e.SpecURL(revision),
 	}
+	if x, ok := e.ExtensionOf(); ok {
+		res.Extension = x.ID
+	}
 	// The check's deadline starts once it holds what it waited for (run): time spent queued
 	// behind a shared session another check was using is no time of its own, and a deadline
 	// that counted it cut a slow server's answer short only in a busy full run.

@@ -332,6 +332,9 @@ func clientResult(c *clientsuite.Check, revision, transport string, view *client
 	e, _ := catalog.Lookup(c.ID)
 	res := reports.Result{ID: c.ID, Title: c.Title(), Area: c.Area(), Level: c.Level, Version: revision, Transport: transport,
 		Scenario: view.Scenario, SpecURL: e.SpecURL(revision)}
+	if x, ok := e.ExtensionOf(); ok {
+		res.Extension = x.ID
+	}
 	start := time.Now()
 	if !out.connected && out.declined != "" {
 		res.Status, res.Message = reports.NA, out.declined

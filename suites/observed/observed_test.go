@@ -242,3 +242,20 @@ func TestEventIDs(t *testing.T) {
 		t.Errorf("one id for two events: %s %s", r.Status, r.Message)
 	}
 }
+
+// The extensions' methods are held to the core unions only where they are core (tasks at
+// 2025-11-25), not at 2026-07-28, where they are an extension's.
+func TestExtensionMethods(t *testing.T) {
+	for _, c := range []struct {
+		rev, method string
+		want        bool
+	}{
+		{"2026-07-28", "notifications/tasks", true}, {"2026-07-28", "tasks/get", true},
+		{"2026-07-28", "resources/directory/read", true}, {"2026-07-28", "tools/call", false},
+		{"2025-11-25", "tasks/get", false},
+	} {
+		if got := extensionMethod(c.rev, c.method); got != c.want {
+			t.Errorf("%s at %s: %v, want %v", c.method, c.rev, got, c.want)
+		}
+	}
+}

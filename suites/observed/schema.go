@@ -3,6 +3,7 @@ package observed
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
@@ -43,6 +44,9 @@ func (v *View) definitions(i int, side string, full bool, ex exchanges) []string
 		prefix = "Server"
 	}
 	switch {
+	case (m.IsRequest() || m.IsNotification()) && extensionMethod(v.Revision, m.Method):
+		// An extension's message (declared in capabilities.extensions): the core unions do not
+		// hold it, and the extension's own schema is not embedded.
 	case m.IsRequest() && m.Method == "initialize":
 		defs = append(defs, "InitializeRequest")
 	case m.IsRequest():
@@ -59,6 +63,16 @@ func (v *View) definitions(i int, side string, full bool, ex exchanges) []string
 		}
 	}
 	return defs
+}
+
+// extensionMethod reports whether method is one of the extensions' mcpspec knows at revision:
+// the tasks extension's (tasks/ and notifications/tasks, core at 2025-11-25 but an extension's
+// from 2026-07-28) and the skills extension's resources/directory/read.
+func extensionMethod(revision, method string) bool {
+	if harness.IsHandshake(revision) {
+		return false
+	}
+	return strings.HasPrefix(method, "tasks/") || method == "notifications/tasks" || method == "resources/directory/read"
 }
 
 // request is the request the response at index i of Msgs answers, if the pairing found one.

@@ -1,0 +1,56 @@
+package clientsuite
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/mcpspec/mcpspec/harness/probe"
+)
+
+// The skills extension (SEP-2640) on the client side, judged on the official suite's
+// sep-2640-client-no-prefetch scenario: the probe offers two skills and asks for none.
+
+func init() {
+	Register(
+		Check{ID: "SKILL-CLIENT-NO-PREFETCH", Level: "SHOULD", Scenario: probe.ScenarioSkills, Versions: modernOnly,
+			Summary:     "a client reads no skill file it was not asked to load: listing the resources and reading skill://index.json is all it does unasked",
+			LevelReason: "SEP-2640 loads skills progressively: the index and the listing say what there is, a skill's files are read when it is used. Nothing in the scenario asks for a skill, so any read of a skill:// file but the index is a prefetch.",
+			Judge:       judgeSkillNoPrefetch},
+	)
+}
+
+func judgeSkillNoPrefetch(v *View) Finding {
+	if v.modernRequests() == 0 {
+		return untestable("the client made no request past discovery")
+	}
+	listed := false
+	for _, m := range v.Msgs {
+		if !m.IsRequest() {
+			continue
+		}
+		listed = listed || m.Method == "resources/list"
+		if m.Method != "resources/read" {
+			continue
+		}
+		var p struct {
+			URI string `json:"uri"`
+		}
+		_ = json.Unmarshal(paramsOf(m.Raw), &p)
+		if strings.HasPrefix(p.URI, "skill://") && p.URI != probe.SkillsIndexURI {
+			return violated("the client read %s, a file of a skill nothing asked it to load (record %d)", p.URI, m.Rec)
+		}
+	}
+	if !listed {
+		return passed("the client did not list the resources: it fetched no skill")
+	}
+	return passed("the client listed the resources and read no skill file")
+}
+
+// paramsOf is a message's params.
+func paramsOf(raw json.RawMessage) json.RawMessage {
+	var m struct {
+		Params json.RawMessage `json:"params"`
+	}
+	_ = json.Unmarshal(raw, &m)
+	return m.Params
+}
