@@ -27,7 +27,7 @@ func init() {
 		conform.Check{ID: "MSG-CORE-SUPPORT", Level: "MUST", Revisions: conform.AllCatalogued,
 			Summary: "the base protocol works: initialize and ping in the handshake revisions; server/discover and a request carrying the required _meta at 2026-07-28",
 			Run:     checkCoreSupport},
-		conform.Check{ID: "MSG-NOTIF-NO-ID", Level: "MUST", Revisions: conform.AllCatalogued, Connection: conform.Fresh,
+		conform.Check{ID: "MSG-NOTIF-NO-ID", Level: "MUST", Revisions: conform.AllCatalogued, Connection: conform.Fresh, Waits: true,
 			Summary: "the server's notifications (those the log tool and the slow tool provoke, and every one of the state session: progress, resource updates, log messages) carry no id member, not even null",
 			Run:     checkNotificationNoID},
 		conform.Check{ID: "MSG-META-RESERVED", Level: "SHOULD", Revisions: conform.AllCatalogued,

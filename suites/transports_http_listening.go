@@ -20,7 +20,7 @@ func init() {
 		conform.Check{ID: "HTTP-GET-NO-RESPONSE", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued, Connection: conform.Fresh,
 			Summary: "the GET stream never carries responses to requests POSTed meanwhile",
 			Run:     checkGetNoResponse},
-		conform.Check{ID: "HTTP-GET-UNRELATED", Level: "SHOULD", Transports: httpOnly, Revisions: conform.AllCatalogued, Connection: conform.Fresh,
+		conform.Check{ID: "HTTP-GET-UNRELATED", Level: "SHOULD", Transports: httpOnly, Revisions: conform.AllCatalogued, Connection: conform.Fresh, Waits: true,
 			Summary: "the GET stream carries no progress of a request POSTed meanwhile: that belongs to the request's own answer",
 			Ready:   slowToolReady,
 			Run:     checkGetUnrelated},

@@ -152,6 +152,10 @@ func buildTargets(bin, everything, preload string) ([]target, error) {
 		{name: "reference stdio+http, handshake revisions", cmd: "run", args: []string{"--stdio", ref + " reference",
 			"--http-cmd", fmt.Sprintf("%s reference --http 127.0.0.1:%d", ref, port), "--url", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
 			"--versions", strings.Join(harness.HandshakeRevisions, ","), "--slow-tool", "slow", "--slow-tool-args", `{"steps":6,"stepMs":30}`}},
+		// Issue 28's slow-tool targets: a whole run over HTTP against a 1 s (≤ 3 s) and a 3 s
+		// (≤ 6 s) slow tool.
+		slowToolRow(ref, "1 s", `{"steps":10,"stepMs":100}`),
+		slowToolRow(ref, "3 s", `{"steps":10,"stepMs":300}`),
 	}
 	if everything != "" {
 		node := "node"
@@ -165,6 +169,13 @@ func buildTargets(bin, everything, preload string) ([]target, error) {
 		)
 	}
 	return ts, nil
+}
+
+// slowToolRow is a run of the reference over HTTP whose slow tool takes as long as args say.
+func slowToolRow(ref, took, args string) target {
+	return target{name: "reference http, " + took + " slow tool", cmd: "run", args: []string{
+		"--http-cmd", ref + " reference --http 127.0.0.1:{port}", "--url", "http://127.0.0.1:{port}/mcp",
+		"--slow-tool", "slow", "--slow-tool-args", args}}
 }
 
 func runOnce(bin string, t target) (sample, error) {

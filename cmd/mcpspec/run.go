@@ -53,8 +53,10 @@ type runConfig struct {
 	github   bool
 	workers  int
 	sessions int
-	secrets  []string
-	base     *reports.Baseline // loaded from --baseline, nil without
+	// slowParallel bounds the checks that mostly wait, under way at once (--slow-parallel).
+	slowParallel int
+	secrets      []string
+	base         *reports.Baseline // loaded from --baseline, nil without
 	// transcriptDir receives every session's whole wire transcript (--transcript); "" for none.
 	transcriptDir string
 	// name is the target's name in results.json (--name), for `mcpspec matrix --merge`; "" for none.
@@ -102,6 +104,7 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		name       = fs.String("name", "", "record `NAME` as the target's name in results.json (letters, digits, '.', '_', '-'), the column heading `mcpspec matrix --merge` gives it")
 		sessions   = fs.Int("sessions", 3, "shared sessions per revision and transport (`N`), each running its share of the checks that need no fresh server")
 		workers    = fs.Int("parallel", 16, "how many checks may run at once (`N`); checks sharing a session always run one after another")
+		slowPar    = fs.Int("slow-parallel", conform.DefaultWaiting, "how many checks that mostly wait (calls of the slow tool, windows of silence) may run at once (`N`), beside --parallel; each has a session of its own, so the server gets up to N such sessions at once (lower it for a server that cannot take that)")
 		tStartup   = fs.Duration("timeout-startup", harness.DefaultTimeouts().Startup, "bound on starting a server and its initialize")
 		tRequest   = fs.Duration("timeout-request", harness.DefaultTimeouts().Request, "bound on one request's response")
 		tQuiet     = fs.Duration("timeout-quiet", harness.DefaultTimeouts().Quiet, "quiet window after a sentinel ping when proving silence")
@@ -122,7 +125,7 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 	if fs.NArg() > 0 {
 		return nil, usageErrorf("run: unexpected argument %q (quote the server command: --stdio \"CMD ARGS\")", fs.Arg(0))
 	}
-	cfg := &runConfig{focus: *focus, workers: *workers, sessions: *sessions, name: *name, authServer: *authServer}
+	cfg := &runConfig{focus: *focus, workers: *workers, slowParallel: *slowPar, sessions: *sessions, name: *name, authServer: *authServer}
 	if *authServer && (*url == "" || *jsonrpc) {
 		return nil, usageErrorf("run: --authserver needs --url: the authorization server is found through a Streamable HTTP server's protected resource metadata")
 	}
@@ -134,6 +137,9 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 	}
 	if *workers < 1 {
 		return nil, usageErrorf("run: --parallel must be at least 1, got %d", *workers)
+	}
+	if *slowPar < 1 {
+		return nil, usageErrorf("run: --slow-parallel must be at least 1, got %d", *slowPar)
 	}
 	cfg.conform.Validator = newValidator()
 	cfg.conform.Timeouts = harness.Timeouts{Startup: *tStartup, Request: *tRequest, Quiet: *tQuiet, Shutdown: *tShutdown}
@@ -397,7 +403,7 @@ func execute(cfg *runConfig, stdout, stderr io.Writer) (int, error) {
 	runner.HoldStart() // until interruptOnSignal holds the signals
 	stopWatch := interruptOnSignal(runner)
 	defer stopWatch()
-	if err := conform.Build(runner, conform.Selection{Focus: cfg.focus, LabelFilter: cfg.labels, Workers: cfg.workers, Sessions: cfg.sessions}); err != nil {
+	if err := conform.Build(runner, conform.Selection{Focus: cfg.focus, LabelFilter: cfg.labels, Workers: cfg.workers, Sessions: cfg.sessions, Waiting: cfg.slowParallel}); err != nil {
 		return finish(cfg, run, stdout, stderr, fmt.Errorf("building the spec tree: %w", err))
 	}
 	// conform.Build registered only the specs --focus and --label-filter select.

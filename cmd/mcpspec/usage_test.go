@@ -91,6 +91,8 @@ func TestCLIEveryFlagRefusesBadValues(t *testing.T) {
 		run(`invalid value "many" for flag -sessions`, "--sessions", "many"),
 		run("--parallel must be at least 1, got 0", "--parallel", "0"),
 		run(`invalid value "1.5" for flag -parallel`, "--parallel", "1.5"),
+		run("--slow-parallel must be at least 1, got 0", "--slow-parallel", "0"),
+		run(`invalid value "x" for flag -slow-parallel`, "--slow-parallel", "x"),
 		run(`invalid boolean value "maybe" for -strict`, "--strict=maybe"),
 		run(`invalid boolean value "2" for -v`, "-v=2"),
 		run(`invalid boolean value "x" for -no-color`, "--no-color=x"),

@@ -56,8 +56,9 @@ type Check struct {
 	// against a dual-era server the check reports na.
 	ModernOnlyServer bool
 	// Waits: the check spends most of its time waiting out a bounded window (a cancelled
-	// request's silence, an answer that may never come). Such checks are started first, so that
-	// their waits overlap the rest of the run instead of ending it.
+	// request's silence, an answer that may never come, a call of the slow tool). Such checks
+	// are started first, so that their waits overlap the rest of the run instead of ending it;
+	// a Shared one gets a shared session of its own except over stdio (StartShared).
 	Waits bool
 	// Ready tells, before the check runs, whether it would end at once: given the revision's
 	// shared session (capabilities, options), it returns that finding and true. For a check

@@ -18,6 +18,7 @@ type Selection struct {
 	LabelFilter string // a Ginkgo label filter; "" selects all
 	Workers     int    // executions under way at once
 	Sessions    int    // shared sessions per revision and transport
+	Waiting     int    // checks that mostly wait under way at once, beside Workers (< 1: DefaultWaiting)
 }
 
 // Build adds one Ginkgo spec per check × selected revision × target transport, at the top level,
@@ -60,6 +61,7 @@ func Build(r *Runner, sel Selection) error {
 			}
 		}
 	}
+	r.SetWaiting(sel.Waiting)
 	r.StartShared(selected, sel.Workers, sel.Sessions)
 	return nil
 }

@@ -73,6 +73,7 @@ type Runner struct {
 	futures   map[string]*future
 	order     map[string]int // spec key → position, for results in spec order
 	startGate chan struct{}  // StartShared starts nothing until it is closed (HoldStart), if set
+	waiting   int            // checks that mostly wait, at once (SetWaiting; < 1: DefaultWaiting)
 	release   sync.Once
 	keyLocks  map[string]*sync.Mutex
 	once      map[string]*onceValue    // values computed once per run (T.Memo, T.Observe)

@@ -3,6 +3,7 @@ package conform
 import (
 	"sync"
 
+	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/reports"
 )
 
@@ -31,7 +32,9 @@ func (r *Runner) Start(specs []Spec, workers int) {
 }
 
 // StartShared is Start with up to slots shared sessions per revision and transport, each
-// running its share of the checks one after another.
+// running its share of the checks one after another. A shared check that Waits gets a shared
+// session of its own over a transport where a session starts no server (ownSession): queued
+// behind other checks, its wait would end the run (issue 28).
 func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 	if slots < 1 {
 		slots = 1
@@ -52,11 +55,18 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 	groups := map[string][]slotted{}
 	var groupOrder []string
 	perRevision := map[string]int{}
+	own := map[string]int{} // per revision and transport: shared sessions of their own so far
+	var waiting, others []slotted
 	for i, s := range specs {
 		r.futures[s.key()] = &future{done: make(chan struct{})}
 		r.order[s.key()] = i
-		if s.Check.Connection == Shared {
-			rk := s.Transport + "/" + s.Revision
+		rk := s.Transport + "/" + s.Revision
+		switch {
+		case ownSession(s):
+			// Numbered after the round-robin slots, so that no other check shares it.
+			waiting = append(waiting, slotted{s, slots + own[rk]})
+			own[rk]++
+		case s.Check.Connection == Shared:
 			slot := perRevision[rk] % slots
 			perRevision[rk]++
 			g := sharedKey(s.Transport, s.Revision, slot)
@@ -64,48 +74,41 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 				groupOrder = append(groupOrder, g)
 			}
 			groups[g] = append(groups[g], slotted{s, slot})
+		case s.Check.Waits:
+			waiting = append(waiting, slotted{s, 0})
+		default:
+			others = append(others, slotted{s, 0})
 		}
 	}
 	r.mu.Unlock()
 
-	// held runs a spec whose worker slot is already taken, and frees the slot.
-	held := func(s Spec, slot int) {
-		res := r.execute(s.Check, s.Revision, s.Transport, slot, sem)
-		<-sem
+	// held runs a spec whose slot in pool is already taken, and frees the slot.
+	held := func(s Spec, slot int, pool chan struct{}) {
+		res := r.execute(s.Check, s.Revision, s.Transport, slot, pool)
+		<-pool
 		f := r.futureOf(s)
 		f.res = res
 		close(f.done)
 	}
 	run := func(s Spec, slot int) {
 		sem <- struct{}{}
-		held(s, slot)
+		held(s, slot, sem)
 	}
-	// Checks that mostly wait take their slots before anything else competes for them: the run
-	// then ends when the longest work does, not a wait that began late. (Only checks with a
-	// connection of their own: shared sessions keep their order.)
-	var waiting, others []Spec
-	for _, s := range specs {
-		switch {
-		case s.Check.Connection == Shared:
-		case s.Check.Waits:
-			waiting = append(waiting, s)
-		default:
-			others = append(others, s)
-		}
-	}
-	// At most half the slots are held this way, so that the rest of the run goes on beside them.
-	if n := max(1, workers/2); len(waiting) > n {
-		others = append(waiting[n:], others...)
-		waiting = waiting[:n]
-	}
+	// Checks that mostly wait (Waits, with a session of their own) have a pool of their own,
+	// taken in spec order from the start: their waits overlap each other and the rest of the
+	// run, which they would otherwise hold up by keeping its workers idle. The pool bounds
+	// how many of them (and so how many slow calls) the server gets at once.
+	waitPool := make(chan struct{}, r.waitingBound())
 	go func() {
 		if gate != nil {
 			<-gate
 		}
-		for _, s := range waiting {
-			sem <- struct{}{}
-			go held(s, 0)
-		}
+		go func() {
+			for _, s := range waiting {
+				waitPool <- struct{}{}
+				go held(s.spec, s.slot, waitPool)
+			}
+		}()
 		for _, g := range groupOrder {
 			go func(specs []slotted) {
 				for _, s := range specs {
@@ -114,9 +117,38 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 			}(groups[g])
 		}
 		for _, s := range others {
-			go run(s, 0)
+			go run(s.spec, s.slot)
 		}
 	}()
+}
+
+// ownSession says whether a spec gets a shared session of its own: a shared check that Waits,
+// over a transport on which another session is only another connection to the same server
+// (over stdio it would be another server process, dearer than the wait it saves).
+func ownSession(s Spec) bool {
+	return s.Check.Connection == Shared && s.Check.Waits && s.Transport != wire.Stdio
+}
+
+// DefaultWaiting is how many checks that mostly wait may run at once unless SetWaiting says
+// otherwise (mcpspec run --slow-parallel). Against a 1 s slow tool a default run has ~80 such
+// checks, most of them a slow call or two: 32 at once end them in ~3 s.
+const DefaultWaiting = 32
+
+// SetWaiting bounds how many checks that mostly wait (Check.Waits) run at once, beside the
+// workers StartShared is given: n < 1 means DefaultWaiting. Call it before StartShared.
+func (r *Runner) SetWaiting(n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.waiting = n
+}
+
+func (r *Runner) waitingBound() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.waiting < 1 {
+		return DefaultWaiting
+	}
+	return r.waiting
 }
 
 // HoldStart makes a later StartShared plan its specs but start none of them until ReleaseStart:
