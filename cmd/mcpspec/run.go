@@ -104,7 +104,7 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		name       = fs.String("name", "", "record `NAME` as the target's name in results.json (letters, digits, '.', '_', '-'), the column heading `mcpspec matrix --merge` gives it")
 		sessions   = fs.Int("sessions", 3, "shared sessions per revision and transport (`N`), each running its share of the checks that need no fresh server")
 		workers    = fs.Int("parallel", 16, "how many checks may run at once (`N`); checks sharing a session always run one after another")
-		slowPar    = fs.Int("slow-parallel", conform.DefaultWaiting, "how many checks that mostly wait (calls of the slow tool, windows of silence) may run at once (`N`), beside --parallel; each has a session of its own, so the server gets up to N such sessions at once (lower it for a server that cannot take that)")
+		slowPar    = fs.Int("slow-parallel", conform.DefaultWaiting, "how many checks that mostly wait (calls of the slow tool, windows of silence) may run at once (`N`), beside --parallel (over stdio at most 8: each is a server process of its own); each has a session of its own, so the server gets up to N such sessions at once (lower it for a server that cannot take that)")
 		tStartup   = fs.Duration("timeout-startup", harness.DefaultTimeouts().Startup, "bound on starting a server and its initialize")
 		tRequest   = fs.Duration("timeout-request", harness.DefaultTimeouts().Request, "bound on one request's response")
 		tQuiet     = fs.Duration("timeout-quiet", harness.DefaultTimeouts().Quiet, "quiet window after a sentinel ping when proving silence")

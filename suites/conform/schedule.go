@@ -98,17 +98,30 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 	// taken in spec order from the start: their waits overlap each other and the rest of the
 	// run, which they would otherwise hold up by keeping its workers idle. The pool bounds
 	// how many of them (and so how many slow calls) the server gets at once.
+	// Over stdio each of them is a server process of its own: fewer at once (a Node server
+	// costs tens of MB).
 	waitPool := make(chan struct{}, r.waitingBound())
+	stdioPool := make(chan struct{}, min(r.waitingBound(), MaxStdioWaiting))
 	go func() {
 		if gate != nil {
 			<-gate
 		}
-		go func() {
-			for _, s := range waiting {
-				waitPool <- struct{}{}
-				go held(s.spec, s.slot, waitPool)
+		feed := func(specs []slotted, pool chan struct{}) {
+			for _, s := range specs {
+				pool <- struct{}{}
+				go held(s.spec, s.slot, pool)
 			}
-		}()
+		}
+		var overStdio, overHTTP []slotted
+		for _, s := range waiting {
+			if s.spec.Transport == wire.Stdio {
+				overStdio = append(overStdio, s)
+			} else {
+				overHTTP = append(overHTTP, s)
+			}
+		}
+		go feed(overStdio, stdioPool)
+		go feed(overHTTP, waitPool)
 		for _, g := range groupOrder {
 			go func(specs []slotted) {
 				for _, s := range specs {
@@ -133,6 +146,10 @@ func ownSession(s Spec) bool {
 // otherwise (mcpspec run --slow-parallel). Against a 1 s slow tool a default run has ~80 such
 // checks, most of them a slow call or two: 32 at once end them in ~3 s.
 const DefaultWaiting = 32
+
+// MaxStdioWaiting bounds the checks that mostly wait over stdio, under way at once whatever
+// --slow-parallel says: each launches a server process of its own.
+const MaxStdioWaiting = 8
 
 // SetWaiting bounds how many checks that mostly wait (Check.Waits) run at once, beside the
 // workers StartShared is given: n < 1 means DefaultWaiting. Call it before StartShared.
