@@ -98,6 +98,11 @@ func Split(recs []recording.Record) [][]recording.Record {
 			session[r.Exchange] = id
 		}
 	}
+	if oneSession(recs, session) {
+		// The common case, and every stdio recording: one conversation, the records as they
+		// are. Copying them into a group would double what a long recording holds.
+		return [][]recording.Record{recs}
+	}
 	groups := map[string][]recording.Record{}
 	var order []string
 	for _, r := range recs {
@@ -127,6 +132,20 @@ func Split(recs []recording.Record) [][]recording.Record {
 		out = append(out, groups[k])
 	}
 	return out
+}
+
+// oneSession reports whether every record falls in the same group of Split.
+func oneSession(recs []recording.Record, session map[int]string) bool {
+	if len(session) == 0 {
+		return true
+	}
+	k := session[recs[0].Exchange]
+	for _, r := range recs[1:] {
+		if session[r.Exchange] != k {
+			return false
+		}
+	}
+	return true
 }
 
 func removeKey(list []string, k string) []string {
@@ -169,6 +188,15 @@ func newView(recs []recording.Record, opts Options) *View {
 		v.Transport = resultsTransport(recs[0].Transport)
 		v.start = recs[0].At
 	}
+	// One message a carrying record, batches aside: sized once, since growing a slice of a
+	// long recording's messages by doubling holds the old array and the new at once.
+	carrying := 0
+	for _, r := range recs {
+		if carriesMessages(r) {
+			carrying++
+		}
+	}
+	v.Msgs = make([]Msg, 0, carrying)
 	delivered := map[string]bool{}
 	for i, r := range recs {
 		v.bySeq[r.Seq] = i
