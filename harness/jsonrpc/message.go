@@ -43,17 +43,19 @@ type Message struct {
 	Kind    Kind
 	Problem string // why the frame is Invalid, or "" when it is well formed
 
-	// Request, notification and response members.
+	// Request, notification and response members. The Has flags sit together: a judge keeps
+	// one Message for every message of a long recording, and each flag alone would be padded
+	// to a word.
 	HasVersion bool
-	Version    json.RawMessage // the "jsonrpc" member as sent
 	HasID      bool
+	HasMethod  bool
+	HasResult  bool
+	HasError   bool
+	Version    json.RawMessage // the "jsonrpc" member as sent
 	ID         ID
 	Method     string
-	HasMethod  bool
 	Params     json.RawMessage
-	HasResult  bool
 	Result     json.RawMessage
-	HasError   bool
 	Error      json.RawMessage
 
 	// Elems are the classified elements of a Batch.

@@ -51,7 +51,7 @@ func Load(path, format string, max int) (*Loaded, error) {
 	out := &Loaded{Format: format}
 	switch format {
 	case FormatRecording:
-		recs, skipped, err := Read(br, max)
+		recs, skipped, err := readRecords(br, max, capHint(f, max, minRecordLine))
 		if err != nil {
 			return nil, err
 		}
@@ -67,7 +67,7 @@ func Load(path, format string, max int) (*Loaded, error) {
 		out.Conversations = [][]Record{recs}
 	case FormatStdio:
 		var recs []Record
-		recs, out.Skipped, err = ReadStdioLines(br, max)
+		recs, out.Skipped, err = readStdioLines(br, max, capHint(f, max, minStdioLine))
 		out.Conversations = [][]Record{recs}
 	default:
 		return nil, fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(Formats, ", "))
@@ -76,6 +76,25 @@ func Load(path, format string, max int) (*Loaded, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// The shortest lines a file of a format holds in practice, for capHint: a record's head alone
+// ({"seq":1,"at":…,"from":"client","transport":"stdio","channel":"stdin"}), a stdio capture's
+// shortest JSON-RPC message with its prefix. A file of shorter lines only grows the slice.
+const (
+	minRecordLine = 64
+	minStdioLine  = 32
+)
+
+// capHint is how many records to make room for when reading f with a bound of max: as many as
+// the file can hold at minLine bytes a line, never more than the bound. Unbounded reads grow
+// as they go: a guess from the size of a huge file could be far too large.
+func capHint(f *os.File, max, minLine int) int {
+	st, err := f.Stat()
+	if max <= 0 || err != nil || !st.Mode().IsRegular() {
+		return 0
+	}
+	return int(min(int64(max), st.Size()/int64(minLine)))
 }
 
 // checkRecords refuses a recording whose records say nothing of who sent them: a JSON lines

@@ -168,6 +168,13 @@ var ErrTooLong = errors.New("recording line longer than the limit")
 // Read parses a whole recording, keeping at most max records (0: no bound); it returns how many
 // more it skipped so that a judge can say its view was cut.
 func Read(r io.Reader, max int) (recs []Record, skipped int, err error) {
+	return readRecords(r, max, 0)
+}
+
+// readRecords is Read with room made for capHint records at once: a judge of a long recording
+// keeps up to max of them, and growing the slice by doubling would hold two arrays at once.
+func readRecords(r io.Reader, max, capHint int) (recs []Record, skipped int, err error) {
+	recs = make([]Record, 0, capHint)
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), MaxLine)
 	line := 0
@@ -185,6 +192,11 @@ func Read(r io.Reader, max int) (recs []Record, skipped int, err error) {
 		if err := json.Unmarshal(b, &rec); err != nil {
 			return recs, skipped, fmt.Errorf("recording line %d: %w", line, err)
 		}
+		// The decoder gives every record its own copy of these few words; one copy each is
+		// enough for a recording of millions.
+		rec.From = intern(rec.From, FromClient, FromServer, FromProxy)
+		rec.Transport = intern(rec.Transport, Stdio, HTTP, LegacySSE)
+		rec.Channel = intern(rec.Channel, ChanStdin, ChanStdout, ChanStderr, ChanRequest, ChanResponse, ChanEvent, ChanNote)
 		recs = append(recs, rec)
 	}
 	if err := sc.Err(); err != nil {
@@ -194,4 +206,14 @@ func Read(r io.Reader, max int) (recs []Record, skipped int, err error) {
 		return recs, skipped, fmt.Errorf("reading the recording: %w", err)
 	}
 	return recs, skipped, nil
+}
+
+// intern returns the constant among known that equals s, else s.
+func intern(s string, known ...string) string {
+	for _, k := range known {
+		if s == k {
+			return k
+		}
+	}
+	return s
 }

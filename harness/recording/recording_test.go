@@ -2,6 +2,8 @@ package recording
 
 import (
 	"bytes"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -37,5 +39,35 @@ func TestReadBoundsAndErrors(t *testing.T) {
 	}
 	if _, _, err := Read(strings.NewReader("{\"seq\":1}\nnot json\n"), 0); err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Fatalf("a bad line is named: %v", err)
+	}
+}
+
+// Load of a bounded recording makes room for no more records than the bound or the file can
+// hold, and keeps the same records as an unbounded read.
+func TestLoadBoundedRecording(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "recording.jsonl")
+	w, err := Create(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		w.Add(Record{From: FromClient, Transport: Stdio, Channel: ChanStdin, Body: fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i)})
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, max := range []int{3, 1000} {
+		l, err := Load(path, "", max)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, want := l.Conversations[0], min(max, 5)
+		// The room made is the bound's when the file could hold more, the file's when less.
+		if len(recs) != want || l.Skipped != 5-want || cap(recs) > 3 && cap(recs) >= max {
+			t.Errorf("max %d: %d records (cap %d), %d skipped", max, len(recs), cap(recs), l.Skipped)
+		}
+		if r := recs[len(recs)-1]; r.From != FromClient || r.Channel != ChanStdin || r.Transport != Stdio || r.Seq != want {
+			t.Errorf("max %d: last record %+v", max, r)
+		}
 	}
 }

@@ -20,6 +20,12 @@ const (
 
 // ReadStdioLines reads a capture in the stdio line format, keeping at most max frames.
 func ReadStdioLines(r io.Reader, max int) (recs []Record, skipped int, err error) {
+	return readStdioLines(r, max, 0)
+}
+
+// readStdioLines is ReadStdioLines with room made for capHint records at once.
+func readStdioLines(r io.Reader, max, capHint int) (recs []Record, skipped int, err error) {
+	recs = make([]Record, 0, capHint)
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), MaxBody+len(stdioClient)+2)
 	n := 0

@@ -239,11 +239,10 @@ func (v *View) evidence(msg string) []reports.Exchange {
 	var out []reports.Exchange
 	for _, m := range cited.FindAllStringSubmatch(msg, -1) {
 		seq, _ := strconv.Atoi(m[1])
-		i, ok := v.bySeq[seq]
+		r, ok := v.record(seq)
 		if !ok || len(out) >= maxEvidence {
 			continue
 		}
-		r := v.Records[i]
 		dir := transcript.Send // the client's frames are sent, the server's received, as in run's evidence
 		if r.From == Server {
 			dir = transcript.Recv

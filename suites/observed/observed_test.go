@@ -259,3 +259,24 @@ func TestExtensionMethods(t *testing.T) {
 		}
 	}
 }
+
+// A record cited by a verdict is found whether the records come in Seq order (binary search)
+// or not (the map), and a one-session recording is judged as it is, not copied.
+func TestRecordLookupAndSplitOfOneSession(t *testing.T) {
+	recs := stdio(initReq, initResp, initedNote)
+	if got := Split(recs); len(got) != 1 || &got[0][0] != &recs[0] {
+		t.Fatalf("Split of one stdio conversation: want the records themselves, got %d groups", len(got))
+	}
+	shuffled := []recording.Record{recs[2], recs[0], recs[1]}
+	for name, rs := range map[string][]recording.Record{"in order": recs, "out of order": shuffled} {
+		v := newView(rs, Options{})
+		for _, seq := range []int{1, 2, 3} {
+			if r, ok := v.record(seq); !ok || r.Seq != seq {
+				t.Errorf("%s: record %d: got %d, %v", name, seq, r.Seq, ok)
+			}
+		}
+		if _, ok := v.record(4); ok {
+			t.Errorf("%s: record 4 found in a recording of 3", name)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package observed
 import (
 	"bytes"
 	"encoding/json"
+	"sort"
 	"strings"
 	"time"
 
@@ -28,7 +29,7 @@ type View struct {
 	ClientInfo       map[string]any
 
 	opts        Options
-	bySeq       map[int]int // record Seq → index in Records
+	bySeq       map[int]int // record Seq → index in Records, when Records are not in Seq order
 	start       time.Time
 	truncated   int
 	redelivered int // events a resumed stream delivered again
@@ -98,6 +99,11 @@ func Split(recs []recording.Record) [][]recording.Record {
 			session[r.Exchange] = id
 		}
 	}
+	if oneSession(recs, session) {
+		// The common case, and every stdio recording: one conversation, the records as they
+		// are. Copying them into a group would double what a long recording holds.
+		return [][]recording.Record{recs}
+	}
 	groups := map[string][]recording.Record{}
 	var order []string
 	for _, r := range recs {
@@ -127,6 +133,20 @@ func Split(recs []recording.Record) [][]recording.Record {
 		out = append(out, groups[k])
 	}
 	return out
+}
+
+// oneSession reports whether every record falls in the same group of Split.
+func oneSession(recs []recording.Record, session map[int]string) bool {
+	if len(session) == 0 {
+		return true
+	}
+	k := session[recs[0].Exchange]
+	for _, r := range recs[1:] {
+		if session[r.Exchange] != k {
+			return false
+		}
+	}
+	return true
 }
 
 func removeKey(list []string, k string) []string {
@@ -164,14 +184,28 @@ func carriesMessages(r recording.Record) bool {
 }
 
 func newView(recs []recording.Record, opts Options) *View {
-	v := &View{Records: recs, Init: -1, InitAnswer: -1, opts: opts, bySeq: make(map[int]int, len(recs))}
+	v := &View{Records: recs, Init: -1, InitAnswer: -1, opts: opts}
+	if !seqIncreasing(recs) {
+		v.bySeq = make(map[int]int, len(recs))
+	}
 	if len(recs) > 0 {
 		v.Transport = resultsTransport(recs[0].Transport)
 		v.start = recs[0].At
 	}
+	// One message a carrying record, batches aside: sized once, since growing a slice of a
+	// long recording's messages by doubling holds the old array and the new at once.
+	carrying := 0
+	for _, r := range recs {
+		if carriesMessages(r) {
+			carrying++
+		}
+	}
+	v.Msgs = make([]Msg, 0, carrying)
 	delivered := map[string]bool{}
 	for i, r := range recs {
-		v.bySeq[r.Seq] = i
+		if v.bySeq != nil {
+			v.bySeq[r.Seq] = i
+		}
 		if r.Truncated {
 			v.truncated++
 		}
@@ -261,6 +295,33 @@ func metaRevision(params json.RawMessage) string {
 		_ = json.Unmarshal(p.Meta[metaRevisionKey], &rev)
 	}
 	return rev
+}
+
+// record finds the record numbered seq: in Records by binary search when they are in Seq
+// order (a long recording's map would cost as much as its records' heads), else by bySeq.
+func (v *View) record(seq int) (recording.Record, bool) {
+	if v.bySeq != nil {
+		i, ok := v.bySeq[seq]
+		if !ok {
+			return recording.Record{}, false
+		}
+		return v.Records[i], true
+	}
+	i := sort.Search(len(v.Records), func(i int) bool { return v.Records[i].Seq >= seq })
+	if i == len(v.Records) || v.Records[i].Seq != seq {
+		return recording.Record{}, false
+	}
+	return v.Records[i], true
+}
+
+// seqIncreasing reports whether every record's Seq is above the one before it.
+func seqIncreasing(recs []recording.Record) bool {
+	for i := 1; i < len(recs); i++ {
+		if recs[i].Seq <= recs[i-1].Seq {
+			return false
+		}
+	}
+	return true
 }
 
 // end is when the conversation's last timed frame crossed the wire (zero when none is timed:
