@@ -69,13 +69,18 @@ func startProc(t *testing.T, argv ...string) *proxyProc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := cmd.StdoutPipe()
+	// A pipe of our own, not StdoutPipe: Wait (in the goroutine below) closes StdoutPipe's read
+	// end when the process exits, which can be before the test has read everything it wrote.
+	out, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
+	cmd.Stdout = w
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	w.Close()
+	t.Cleanup(func() { out.Close() })
 	p.stdin, p.stdout, p.outEnd = in, bufio.NewReaderSize(out, 1<<20), out
 	go func() { p.exited <- cmd.Wait() }()
 	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
