@@ -178,12 +178,27 @@ func runStateless(t *testing.T, faults ...string) map[key]reports.Result {
 // runOn executes the checks include selects over each target, at each of its revisions (all
 // of them when it names none) that a check applies to.
 func runOn(t *testing.T, targets []harness.Target, include func(*conform.Check) bool) map[key]reports.Result {
+	return runOnWith(t, targets, include, selftestSlowArgs)
+}
+
+// selftestSlowArgs make the reference's slow tool a 180 ms run: long enough for most checks.
+var selftestSlowArgs = json.RawMessage(`{"steps":6,"stepMs":30}`)
+
+// slowerFor are the slow-tool arguments of the checks whose fault runs must cancel a call while
+// it runs: with every fault run at once, a 180 ms call can end before the server has surely
+// read the cancellation (the check then cannot tell, rightly), three times in a row.
+var slowerFor = map[string]json.RawMessage{
+	"CANCEL-STOP-NO-RESPONSE": json.RawMessage(`{"steps":20,"stepMs":30}`),
+}
+
+// runOnWith is runOn with the slow tool's arguments given.
+func runOnWith(t *testing.T, targets []harness.Target, include func(*conform.Check) bool, slowArgs json.RawMessage) map[key]reports.Result {
 	checks, err := conform.Checks()
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := conform.NewRunner(conform.Config{Validator: validator, Targets: targets, Revisions: harness.Revisions, Timeouts: selftestTimeouts,
-		Options: conform.Options{SlowTool: "slow", SlowToolArgs: json.RawMessage(`{"steps":6,"stepMs":30}`), ListTool: "toggle",
+		Options: conform.Options{SlowTool: "slow", SlowToolArgs: slowArgs, ListTool: "toggle",
 			InputTool: "confirm", InputToolArgs: json.RawMessage(`{"action":"mcpspec"}`), LogTool: "log", LogToolArgs: json.RawMessage(`{}`),
 			AuthTokenNarrow: selftestNarrow, AuthTokenForeign: selftestForeign, AuthTokenExpired: selftestExpired}})
 	defer r.Close()
@@ -340,7 +355,11 @@ func TestEveryFaultFailsItsCheck(t *testing.T) {
 					return (!c.ModernOnlyServer || o.ModernOnlyServer) && (!isAuth(c) || isAuth(o)) && (o.ID == c.ID || provenWith[o.ID] == nil)
 				}
 			}
-			got := runOn(t, targets, include)
+			slowArgs := selftestSlowArgs
+			if args, ok := slowerFor[c.ID]; ok && !sideEffectsWanted {
+				slowArgs = args
+			}
+			got := runOnWith(t, targets, include, slowArgs)
 			if f.ID == reference.FaultLifeNoHandshake {
 				expectOneFailurePerTransport(t, got)
 				return
