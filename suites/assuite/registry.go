@@ -10,12 +10,10 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"sort"
-	"strings"
-	"sync"
 
 	"github.com/mcpspec/mcpspec/suites/catalog"
 	"github.com/mcpspec/mcpspec/suites/finding"
+	"github.com/mcpspec/mcpspec/suites/registry"
 )
 
 // Check is one requirement's authorization-server check.
@@ -52,41 +50,21 @@ func (c *Check) Area() string {
 	return e.Area
 }
 
-var (
-	regMu   sync.Mutex
-	pending []Check
-	checks  []*Check
-	byID    = map[string]*Check{}
-	regErrs []error
-)
+// reg holds the authorization-server checks; validation waits for the first Checks or Lookup,
+// as the other registries' does.
+var reg = registry.New(registry.Config[Check]{
+	Kind:     "authorization-server check",
+	ID:       func(c *Check) string { return c.ID },
+	Validate: (*Check).validate,
+	SetFile:  func(c *Check, file string) { c.File = file },
+	Sorted:   true,
+})
 
 // Register adds checks; an unknown or duplicate ID or a malformed check is an error Checks
-// reports. Validation waits for the first Checks or Lookup, as the other registries' does.
+// reports.
 func Register(cs ...Check) {
 	_, file, _, _ := runtime.Caller(1)
-	regMu.Lock()
-	defer regMu.Unlock()
-	for _, c := range cs {
-		c.File = file
-		pending = append(pending, c)
-	}
-}
-
-func settle() {
-	for i := range pending {
-		c := pending[i]
-		if err := c.validate(); err != nil {
-			regErrs = append(regErrs, err)
-			continue
-		}
-		if _, dup := byID[c.ID]; dup {
-			regErrs = append(regErrs, fmt.Errorf("authorization-server check %s registered twice", c.ID))
-			continue
-		}
-		byID[c.ID] = &c
-		checks = append(checks, &c)
-	}
-	pending = nil
+	reg.Add(file, cs...)
 }
 
 func (c *Check) validate() error {
@@ -127,50 +105,19 @@ func mapValues(m map[string]string) []string {
 }
 
 // Checks returns every authorization-server check, sorted by ID, and the registration errors.
-func Checks() ([]*Check, error) {
-	regMu.Lock()
-	defer regMu.Unlock()
-	settle()
-	out := append([]*Check(nil), checks...)
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	if len(regErrs) > 0 {
-		var msgs []string
-		for _, e := range regErrs {
-			msgs = append(msgs, e.Error())
-		}
-		return out, fmt.Errorf("invalid authorization-server check registrations: %s", strings.Join(msgs, "; "))
-	}
-	return out, nil
-}
+func Checks() ([]*Check, error) { return reg.All() }
 
 // Lookup returns the authorization-server check for id.
-func Lookup(id string) (*Check, bool) {
-	regMu.Lock()
-	defer regMu.Unlock()
-	settle()
-	c, ok := byID[id]
-	return c, ok
-}
+func Lookup(id string) (*Check, bool) { return reg.Lookup(id) }
 
 // Finding is the verdict of every check (package finding).
 type Finding = finding.Finding
 
-func passed(format string, args ...any) Finding {
-	return Finding{Outcome: finding.Pass, Message: fmt.Sprintf(format, args...)}
-}
-
-func violated(format string, args ...any) Finding {
-	return Finding{Outcome: finding.Violation, Message: fmt.Sprintf(format, args...)}
-}
-
-func na(format string, args ...any) Finding {
-	return Finding{Outcome: finding.NotApplicable, Message: fmt.Sprintf(format, args...)}
-}
-
-func untestable(format string, args ...any) Finding {
-	return Finding{Outcome: finding.Untestable, Message: fmt.Sprintf(format, args...)}
-}
-
-func broken(format string, args ...any) Finding {
-	return Finding{Outcome: finding.Broken, Message: fmt.Sprintf(format, args...)}
-}
+// The findings' constructors (finding.Outcome.With), as every kind of check names them.
+var (
+	passed     = finding.Pass.With
+	violated   = finding.Violation.With
+	na         = finding.NotApplicable.With
+	untestable = finding.Untestable.With
+	broken     = finding.Broken.With
+)

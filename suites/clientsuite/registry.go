@@ -8,14 +8,12 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"sort"
-	"strings"
-	"sync"
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/suites/catalog"
 	"github.com/mcpspec/mcpspec/suites/finding"
+	"github.com/mcpspec/mcpspec/suites/registry"
 )
 
 // Check is one requirement's client check.
@@ -64,50 +62,26 @@ func (c *Check) AppliesTo(revision, transport string) bool {
 	return slices.Contains(c.Versions, revision) && slices.Contains(c.Transports, transport)
 }
 
-var (
-	regMu   sync.Mutex
-	pending []Check // registered, not yet validated: see settle
-	checks  []*Check
-	byID    = map[string]*Check{}
-	regErrs []error
-)
+// reg holds the client checks; validating needs the catalogue, whose parsing costs every
+// process that links this package (each reference server and stdio probe a run starts) tens
+// of milliseconds of CPU: it waits for the first Checks or Lookup.
+var reg = registry.New(registry.Config[Check]{
+	Kind:     "client check",
+	ID:       func(c *Check) string { return c.ID },
+	Validate: (*Check).validate,
+	SetFile:  func(c *Check, file string) { c.File = file },
+	Sorted:   true,
+})
 
 // Register adds checks; an unknown or duplicate ID or a malformed check is an error that
-// Checks reports. Validating needs the catalogue, whose parsing costs every process that
-// links this package (each reference server and stdio probe a run starts) tens of
-// milliseconds of CPU: it waits for the first Checks or Lookup.
+// Checks reports.
 func Register(cs ...Check) {
 	_, file, _, _ := runtime.Caller(1)
-	regMu.Lock()
-	defer regMu.Unlock()
-	for _, c := range cs {
-		c.File = file
-		pending = append(pending, c)
-	}
+	reg.Add(file, cs...)
 }
 
-// settle validates and indexes the pending registrations, in the order they came. The caller
-// holds regMu.
-func settle() {
-	for i := range pending {
-		c := pending[i]
-		if err := c.validate(); err != nil {
-			regErrs = append(regErrs, err)
-			continue
-		}
-		if _, dup := byID[c.ID]; dup {
-			regErrs = append(regErrs, fmt.Errorf("client check %s registered twice", c.ID))
-			continue
-		}
-		if slices.ContainsFunc(c.Versions, harness.IsModern) {
-			c.Judge = gateModern(c.Judge)
-		}
-		byID[c.ID] = &c
-		checks = append(checks, &c)
-	}
-	pending = nil
-}
-
+// validate checks a registration against the catalogue and completes its defaults; a check
+// that runs at a modern revision gets its Judge gated (gateModern).
 func (c *Check) validate() error {
 	e, ok := catalog.Lookup(c.ID)
 	if !ok {
@@ -134,34 +108,17 @@ func (c *Check) validate() error {
 	if len(c.Transports) == 0 {
 		c.Transports = []string{wire.Stdio, wire.HTTP, wire.SSE}
 	}
+	if slices.ContainsFunc(c.Versions, harness.IsModern) {
+		c.Judge = gateModern(c.Judge)
+	}
 	return nil
 }
 
 // Checks returns every client check, sorted by ID, and the registration errors.
-func Checks() ([]*Check, error) {
-	regMu.Lock()
-	defer regMu.Unlock()
-	settle()
-	out := append([]*Check(nil), checks...)
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	if len(regErrs) > 0 {
-		var msgs []string
-		for _, e := range regErrs {
-			msgs = append(msgs, e.Error())
-		}
-		return out, fmt.Errorf("invalid client check registrations: %s", strings.Join(msgs, "; "))
-	}
-	return out, nil
-}
+func Checks() ([]*Check, error) { return reg.All() }
 
 // Lookup returns the client check for id.
-func Lookup(id string) (*Check, bool) {
-	regMu.Lock()
-	defer regMu.Unlock()
-	settle()
-	c, ok := byID[id]
-	return c, ok
-}
+func Lookup(id string) (*Check, bool) { return reg.Lookup(id) }
 
 // Outcome and Finding are the verdict of every check, client and server alike (package finding).
 type (
@@ -180,22 +137,11 @@ const (
 	Broken = finding.Broken
 )
 
-func passed(format string, args ...any) Finding {
-	return Finding{Outcome: Pass, Message: fmt.Sprintf(format, args...)}
-}
-
-func violated(format string, args ...any) Finding {
-	return Finding{Outcome: Violation, Message: fmt.Sprintf(format, args...)}
-}
-
-func na(format string, args ...any) Finding {
-	return Finding{Outcome: NotApplicable, Message: fmt.Sprintf(format, args...)}
-}
-
-func untestable(format string, args ...any) Finding {
-	return Finding{Outcome: Untestable, Message: fmt.Sprintf(format, args...)}
-}
-
-func broken(format string, args ...any) Finding {
-	return Finding{Outcome: Broken, Message: fmt.Sprintf(format, args...)}
-}
+// The findings' constructors (finding.Outcome.With), as every kind of check names them.
+var (
+	passed     = finding.Pass.With
+	violated   = finding.Violation.With
+	na         = finding.NotApplicable.With
+	untestable = finding.Untestable.With
+	broken     = finding.Broken.With
+)

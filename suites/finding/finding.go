@@ -3,7 +3,11 @@
 // clientsuite (client checks).
 package finding
 
-import "github.com/mcpspec/mcpspec/reports"
+import (
+	"fmt"
+
+	"github.com/mcpspec/mcpspec/reports"
+)
 
 // Outcome is what a check found.
 type Outcome int
@@ -46,4 +50,10 @@ func (o Outcome) Status(level string) reports.Status {
 	default:
 		return reports.Error
 	}
+}
+
+// With is a finding of the outcome, its message formatted as by fmt.Sprintf: every kind of check
+// builds its findings with it.
+func (o Outcome) With(format string, args ...any) Finding {
+	return Finding{Outcome: o, Message: fmt.Sprintf(format, args...)}
 }

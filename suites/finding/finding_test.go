@@ -25,3 +25,10 @@ func TestStatus(t *testing.T) {
 		}
 	}
 }
+
+func TestWith(t *testing.T) {
+	f := Violation.With("record %d: %s", 3, "no id")
+	if f.Outcome != Violation || f.Message != "record 3: no id" {
+		t.Errorf("%+v", f)
+	}
+}

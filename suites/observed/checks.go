@@ -5,49 +5,66 @@ import (
 	"sync"
 
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/suites/catalog"
 	"github.com/mcpspec/mcpspec/suites/finding"
+	"github.com/mcpspec/mcpspec/suites/registry"
 )
 
 type Finding = finding.Finding
 
-func passed(format string, args ...any) Finding {
-	return Finding{Outcome: finding.Pass, Message: fmt.Sprintf(format, args...)}
-}
-
-func violated(format string, args ...any) Finding {
-	return Finding{Outcome: finding.Violation, Message: fmt.Sprintf(format, args...)}
-}
-
-func na(format string, args ...any) Finding {
-	return Finding{Outcome: finding.NotApplicable, Message: fmt.Sprintf(format, args...)}
-}
-
-func untestable(format string, args ...any) Finding {
-	return Finding{Outcome: finding.Untestable, Message: fmt.Sprintf(format, args...)}
-}
-
-func broken(format string, args ...any) Finding {
-	return Finding{Outcome: finding.Broken, Message: fmt.Sprintf(format, args...)}
-}
+// The findings' constructors (finding.Outcome.With), as every kind of check names them.
+var (
+	passed     = finding.Pass.With
+	violated   = finding.Violation.With
+	na         = finding.NotApplicable.With
+	untestable = finding.Untestable.With
+	broken     = finding.Broken.With
+)
 
 // notExercised is the na of a rule the traffic gave no occasion to keep or break.
 func notExercised(why string) Finding { return na("%s: %s", NotExercised, why) }
 
+// reg holds the observed checks, one per requirement and side: a requirement judged on both
+// sides is two checks of one ID.
 var (
+	reg = registry.New(registry.Config[Check]{
+		Kind:     "observed check",
+		ID:       func(c *Check) string { return c.ID + " (" + c.Side + ")" },
+		Validate: (*Check).validate,
+	})
 	regOnce sync.Once
-	all     []*Check
 )
 
-// Checks returns every observed check, in registration order.
+// Checks returns every observed check, in registration order. The checks are built in this
+// package, not registered from outside: an invalid one is a bug its tests catch, and panics.
 func Checks() []*Check {
 	regOnce.Do(func() {
 		for _, group := range [][]Check{schemaChecks(), stdioChecks(), idChecks(), lifeChecks(), transportChecks(), flowChecks(), modernChecks()} {
-			for i := range group {
-				all = append(all, &group[i])
-			}
+			reg.Add("", group...)
 		}
 	})
+	all, err := reg.All()
+	if err != nil {
+		panic(err)
+	}
 	return all
+}
+
+// validate rejects a check the catalogue does not know or that misses a part.
+func (c *Check) validate() error {
+	if _, ok := catalog.Lookup(c.ID); !ok {
+		return fmt.Errorf("observed check %q: no such requirement in the catalogue", c.ID)
+	}
+	if c.Side != Server && c.Side != Client {
+		return fmt.Errorf("observed check %s: side %q is not %s or %s", c.ID, c.Side, Server, Client)
+	}
+	if c.Level != "MUST" && c.Level != "SHOULD" {
+		return fmt.Errorf("observed check %s: level %q is not MUST or SHOULD", c.ID, c.Level)
+	}
+	if c.Summary == "" || c.Judge == nil {
+		return fmt.Errorf("observed check %s: needs a summary and a Judge function", c.ID)
+	}
+	return nil
 }
 
 // bothSides makes one check per side from a judge that takes the side.
