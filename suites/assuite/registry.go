@@ -8,7 +8,6 @@ package assuite
 
 import (
 	"fmt"
-	"runtime"
 	"slices"
 
 	"github.com/mcpspec/mcpspec/suites/catalog"
@@ -62,10 +61,7 @@ var reg = registry.New(registry.Config[Check]{
 
 // Register adds checks; an unknown or duplicate ID or a malformed check is an error Checks
 // reports.
-func Register(cs ...Check) {
-	_, file, _, _ := runtime.Caller(1)
-	reg.Add(file, cs...)
-}
+func Register(cs ...Check) { reg.Register(cs...) }
 
 func (c *Check) validate() error {
 	e, ok := catalog.Lookup(c.ID)

@@ -6,7 +6,6 @@ package clientsuite
 
 import (
 	"fmt"
-	"runtime"
 	"slices"
 
 	"github.com/mcpspec/mcpspec/harness"
@@ -75,10 +74,7 @@ var reg = registry.New(registry.Config[Check]{
 
 // Register adds checks; an unknown or duplicate ID or a malformed check is an error that
 // Checks reports.
-func Register(cs ...Check) {
-	_, file, _, _ := runtime.Caller(1)
-	reg.Add(file, cs...)
-}
+func Register(cs ...Check) { reg.Register(cs...) }
 
 // validate checks a registration against the catalogue and completes its defaults; a check
 // that runs at a modern revision gets its Judge gated (gateModern).

@@ -2,7 +2,6 @@ package conform
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
 	"sync"
 
@@ -24,10 +23,7 @@ var reg = registry.New(registry.Config[Check]{
 
 // Register adds checks to the registry. An unknown or duplicate ID, or a malformed check, is an
 // error reported when the tree is built, so it can never pass silently.
-func Register(cs ...Check) {
-	_, file, _, _ := runtime.Caller(1)
-	reg.Add(file, cs...)
-}
+func Register(cs ...Check) { reg.Register(cs...) }
 
 // Checks returns every registered check, sorted by ID, and the registration errors.
 func Checks() ([]*Check, error) { return reg.All() }

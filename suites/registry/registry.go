@@ -12,6 +12,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -63,6 +64,13 @@ func (r *Registry[C]) Add(file string, cs ...C) {
 		}
 		r.pending = append(r.pending, c)
 	}
+}
+
+// Register is Add with the file of the function that called its caller: the file of the checks
+// when a package's own Register(cs ...C) calls it, as each check package's does.
+func (r *Registry[C]) Register(cs ...C) {
+	_, file, _, _ := runtime.Caller(2)
+	r.Add(file, cs...)
 }
 
 // settle validates and indexes the pending registrations, in the order they came. The caller

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -121,5 +122,18 @@ func TestRegistrySettleHook(t *testing.T) {
 	_, err := r.All()
 	if calls != 1 || err == nil || !strings.Contains(err.Error(), "extra") {
 		t.Errorf("after All: %d calls, error %v; want 1 call and its error reported", calls, err)
+	}
+}
+
+// register stands for a check package's Register: the file recorded is its caller's.
+func register(r *Registry[check], cs ...check) { r.Register(cs...) }
+
+func TestRegisterRecordsTheCallersFile(t *testing.T) {
+	n := 0
+	r := newTest(false, &n)
+	_, file, _, _ := runtime.Caller(0)
+	register(r, check{ID: "A"})
+	if a, _ := r.Lookup("A"); a.File != file {
+		t.Errorf("file %q, want %q", a.File, file)
 	}
 }
