@@ -134,10 +134,9 @@ const (
 )
 
 // The findings' constructors (finding.Outcome.With), as every kind of check names them.
-var (
-	passed     = finding.Pass.With
-	violated   = finding.Violation.With
-	na         = finding.NotApplicable.With
-	untestable = finding.Untestable.With
-	broken     = finding.Broken.With
-)
+// Functions, not method values, so that go vet checks their format strings.
+func passed(format string, args ...any) Finding     { return finding.Pass.With(format, args...) }
+func violated(format string, args ...any) Finding   { return finding.Violation.With(format, args...) }
+func na(format string, args ...any) Finding         { return finding.NotApplicable.With(format, args...) }
+func untestable(format string, args ...any) Finding { return finding.Untestable.With(format, args...) }
+func broken(format string, args ...any) Finding     { return finding.Broken.With(format, args...) }
