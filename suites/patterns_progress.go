@@ -35,7 +35,7 @@ func init() {
 			Revisions: conform.AllCatalogued,
 			Summary:   "a progress message, when present, is a string",
 			Run:       checkProgressMessage},
-		conform.Check{ID: "PROG-TASK-TOKEN", Waits: true, Revisions: conform.AllCatalogued, Level: "MUST", Transports: taskTransports,
+		conform.Check{ID: "PROG-TASK-TOKEN", Revisions: conform.AllCatalogued, Level: "MUST", Transports: taskTransports,
 			Summary: "a task's progress carries the task-augmented request's token and stops once the task is terminal",
 			Ready:   taskCallsReady, Run: checkProgTaskToken},
 	)
