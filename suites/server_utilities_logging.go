@@ -22,7 +22,7 @@ func init() {
 		// LOG-SETLEVEL and LOG-INVALID-LEVEL judge the state session (state.go).
 		conform.Check{ID: "LOG-SETLEVEL", Revisions: conform.AllCatalogued, Level: "MUST", Connection: conform.Observed,
 			Summary:     "a server that declares logging accepts logging/setLevel with an empty result",
-			LevelReason: "The client MAY send logging/setLevel; a server declaring logging must then serve it, and the schema's result is EmptyResult.",
+			LevelReason: "The row's MAY binds the client (it may send logging/setLevel). The server's rules: declaring logging announces the method (a declaration is held to its methods, as the *-CAP checks hold it), JSON-RPC obliges an answer, and the schema's result is EmptyResult.",
 			Ready:       loggingReady, Run: checkSetLevel},
 		conform.Check{ID: "LOG-SETLEVEL-FILTER", Revisions: conform.AllCatalogued, Level: "SHOULD", Connection: conform.Fresh,
 			Summary:     "after logging/setLevel, log messages below the set level are not sent",
