@@ -169,3 +169,43 @@ func TestAbruptCloseAfterACompleteAnswer(t *testing.T) {
 		}
 	}
 }
+
+// Untestable only when the run had nothing to judge: without --log-tool, LOG-LEVEL-ENUM judges
+// the log messages a server that logs on its own sent the state session (which sets a log
+// level), and fails on a bad one; without --slow-tool, PROG-TASK-TOKEN judges the progress of
+// the listed task tool the 2025-11-25 tasks checks call.
+func TestJudgedWithoutTheNamedTools(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, server, focus string
+		want                reports.Status
+	}{
+		{"log messages of the state session", "--log-on-set-level", "^LOG-LEVEL-ENUM", reports.Pass},
+		{"a bad one among them", "--log-on-set-level --fault LOG-LEVEL-ENUM", "^LOG-LEVEL-ENUM", reports.Fail},
+		{"no log message at all", "", "^LOG-LEVEL-ENUM", reports.Untestable},
+		{"the listed task tool's progress", "", "^PROG-TASK-TOKEN", reports.Pass},
+		{"its progress after the task ended", "--fault PROG-TASK-TOKEN", "^PROG-TASK-TOKEN", reports.Fail},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "out")
+			r := runBinary(t, referenceRunTimeout, bins.mcpspec, "run", "--stdio", bins.mcpspec+" reference "+c.server,
+				"--versions", "2025-11-25", "--focus", c.focus, "--out", out)
+			// A run whose one check could not test ran nothing (exit 4).
+			want := map[reports.Status]int{reports.Pass: reports.ExitOK, reports.Fail: reports.ExitFailures, reports.Untestable: reports.ExitNothingRan}[c.want]
+			if r.code != want {
+				t.Errorf("exit code %d, want %d\n%s", r.code, want, r.stdout)
+			}
+			run := assertReports(t, out)
+			if len(run.Results) == 0 {
+				t.Fatal("no result")
+			}
+			for _, res := range run.Results {
+				if res.Status != c.want {
+					t.Errorf("%s %s %s: %s, want %s: %s", res.ID, res.Version, res.Transport, res.Status, c.want, res.Message)
+				}
+			}
+		})
+	}
+}
