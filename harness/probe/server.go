@@ -329,6 +329,10 @@ func (s *server) relay(ctx context.Context, callID json.RawMessage, id, method s
 	return result(callID, textResult("the "+method+" request was answered: "+string(answer)))
 }
 
+// NoAnswerNote begins the note of a request of the probe's that the client left unanswered
+// for AnswerWait: "no answer to the probe's roots/list (id probe-roots-1) within 10s".
+const NoAnswerNote = "no answer to the probe's "
+
 // ask sends the client a request and waits, at most AnswerWait, for its response.
 func (s *server) ask(ctx context.Context, id, method string, params any, emit func([]byte)) json.RawMessage {
 	ch := make(chan json.RawMessage, 1)
@@ -352,7 +356,7 @@ func (s *server) ask(ctx context.Context, id, method string, params any, emit fu
 	case raw := <-ch:
 		return raw
 	case <-t.C:
-		s.rec.Add(Record{Dir: Note, Body: fmt.Sprintf("no answer to the probe's %s (id %s) within %s", method, id, s.script.AnswerWait)})
+		s.rec.Add(Record{Dir: Note, Body: fmt.Sprintf("%s%s (id %s) within %s", NoAnswerNote, method, id, s.script.AnswerWait)})
 	case <-ctx.Done():
 	}
 	return nil
