@@ -119,9 +119,8 @@ func checkExplicitState(t *conform.T) conform.Finding {
 	return conform.Passed("")
 }
 
-// pageIdentity names each item of a page (canonical JSON) by what identifies it — a resource's
-// uri, a template's uriTemplate, a tool's or prompt's name — or, lacking all three, by its
-// whole text: what a cursor selects, apart from what the items say.
+// pageIdentity names each item of a page (canonical JSON) by what identifies it (itemIdentity):
+// what a cursor selects, apart from what the items say.
 func pageIdentity(items string) string {
 	var list []map[string]any
 	if json.Unmarshal([]byte(items), &list) != nil {
@@ -129,13 +128,7 @@ func pageIdentity(items string) string {
 	}
 	ids := make([]string, len(list))
 	for i, item := range list {
-		ids[i] = canonical(item)
-		for _, k := range []string{"uri", "uriTemplate", "name"} {
-			if v, ok := item[k].(string); ok {
-				ids[i] = k + "=" + v
-				break
-			}
-		}
+		ids[i] = itemIdentity(item)
 	}
 	return strings.Join(ids, "\n")
 }
