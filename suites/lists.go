@@ -367,17 +367,27 @@ func listedURIs(items []json.RawMessage) []string {
 // or a finding when it got no answer or was refused; where says which cursor it is ("on the
 // connection that received it").
 func pageItems(t *conform.T, s *harness.Session, method, key, cursor, where string) (string, *conform.Finding) {
+	items, refused, f := pageOrRefusal(t, s, method, key, cursor, where)
+	if f == nil && refused != nil {
+		g := conform.Violated("%s with the cursor %q %s was refused: %s", method, cursor, where, show(*refused))
+		f = &g
+	}
+	return items, f
+}
+
+// pageOrRefusal is pageItems with a refusal (an answer that is not a result) given back
+// instead of judged, for a check to which a refusal is another requirement's matter.
+func pageOrRefusal(t *conform.T, s *harness.Session, method, key, cursor, where string) (string, *jsonrpc.Message, *conform.Finding) {
 	resp, err := s.Request(t.Ctx, method, map[string]any{"cursor": cursor})
 	if err != nil {
 		f := conform.Violated("%s with a cursor %s: %v", method, where, err)
-		return "", &f
+		return "", nil, &f
 	}
 	obj, ok := resp.ResultObject()
 	if !ok {
-		f := conform.Violated("%s with the cursor %q %s was refused: %s", method, cursor, where, show(resp))
-		return "", &f
+		return "", &resp, nil
 	}
 	var items any
 	_ = json.Unmarshal(obj[key], &items)
-	return canonical(items), nil
+	return canonical(items), nil, nil
 }
