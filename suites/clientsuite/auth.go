@@ -15,7 +15,8 @@ import (
 // where the probe MCP server answers 401 with a Bearer challenge until the probe authorization
 // server (on the same loopback origin) has issued the client a token for it. The records hold
 // no secret: tokens, codes, verifiers and client secrets appear as the labels the probe gave
-// them (a verifier's label carries its S256 challenge).
+// them, and each request lists the credentials it carried as data (probe.Credential: a
+// verifier's syntax and S256 challenge, a token's kind and label), which the checks read.
 
 // The revisions of the checks: 2026-07-28 keeps every client obligation 2025-11-25 states
 // (its text moved to subpages), and first states RFC 9207's iss validation.
@@ -152,7 +153,7 @@ func (v *View) seq(i int) int { return v.Records[i].Seq }
 // challenged is the index of the probe's first refusal for want of authorization, -1 if none.
 func (v *View) challenged() int {
 	for i, r := range v.Records {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.ChallengeNote) {
+		if r.Is(probe.EvChallenge) {
 			return i
 		}
 	}
@@ -389,13 +390,14 @@ func judgePKCE(v *View) Finding {
 		if t.form.Get("grant_type") != "authorization_code" {
 			continue
 		}
-		verifier := t.form.Get("code_verifier")
+		verifier := t.form.Get("code_verifier") // its label
+		c, _ := v.Records[t.at].Cred(probe.InForm, "code_verifier")
 		switch {
 		case verifier == "":
 			return violated("%s: the token request (record %d) carries no code_verifier", v.Scenario, v.seq(t.at))
-		case strings.Contains(verifier, "rfc7636=bad"):
+		case !c.VerifierOK:
 			return violated("%s: the code_verifier of the token request (record %d) is not 43 to 128 characters of the unreserved set (RFC 7636 section 4.1): %s", v.Scenario, v.seq(t.at), verifier)
-		case !strings.Contains(verifier, "S256="+challenge+">"):
+		case c.S256 != challenge:
 			return violated("%s: the code_verifier of the token request (record %d) does not yield the code_challenge %s by S256 (%s)", v.Scenario, v.seq(t.at), challenge, verifier)
 		}
 		return passed("%s: S256 challenge in the authorization request, its verifier in the token request (record %d)", v.Scenario, v.seq(t.at))
@@ -430,7 +432,7 @@ func judgeResource(v *View) Finding {
 // issued is the index of the probe's first token issue, -1 if none.
 func (v *View) issued() int {
 	for i, r := range v.Records {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.IssuedNote) {
+		if r.Is(probe.EvTokenIssued) {
 			return i
 		}
 	}
@@ -450,7 +452,7 @@ func judgeBearerHeader(v *View) Finding {
 		if r.Dir != probe.Recv || r.Channel == probe.ChanOAuth {
 			continue
 		}
-		if strings.Contains(r.Query, "access_token") || strings.Contains(r.Query, "<redacted:") {
+		if strings.Contains(r.Query, "access_token") || slices.ContainsFunc(r.Creds, func(c probe.Credential) bool { return c.In == probe.InQuery }) {
 			return violated("%s: %s to the MCP endpoint (record %d) carries a token in its query string: %s", v.Scenario, r.Channel, r.Seq, r.Query)
 		}
 		if i < first {
@@ -458,7 +460,7 @@ func judgeBearerHeader(v *View) Finding {
 		}
 		n++
 		a, _ := r.HasHeader("Authorization")
-		if !strings.HasPrefix(a, "Bearer <redacted:access_token-") {
+		if c, ok := r.Cred(probe.InHeader, "Authorization"); !ok || c.Kind != probe.SecretAccessToken || !strings.HasPrefix(a, "Bearer ") {
 			return violated("%s: %s (record %d), sent after the client was issued a token, has Authorization %q, not Bearer and the token", v.Scenario, r.Channel, r.Seq, a)
 		}
 	}
@@ -505,7 +507,7 @@ func judgeScope(v *View) Finding {
 func (v *View) stepUpChallenges() []int {
 	var out []int
 	for i, r := range v.Records {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.ChallengeNote+"403 ") {
+		if r.Is(probe.EvChallenge) && r.Event.Status == 403 {
 			out = append(out, i)
 		}
 	}
@@ -630,8 +632,8 @@ func judgeRegistration(v *View) Finding {
 		return violated("%s: the server takes Client ID Metadata Documents, yet the client_id of the authorization request (record %d) is %q, not a URL", v.Scenario, v.seq(auths[0].at), id)
 	}
 	for _, r := range v.Records {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.CIMDNote+id) && !strings.Contains(r.Body, " fetched: ") && !strings.Contains(r.Body, "taken without fetching") {
-			return violated("%s: the client's metadata document at %s did not do: %s", v.Scenario, id, strings.TrimPrefix(r.Body, probe.CIMDNote))
+		if ev := r.Event; r.Is(probe.EvCIMD) && ev.ClientID == id && ev.CIMD != probe.CIMDFetched && ev.CIMD != probe.CIMDNotFetched {
+			return violated("%s: the client's metadata document at %s did not do: %s", v.Scenario, id, r.Body)
 		}
 	}
 	return passed("%s: the client used a Client ID Metadata Document URL as its client_id, %s", v.Scenario, id)
@@ -640,7 +642,7 @@ func judgeRegistration(v *View) Finding {
 func judgeRefresh(v *View) Finding {
 	expired := -1
 	for i, r := range v.Records {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.ChallengeNote+"401 ") && strings.Contains(r.Body, "invalid_token") && strings.Contains(r.Body, "expired") {
+		if r.Is(probe.EvChallenge) && r.Event.Status == 401 && r.Event.Error == "invalid_token" && r.Event.Expired {
 			expired = i
 			break
 		}
@@ -657,7 +659,7 @@ func judgeRefresh(v *View) Finding {
 		}
 		switch {
 		case o.method == "POST" && strings.HasSuffix(o.path, "/token") && o.form.Get("grant_type") == "refresh_token":
-			if !strings.HasPrefix(o.form.Get("refresh_token"), "<redacted:refresh_token-") {
+			if c, ok := v.Records[o.at].Cred(probe.InForm, "refresh_token"); !ok || c.Kind != probe.SecretRefreshToken {
 				return violated("%s: the refresh_token grant (record %d) carries no refresh token the authorization server issued", v.Scenario, v.seq(o.at))
 			}
 			return passed("%s: answered 401 for its expired token, the client used the refresh_token grant (record %d)", v.Scenario, v.seq(o.at))
@@ -734,7 +736,7 @@ func judgeTokenAuthMethod(v *View) Finding {
 			return violated("%s: registered for %s, the client authenticated its %s token request (record %d) by %s", v.Scenario, want, t.form.Get("grant_type"), r.Seq, got)
 		}
 		if got == "private_key_jwt" {
-			if note := v.assertionVerdict(t.at); !strings.HasPrefix(note, "verified") {
+			if ok, note := v.assertionVerdict(t.at); !ok {
 				return violated("%s: the client_assertion of its %s token request (record %d) did not verify: %s", v.Scenario, t.form.Get("grant_type"), r.Seq, note)
 			}
 		}
@@ -746,7 +748,7 @@ func judgeTokenAuthMethod(v *View) Finding {
 func (v *View) codeResponses() []int {
 	var out []int
 	for i, r := range v.Records {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.CodeNote) {
+		if r.Is(probe.EvCodeIssued) {
 			out = append(out, i)
 		}
 	}
@@ -805,10 +807,8 @@ func (v *View) registeredRedirects() ([]string, string) {
 		}
 	}
 	for _, r := range v.Records {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.CIMDNote) {
-			if _, list, ok := strings.Cut(r.Body, probe.CIMDRedirects); ok {
-				return strings.Fields(strings.Trim(list, "[]")), "its Client ID Metadata Document"
-			}
+		if ev := r.Event; r.Is(probe.EvCIMD) && (ev.CIMD == probe.CIMDFetched || ev.CIMD == probe.CIMDMismatch) {
+			return ev.RedirectURIs, "its Client ID Metadata Document"
 		}
 	}
 	return nil, ""
@@ -885,9 +885,9 @@ func judgeRefreshGrantType(v *View) Finding {
 		}
 	} else {
 		for _, r := range v.Records {
-			if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.CIMDGrantsNote) {
+			if r.Is(probe.EvCIMDGrants) {
 				where = "its Client ID Metadata Document"
-				grants = strings.Fields(strings.Trim(strings.TrimPrefix(r.Body, probe.CIMDGrantsNote), "[]"))
+				grants = r.Event.GrantTypes
 				if len(grants) == 0 {
 					grants = []string{"authorization_code"}
 					where += ", which names none (the default: authorization_code)"
@@ -923,21 +923,21 @@ func judgeApplicationType(v *View) Finding {
 }
 
 // assertionVerdict is what the probe made of the client_assertion of the token request at
-// index at: the rest of its AssertionNote ("verified: …" or "rejected: …").
-func (v *View) assertionVerdict(at int) string {
+// index at: whether it verified, and the probe's words on it.
+func (v *View) assertionVerdict(at int) (bool, string) {
 	for _, r := range v.Records[at+1:] {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.AssertionNote) {
-			return strings.TrimPrefix(r.Body, probe.AssertionNote)
+		if r.Is(probe.EvAssertion) {
+			return r.Event.Verified, r.Body
 		}
 	}
-	return "the probe recorded no verdict on it"
+	return false, "the probe recorded no verdict on it"
 }
 
 // migrated is the index of the probe's note that the protected resource metadata names the
 // second authorization server from now on, -1 if the scenario never got there.
 func (v *View) migrated() int {
 	for i, r := range v.Records {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.MigratedNote) {
+		if r.Is(probe.EvMigrated) {
 			return i
 		}
 	}
@@ -961,8 +961,8 @@ func judgeASBinding(v *View) Finding {
 		return v.notMigrated()
 	}
 	for _, r := range v.Records[m:] {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.CrossASNote) {
-			return violated("%s: after the protected resource metadata came to name another authorization server, the client presented the old one's credentials to it: %s (record %d)", v.Scenario, strings.TrimPrefix(r.Body, probe.CrossASNote), r.Seq)
+		if ev := r.Event; r.Is(probe.EvCrossAS) {
+			return violated("%s: after the protected resource metadata came to name another authorization server, the client presented the old one's credentials to it: %s presented at %s, registered at %s (record %d)", v.Scenario, ev.ClientID, ev.Issuer, ev.RegisteredAt, r.Seq)
 		}
 	}
 	registered := false
@@ -988,11 +988,8 @@ func judgeASBinding(v *View) Finding {
 func (v *View) tokenIssuers() map[string]string {
 	out := map[string]string{}
 	for _, r := range v.Records {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.IssuedNote) {
-			label, _, _ := strings.Cut(strings.TrimPrefix(r.Body, probe.IssuedNote), " ")
-			if _, iss, ok := strings.Cut(r.Body, probe.IssuerMark); ok {
-				out[label] = iss
-			}
+		if r.Is(probe.EvTokenIssued) {
+			out[r.Event.Token] = r.Event.Issuer
 		}
 	}
 	return out
@@ -1003,7 +1000,7 @@ func judgeTokenIssuer(v *View) Finding {
 	if m < 0 {
 		return v.notMigrated()
 	}
-	newIssuer := strings.TrimPrefix(v.Records[m].Body, probe.MigratedNote)
+	newIssuer := v.Records[m].Event.Issuer
 	// The client learns of the move when it reads the protected resource metadata again.
 	learnt := -1
 	for _, o := range v.prmReqs() {
@@ -1022,11 +1019,11 @@ func judgeTokenIssuer(v *View) Finding {
 			continue
 		}
 		a, _ := r.HasHeader("Authorization")
-		label := strings.TrimSpace(strings.TrimPrefix(a, "Bearer "))
-		if label == "" {
+		if strings.TrimSpace(strings.TrimPrefix(a, "Bearer ")) == "" {
 			continue
 		}
-		if iss := issuers[label]; iss != newIssuer {
+		c, _ := r.Cred(probe.InHeader, "Authorization")
+		if iss := issuers[c.Label]; c.Label == "" || iss != newIssuer {
 			from := "an authorization server's it was never issued by"
 			if iss != "" {
 				from = iss + "'s"

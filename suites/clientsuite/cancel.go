@@ -35,8 +35,8 @@ func init() {
 // the index of that note.
 func (v *View) held() (at int, id string, f *Finding) {
 	for i, r := range v.Records {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.HeldNote) {
-			return i, strings.TrimPrefix(r.Body, probe.HeldNote), nil
+		if r.Is(probe.EvHeld) {
+			return i, r.Event.RequestID, nil
 		}
 	}
 	nf := untestable("the client never called %s, so the probe held no request past its timeout (the contract: call every listed tool)", probe.ToolSlow)
@@ -57,7 +57,7 @@ type cancellation struct {
 func (v *View) cancellation(at int) cancellation {
 	c := cancellation{lateRec: -1}
 	for i, r := range v.Records[at+1:] {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.LateNote) && c.lateRec < 0 {
+		if r.Is(probe.EvAnsweredLate) && c.lateRec < 0 {
 			c.lateRec = at + 1 + i
 		}
 	}
@@ -164,9 +164,8 @@ func judgeStdioCancel(v *View) Finding {
 // taskCall finds the client's task-augmented call the probe made a task of.
 func (v *View) taskCall() (at int, id string, f *Finding) {
 	for i, r := range v.Records {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.TaskCreatedNote) {
-			_, id, _ := strings.Cut(r.Body, " for request ")
-			return i, id, nil
+		if r.Is(probe.EvTaskCreated) {
+			return i, r.Event.RequestID, nil
 		}
 	}
 	for _, m := range v.Msgs {

@@ -393,10 +393,9 @@ func judgeSession(v *View) Finding {
 func sessionBefore(v *View, i int) (id string, ended bool) {
 	for _, r := range v.Records[:i] {
 		switch {
-		case r.Dir != probe.Note:
-		case strings.HasPrefix(r.Body, probe.SessionNote):
-			id, ended = strings.TrimPrefix(r.Body, probe.SessionNote), false
-		case strings.HasPrefix(r.Body, probe.ExpiredNote):
+		case r.Is(probe.EvSessionAssigned):
+			id, ended = r.Event.Session, false
+		case r.Is(probe.EvSessionExpired):
 			ended = true
 		}
 	}
@@ -412,8 +411,8 @@ func isInitialize(r probe.Record) bool {
 // only as the client echoes it, so the probe notes it).
 func sessionAssigned(v *View) string {
 	for _, r := range v.Records {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.SessionNote) {
-			return strings.TrimPrefix(r.Body, probe.SessionNote)
+		if r.Is(probe.EvSessionAssigned) {
+			return r.Event.Session
 		}
 	}
 	return ""
@@ -464,8 +463,8 @@ func judgeVersionNegotiated(v *View) Finding {
 func judgeSSEPost(v *View) Finding {
 	endpoint, at := "", -1
 	for i, r := range v.Records {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.EndpointNote) {
-			endpoint, at = strings.TrimPrefix(r.Body, probe.EndpointNote), i
+		if r.Is(probe.EvEndpoint) {
+			endpoint, at = r.Event.URL, i
 			break
 		}
 	}
@@ -493,8 +492,8 @@ func judgeSSEPost(v *View) Finding {
 func judgeSessionExpired(v *View) Finding {
 	at, old := -1, ""
 	for i, r := range v.Records {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.ExpiredNote) {
-			at, old = i, strings.TrimPrefix(r.Body, probe.ExpiredNote)
+		if r.Is(probe.EvSessionExpired) {
+			at, old = i, r.Event.Session
 			break
 		}
 	}
@@ -523,11 +522,8 @@ func judgeSessionExpired(v *View) Finding {
 // cut finds the probe's note of the stream it closed before the response (ScenarioSSERetry).
 func (v *View) cut() (at int, id string, retryMs int, f *Finding) {
 	for i, r := range v.Records {
-		if r.Dir != probe.Note {
-			continue
-		}
-		if id, ms, ok := probe.ParseCut(r.Body); ok {
-			return i, id, ms, nil
+		if r.Is(probe.EvStreamCut) {
+			return i, r.Event.EventID, r.Event.RetryMs, nil
 		}
 	}
 	nf := untestable("the client called no tool, so the probe never closed a stream before its response (the contract: call every listed tool)")

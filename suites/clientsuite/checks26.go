@@ -164,7 +164,7 @@ func judgeNoClientResponses(v *View) Finding {
 }
 
 func judgeEmptyCursor(v *View) Finding {
-	at := slices.IndexFunc(v.Records, func(r probe.Record) bool { return r.Dir == probe.Note && r.Body == probe.EmptyCursorNote })
+	at := slices.IndexFunc(v.Records, func(r probe.Record) bool { return r.Is(probe.EvEmptyCursor) })
 	if at < 0 {
 		if !slices.ContainsFunc(v.Msgs, func(m Msg) bool { return m.IsRequest() && m.Method == "tools/list" }) {
 			return untestable("the client never listed the tools, so the probe sent no nextCursor \"\"")

@@ -165,9 +165,9 @@ func (v *View) walk(visit func(m Msg, inFlight []Msg) *Finding, reset func()) (i
 	}
 	for i, r := range v.Records {
 		switch {
-		case r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.ExpiredNote):
+		case r.Is(probe.EvSessionExpired):
 			fl.inFlight = nil // the session's requests are over: the request that met it got 404
-		case r.Dir == probe.Note && r.Body == probe.RelaunchNote:
+		case r.Is(probe.EvRelaunch):
 			fl.inFlight = nil
 			if reset != nil {
 				reset()

@@ -3,7 +3,6 @@ package clientsuite
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
 	"github.com/mcpspec/mcpspec/harness/wire"
@@ -35,8 +34,8 @@ type inputCall struct {
 func (v *View) mrtrRound() (state string, original, retry inputCall, f *Finding) {
 	at := -1
 	for i, r := range v.Records {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.InputRequiredNote) {
-			at, state = i, strings.TrimPrefix(r.Body, probe.InputRequiredNote)
+		if r.Is(probe.EvInputRequired) {
+			at, state = i, r.Event.RequestState
 			break
 		}
 	}

@@ -2,7 +2,7 @@ package clientsuite
 
 import (
 	"encoding/json"
-	"strings"
+	"fmt"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
 )
@@ -26,15 +26,12 @@ func init() {
 // cursorNotes are the probe's notes of the cursors it announced and of those it never issued.
 func (v *View) cursorNotes() (issued, unknown []string, last bool) {
 	for _, r := range v.Records {
-		if r.Dir != probe.Note {
-			continue
-		}
 		switch {
-		case strings.HasPrefix(r.Body, probe.CursorNote):
-			issued = append(issued, strings.TrimPrefix(r.Body, probe.CursorNote))
-		case strings.HasPrefix(r.Body, probe.UnknownCursorNote):
-			unknown = append(unknown, strings.TrimPrefix(r.Body, probe.UnknownCursorNote))
-		case r.Body == probe.LastPageNote:
+		case r.Is(probe.EvCursorIssued):
+			issued = append(issued, r.Event.Cursor)
+		case r.Is(probe.EvUnknownCursor):
+			unknown = append(unknown, fmt.Sprintf("%q; answered with page %d", r.Event.Cursor, r.Event.Page))
+		case r.Is(probe.EvLastPage):
 			last = true
 		}
 	}

@@ -23,10 +23,10 @@ func init() {
 	)
 }
 
-// note is the index of the first probe note beginning with prefix after index from, -1 if none.
-func (v *View) note(prefix string, from int) int {
+// note is the index of the first probe event of kind k after index from, -1 if none.
+func (v *View) note(k probe.EventKind, from int) int {
 	for i := from + 1; i < len(v.Records); i++ {
-		if r := v.Records[i]; r.Dir == probe.Note && strings.HasPrefix(r.Body, prefix) {
+		if v.Records[i].Is(k) {
 			return i
 		}
 	}
@@ -54,14 +54,14 @@ func (v *View) noSubscription() Finding {
 }
 
 func judgeSubCorrelate(v *View) Finding {
-	listen := v.note(probe.ListenNote, -1)
+	listen := v.note(probe.EvSubscribed, -1)
 	if listen < 0 {
 		return v.noSubscription()
 	}
-	foreign := v.note(probe.ForeignNote, listen-1)
-	own := v.note(probe.OwnChangeNote, listen)
+	foreign := v.note(probe.EvForeignChange, listen-1)
+	own := v.note(probe.EvOwnChange, listen)
 	// Up to the relaunch, if any: the second connection sends no foreign notification.
-	end := v.note(probe.RelaunchNote, listen)
+	end := v.note(probe.EvRelaunch, listen)
 	if foreign < 0 {
 		return untestable("the probe sent no notification of another subscription")
 	}
@@ -78,19 +78,19 @@ func judgeSubCorrelate(v *View) Finding {
 }
 
 func judgeSubResend(v *View) Finding {
-	listen := v.note(probe.ListenNote, -1)
+	listen := v.note(probe.EvSubscribed, -1)
 	if listen < 0 {
 		return v.noSubscription()
 	}
-	hangup := v.note(probe.HangupNote, listen)
+	hangup := v.note(probe.EvHangup, listen)
 	if hangup < 0 {
 		return untestable("the probe never ended the connection: the client did not list the tools again after its subscription's tools/list_changed (the contract)")
 	}
-	relaunch := v.note(probe.RelaunchNote, hangup)
+	relaunch := v.note(probe.EvRelaunch, hangup)
 	if relaunch < 0 {
 		return na("the client did not re-establish the connection after the probe ended it, so it had no subscription to re-establish (the contract asks it to relaunch the server once)")
 	}
-	if again := v.note(probe.ListenNote, relaunch); again >= 0 {
+	if again := v.note(probe.EvSubscribed, relaunch); again >= 0 {
 		return passed("after the probe ended the connection and was launched again, the client re-sent subscriptions/listen (%s)", v.Records[again].Body)
 	}
 	var sent []string
