@@ -2,6 +2,7 @@ package clientsuite
 
 import (
 	"encoding/json"
+	"github.com/mcpspec/mcpspec/suites/catalog"
 	"strings"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
@@ -12,7 +13,7 @@ import (
 
 func init() {
 	Register(
-		Check{ID: "SKILL-CLIENT-NO-PREFETCH", Level: "SHOULD", Scenario: probe.ScenarioSkills, Versions: modernOnly,
+		Check{ID: "SKILL-CLIENT-NO-PREFETCH", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "SHOULD", Scenario: probe.ScenarioSkills,
 			Summary:     "a client reads no skill file it was not asked to load: listing the resources and reading skill://index.json is all it does unasked",
 			LevelReason: "SEP-2640 loads skills progressively: the index and the listing say what there is, a skill's files are read when it is used. Nothing in the scenario asks for a skill, so any read of a skill:// file but the index is a prefetch.",
 			Judge:       judgeSkillNoPrefetch},

@@ -1,6 +1,7 @@
 package clientsuite
 
 import (
+	"github.com/mcpspec/mcpspec/suites/catalog"
 	"strings"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
@@ -14,10 +15,7 @@ import (
 
 func init() {
 	Register(
-		Check{ID: "STDIO26-SUB-CORRELATE", Level: "MUST", Scenario: probe.ScenarioSubscriptions, Transports: []string{wire.Stdio}, Versions: modernOnly,
-			Summary: "the client takes a notification for its subscription by the io.modelcontextprotocol/subscriptionId in its _meta, not by its type",
-			Judge:   judgeSubCorrelate},
-		Check{ID: "SUB-STDIO-RESEND", Level: "MUST", Scenario: probe.ScenarioSubscriptions, Transports: []string{wire.Stdio}, Versions: modernOnly,
+		Check{ID: "SUB-STDIO-RESEND", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioSubscriptions, Transports: []string{wire.Stdio},
 			Summary: "after the stdio connection ended and was re-established, the client re-sends subscriptions/listen",
 			Judge:   judgeSubResend},
 	)
@@ -51,30 +49,6 @@ func (v *View) noSubscription() Finding {
 		return untestable("the client made no request past discovery")
 	}
 	return na("the client opened no subscription (no subscriptions/listen): it does not use them, or did not take the probe's tools.listChanged as the offer of one")
-}
-
-func judgeSubCorrelate(v *View) Finding {
-	listen := v.note(probe.EvSubscribed, -1)
-	if listen < 0 {
-		return v.noSubscription()
-	}
-	foreign := v.note(probe.EvForeignChange, listen-1)
-	own := v.note(probe.EvOwnChange, listen)
-	// Up to the relaunch, if any: the second connection sends no foreign notification.
-	end := v.note(probe.EvRelaunch, listen)
-	if foreign < 0 {
-		return untestable("the probe sent no notification of another subscription")
-	}
-	if m := v.listsBetween(foreign, own); m != nil && (end < 0 || m.Rec < end) {
-		return violated("the client listed the tools again (record %d) after a tools/list_changed whose _meta names subscription %q, which it never opened, before any of its own subscription's", v.Records[m.Rec].Seq, probe.ForeignSubscription)
-	}
-	if own < 0 {
-		return untestable("the client did not call %s after its subscription was acknowledged, so the probe sent no list_changed of its own subscription to tell its silence from deafness (the contract)", probe.ToolEcho)
-	}
-	if m := v.listsBetween(own, end); m != nil {
-		return passed("the client ignored the tools/list_changed of subscription %q and listed the tools again on its own subscription's (record %d)", probe.ForeignSubscription, v.Records[m.Rec].Seq)
-	}
-	return untestable("the client did not list the tools again after its own subscription's tools/list_changed, so its silence after the other subscription's shows nothing (the contract)")
 }
 
 func judgeSubResend(v *View) Finding {

@@ -3,6 +3,7 @@ package clientsuite
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/mcpspec/mcpspec/suites/catalog"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
 	"github.com/mcpspec/mcpspec/harness/wire"
@@ -14,10 +15,10 @@ import (
 
 func init() {
 	Register(
-		Check{ID: "MRTR-CLIENT-NEW-ID", Level: "MUST", Scenario: probe.ScenarioTools, Transports: []string{wire.Stdio, wire.HTTP}, Versions: modernOnly,
+		Check{ID: "MRTR-CLIENT-NEW-ID", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioTools, Transports: []string{wire.Stdio, wire.HTTP},
 			Summary: "the retry after an InputRequiredResult is a new request, with an id other than the original's",
 			Judge:   judgeMRTRNewID},
-		Check{ID: "MRTR-CLIENT-ECHO-STATE", Level: "MUST", Scenario: probe.ScenarioTools, Transports: []string{wire.Stdio, wire.HTTP}, Versions: modernOnly,
+		Check{ID: "MRTR-CLIENT-ECHO-STATE", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioTools, Transports: []string{wire.Stdio, wire.HTTP},
 			Summary: "the retry after an InputRequiredResult echoes its requestState exactly",
 			Judge:   judgeMRTREchoState},
 	)

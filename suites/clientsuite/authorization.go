@@ -3,6 +3,7 @@ package clientsuite
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mcpspec/mcpspec/suites/catalog"
 	"net/url"
 	"slices"
 	"strings"
@@ -18,94 +19,89 @@ import (
 // them, and each request lists the credentials it carried as data (probe.Credential: a
 // verifier's syntax and S256 challenge, a token's kind and label), which the checks read.
 
-// The revisions of the checks: 2026-07-28 keeps every client obligation 2025-11-25 states
-// (its text moved to subpages), and first states RFC 9207's iss validation.
-var (
-	revsAuthAll  = []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125, harness.Rev20260728}
-	revsAuthPRM  = []string{harness.Rev20250618, harness.Rev20251125, harness.Rev20260728}
-	revsAuth1125 = []string{harness.Rev20251125, harness.Rev20260728}
-	revsAuth0728 = []string{harness.Rev20260728}
-)
+// The checks run at every revision their catalogue rows name: 2026-07-28 keeps every client
+// obligation 2025-11-25 states (its text moved to subpages), and first states RFC 9207's iss
+// validation.
 
 func init() {
 	checks := []Check{
-		{ID: "AUTH-CLIENT-PRM-DISCOVERY", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
+		{ID: "AUTH-CLIENT-PRM-DISCOVERY", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthMetadataVar1, probe.AuthMetadataVar2, probe.AuthMetadataVar3},
 			Summary: "the client fetches the protected resource metadata the 401 challenge names, else (2025-11-25) the well-known URIs, path-based first",
 			Judge:   judgePRMDiscovery},
-		{ID: "AUTH-CLIENT-AS-DISCOVERY", Level: "MUST", Transports: httpOnly, Versions: revsAuthAll,
+		{ID: "AUTH-CLIENT-AS-DISCOVERY", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthMetadataVar1, probe.AuthMetadataVar2, probe.AuthMetadataVar3, probe.AuthBackcompat0326, probe.AuthEndpointFallback},
 			Summary: "the client asks the authorization server's metadata at the well-known URIs in its revision's order (2025-03-26: at the MCP server's origin, then the default endpoints)",
 			Judge:   judgeASDiscovery},
-		{ID: "AUTH-CLIENT-PKCE", Level: "MUST", Transports: httpOnly, Versions: revsAuthAll,
+		{ID: "AUTH-CLIENT-PKCE", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthBackcompat0326},
 			Summary: "the authorization request carries an S256 code_challenge and the token request the code_verifier that yields it, 43 to 128 unreserved characters",
 			Judge:   judgePKCE},
-		{ID: "AUTH-CLIENT-RESOURCE", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
+		{ID: "AUTH-CLIENT-RESOURCE", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthTokenRefresh},
 			Summary: "the authorization and token requests carry resource, the MCP server's canonical URI",
 			Judge:   judgeResource},
-		{ID: "AUTH-CLIENT-BEARER-HEADER", Level: "MUST", Transports: httpOnly, Versions: revsAuthAll,
+		{ID: "AUTH-CLIENT-BEARER-HEADER", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthBackcompat0326},
 			Summary: "once it holds a token the client sends it in the Authorization header of every request, never in the query string",
 			Judge:   judgeBearerHeader},
-		{ID: "AUTH-CLIENT-SCOPE", Level: "SHOULD", Transports: httpOnly, Versions: revsAuth1125,
+		{ID: "AUTH-CLIENT-SCOPE", Revisions: catalog.AllCatalogued, Level: "SHOULD", Transports: httpOnly,
 			Scenario: probe.AuthScopeFromChallenge, Also: []string{probe.AuthScopeFromSupported, probe.AuthScopeOmitted},
 			Summary: "the client asks for the challenge's scope, else all of scopes_supported, else no scope",
 			Judge:   judgeScope},
-		{ID: "AUTH-CLIENT-STEP-UP", Level: "SHOULD", Transports: httpOnly, Versions: revsAuth1125,
+		{ID: "AUTH-CLIENT-STEP-UP", Revisions: catalog.AllCatalogued, Level: "SHOULD", Transports: httpOnly,
 			Scenario: probe.AuthScopeStepUp, Also: []string{probe.AuthScopeRetryLimit},
 			Summary: "answered 403 insufficient_scope, the client re-authorizes with the challenged scope, and gives up after a few attempts",
 			Judge:   judgeStepUp},
-		{ID: "AUTH-CLIENT-STATE", Level: "SHOULD", Transports: httpOnly, Versions: revsAuthPRM,
+		{ID: "AUTH-CLIENT-STATE", Revisions: catalog.AllCatalogued, Level: "SHOULD", Transports: httpOnly,
 			Scenario: probe.AuthStateMismatch,
 			Summary:  "the client sends a state and does not redeem a code whose response carries another",
 			Judge:    judgeState},
-		{ID: "AUTH-CLIENT-PKCE-REFUSE", Level: "MUST", Transports: httpOnly, Versions: revsAuth1125,
+		{ID: "AUTH-CLIENT-PKCE-REFUSE", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Scenario: probe.AuthPKCENotAdvertised,
 			Summary:  "an authorization server whose metadata lacks code_challenge_methods_supported gets no authorization request",
 			Judge:    judgePKCERefuse},
-		{ID: "AUTH-CLIENT-PRM-RESOURCE-MATCH", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
+		{ID: "AUTH-CLIENT-PRM-RESOURCE-MATCH", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Scenario: probe.AuthResourceMismatch,
 			Summary:  "protected resource metadata naming another resource than the MCP server is not used to authorize",
 			Judge:    judgePRMResourceMatch},
-		{ID: "AUTH-CLIENT-REGISTRATION", Level: "SHOULD", Transports: httpOnly, Versions: revsAuth1125,
+		{ID: "AUTH-CLIENT-REGISTRATION", Revisions: catalog.AllCatalogued, Level: "SHOULD", Transports: httpOnly,
 			Scenario: probe.AuthPreRegistration, Also: []string{probe.AuthBasicCIMD},
 			Summary: "the client uses the pre-registered client_id it was given, else a Client ID Metadata Document URL where the server takes one, before dynamic registration",
 			Judge:   judgeRegistration},
-		{ID: "AUTH-CLIENT-REFRESH", Level: "SHOULD", Transports: httpOnly, Versions: revsAuthPRM,
+		{ID: "AUTH-CLIENT-REFRESH", Revisions: catalog.AllCatalogued, Level: "SHOULD", Transports: httpOnly,
 			Scenario: probe.AuthTokenRefresh,
 			Summary:  "answered 401 invalid_token for an expired access token, a client holding a refresh token uses the refresh_token grant",
 			Judge:    judgeRefresh},
-		{ID: "AUTH-CLIENT-TOKEN-AUTH-METHOD", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
+		{ID: "AUTH-CLIENT-TOKEN-AUTH-METHOD", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Scenario: probe.AuthTokenEndpointBasic, Also: []string{probe.AuthTokenEndpointPost, probe.AuthTokenEndpointNone, probe.AuthPreRegistration, probe.AuthClientCredentialsBa, probe.AuthClientCredentialsJWT},
 			Summary: "the client authenticates at the token endpoint by the method it registered (client_secret_basic, client_secret_post, none, or private_key_jwt with an assertion its key signed)",
 			Judge:   judgeTokenAuthMethod},
-		{ID: "AUTH-CLIENT-ISS", Level: "MUST", Transports: httpOnly, Versions: revsAuth0728,
+		{ID: "AUTH-CLIENT-ISS", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Scenario: probe.AuthISSWrongIssuer, Also: []string{probe.AuthISSMissing, probe.AuthISSUnexpected, probe.AuthISSNormalized, probe.AuthISSSupported},
 			Summary: "the client redeems no code whose authorization response has an iss other than the issuer (compared as strings), or none where the server advertises authorization_response_iss_parameter_supported; it redeems one whose iss is the issuer",
 			Judge:   judgeISS},
-		{ID: "AUTH-CLIENT-REDIRECT-URI", Level: "MUST", Transports: httpOnly, Versions: revsAuthAll,
+		{ID: "AUTH-CLIENT-REDIRECT-URI", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthBackcompat0326, probe.AuthBasicCIMD, probe.AuthPreRegistration},
 			Summary: "the redirect_uri of every authorization request is a localhost or https URL, and one the client registered (dynamically or in its Client ID Metadata Document)",
 			Judge:   judgeRedirectURI},
-		{ID: "AUTH-CLIENT-REFRESH-GRANT-TYPE", Level: "SHOULD", Transports: httpOnly, Versions: revsAuth0728,
+		{ID: "AUTH-CLIENT-REFRESH-GRANT-TYPE", Revisions: catalog.AllCatalogued, Level: "SHOULD", Transports: httpOnly,
 			Scenario: probe.AuthOfflineAccessScope, Also: []string{probe.AuthMetadataDefault, probe.AuthBasicCIMD},
 			Summary: "the client's metadata (its dynamic registration or its Client ID Metadata Document) lists refresh_token in grant_types",
 			Judge:   judgeRefreshGrantType},
-		{ID: "AUTH-CLIENT-APPLICATION-TYPE", Level: "MUST", Transports: httpOnly, Versions: revsAuth0728,
+		{ID: "AUTH-CLIENT-APPLICATION-TYPE", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthTokenEndpointBasic, probe.AuthTokenEndpointPost, probe.AuthTokenEndpointNone},
 			Summary: "a dynamic registration request carries application_type",
 			Judge:   judgeApplicationType},
-		{ID: "AUTH-CLIENT-AS-BINDING", Level: "MUST", Transports: httpOnly, Versions: revsAuth0728,
+		{ID: "AUTH-CLIENT-AS-BINDING", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Scenario: probe.AuthASMigration,
 			Summary:  "when the protected resource metadata comes to name another authorization server, the client registers with it anew and presents it no credentials the old one gave",
 			Judge:    judgeASBinding},
-		{ID: "AUTH-CLIENT-TOKEN-ISSUER", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
+		{ID: "AUTH-CLIENT-TOKEN-ISSUER", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Scenario: probe.AuthASMigration,
 			Summary:  "the client sends the server no token but those of the authorization server its protected resource metadata names: once it has learnt the server moved to another, never the old one's",
 			Judge:    judgeTokenIssuer},
-		{ID: "AUTH-CLIENT-AS-METADATA-ISSUER", Level: "MUST", Transports: httpOnly, Versions: revsAuth0728,
+		{ID: "AUTH-CLIENT-AS-METADATA-ISSUER", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Scenario: probe.AuthMetadataIssuerMismatch,
 			Summary:  "authorization server metadata whose issuer is not the one the client built its well-known URL from is not used",
 			Judge:    judgeMetadataIssuer},
