@@ -17,15 +17,14 @@ func scenarioServes(scenario, revision string) (serves, known bool) {
 	return false, false
 }
 
-// scenarioTools are the tools those scenarios list; ok is false for any other scenario.
+// scenarioTools are the tools those scenarios list; ok is false for any other scenario (the
+// skill scenarios list the stateless revision's tools, as sep-2640-client-no-prefetch does).
 func (s *server) scenarioTools() (tools []map[string]any, ok bool) {
 	switch sc := s.script.Scenario; {
 	case sc == ScenarioRefNoDeref || sc == ScenarioSchemaPreservation:
 		return schemaTools(sc, s.canaryURL()), true
 	case sc == ScenarioInvalidToolHeaders:
 		return invalidHeaderTools(), true
-	case IsSkillVerify(sc):
-		return []map[string]any{}, true
 	}
 	return nil, false
 }
