@@ -2,6 +2,8 @@ package clientsuite
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
 )
@@ -26,6 +28,7 @@ func judgeInvalidToolHeaders(v *View) Finding {
 		breaks[t.Name] = t.Breaks
 	}
 	validCalled := -1
+	var called []string
 	for _, m := range v.Msgs {
 		if !m.IsRequest() || m.Method != "tools/call" {
 			continue
@@ -38,11 +41,15 @@ func judgeInvalidToolHeaders(v *View) Finding {
 		_ = json.Unmarshal(m.Raw, &p)
 		seq := v.Records[m.Rec].Seq
 		if why, bad := breaks[p.Params.Name]; bad {
-			return violated("the client called %s (record %d), a tool it must have excluded from tools/list: %s", p.Params.Name, seq, why)
+			called = append(called, fmt.Sprintf("%s (record %d: %s)", p.Params.Name, seq, why))
+			delete(breaks, p.Params.Name)
 		}
 		if p.Params.Name == probe.ToolValidHeader && validCalled < 0 {
 			validCalled = seq
 		}
+	}
+	if len(called) > 0 {
+		return violated("the client called %d tools it must have excluded from tools/list for their invalid x-mcp-header marks: %s", len(called), strings.Join(called, "; "))
 	}
 	if validCalled < 0 {
 		return untestable("the client never called %s, the one valid tool (the contract: call every tool it holds), so its not calling the invalid ones shows nothing", probe.ToolValidHeader)
