@@ -135,6 +135,9 @@ type AuthPlan struct {
 	// Lax are the reference authorization server's faults (mcpspec reference-authserver
 	// --fault): each drops one rule the AS checks judge. No scenario sets them.
 	Lax ASLax
+	// DPoP: the authorization server binds tokens to DPoP proofs and the MCP endpoint takes
+	// them under the DPoP scheme (authdpop.go); DPoPNonce: both require a nonce of their own.
+	DPoP, DPoPNonce bool
 	// JWTAccessTokens: access tokens are ES256 JWTs whose aud is the resource they were issued
 	// for, so a tester can see the audience (the reference authorization server's tokens).
 	JWTAccessTokens bool
@@ -237,6 +240,8 @@ var authPlans = func() []AuthPlan {
 		p(AuthISSNormalized, revs0728, func(a *AuthPlan) { a.ISS, a.ISSSent = true, ISSNormalized }),
 		p(AuthMetadataIssuerMismatch, revs0728, func(a *AuthPlan) { a.MetadataIssuer = WrongIssuer }),
 		p(AuthASMigration, revsPRM, func(a *AuthPlan) { a.Migrate = true }),
+		p(AuthDPoP, revsPRM, func(a *AuthPlan) { a.DPoP = true }),
+		p(AuthDPoPNonce, revsPRM, func(a *AuthPlan) { a.DPoP, a.DPoPNonce = true, true }),
 		p(AuthOfflineAccessScope, revs0728, func(a *AuthPlan) {
 			a.Registration, a.DCRToo = RegCIMD, true
 			a.ScopesSupported, a.ASScopesSupported = []string{ScopeBasic}, []string{ScopeBasic, ScopeOffline}
