@@ -23,26 +23,43 @@ func init() {
 		Check{ID: "AUTH-CLIENT-DPOP-TOKEN-PROOF", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
 			Scenario: probe.AuthDPoP, Also: dpopScenarios,
 			Summary: "where the authorization server advertises DPoP, each token request carries one DPoP proof: typ dpop+jwt, an advertised algorithm, a public jwk that verifies its signature, a jti, htm POST, htu the token endpoint without query, an iat within 5 minutes",
-			Judge:   judgeDPoPTokenProof},
+			Judge:   dpopGate(judgeDPoPTokenProof)},
 		Check{ID: "AUTH-CLIENT-DPOP-RESOURCE-PROOF", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
 			Scenario: probe.AuthDPoP, Also: dpopScenarios,
 			Summary: "each request that presents a DPoP-bound token carries one DPoP proof signed by the key the token is bound to, with htm the request's method, htu the MCP endpoint, ath the token's hash and a fresh iat",
-			Judge:   judgeDPoPResourceProof},
+			Judge:   dpopGate(judgeDPoPResourceProof)},
 		Check{ID: "AUTH-CLIENT-DPOP-SCHEME", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
 			Scenario: probe.AuthDPoP, Also: dpopScenarios,
 			Summary: "a DPoP-bound token (token_type DPoP) is sent in Authorization with the DPoP scheme, never Bearer",
-			Judge:   judgeDPoPScheme},
+			Judge:   dpopGate(judgeDPoPScheme)},
 		Check{ID: "AUTH-CLIENT-DPOP-JTI", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
 			Scenario: probe.AuthDPoP, Also: dpopScenarios,
 			Summary: "every DPoP proof the client sends has a jti of its own: no proof is sent twice",
-			Judge:   judgeDPoPJTI},
+			Judge:   dpopGate(judgeDPoPJTI)},
 		Check{ID: "AUTH-CLIENT-DPOP-NONCE", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
 			Scenario: probe.AuthDPoPNonce,
 			Summary:  "a nonce a server supplied (use_dpop_nonce with DPoP-Nonce: the token endpoint's 400, the MCP server's 401) is in the nonce claim of every later proof the client sends that server",
 			LevelReason: "RFC 9449 § 8.2 (and § 9 for resource servers): the client MUST use the nonce supplied for the next request and all later ones. " +
 				"The retry itself is a \"typically\" of § 8, not a MUST: a client that never sends the server another proof is untestable, not failed.",
-			Judge: judgeDPoPNonce},
+			Judge: dpopGate(judgeDPoPNonce)},
 	)
+}
+
+// dpopGate makes a check na for a client that sent no DPoP proof at all: the extension is
+// optional, and a client that does not use it breaks none of its rules (it gets a Bearer token
+// and uses it as such, which the core checks judge).
+func dpopGate(judge func(*View) Finding) func(*View) Finding {
+	return func(v *View) Finding {
+		for _, u := range v.dpopUses() {
+			if u.has {
+				return judge(v)
+			}
+		}
+		if len(v.tokenReqs()) == 0 {
+			return v.noAuthorization()
+		}
+		return na("%s: the client sent no DPoP proof: it does not use the DPoP extension", v.Scenario)
+	}
 }
 
 // dpopUse is a request of the client's that went to the token endpoint or the MCP endpoint in
@@ -303,7 +320,7 @@ func judgeDPoPNonce(v *View) Finding {
 		if len(v.tokenReqs()) == 0 {
 			return v.noAuthorization()
 		}
-		return untestable("%s: no server asked the client for a nonce (it sent them no proof to refuse)", v.Scenario)
+		return untestable("%s: no server asked the client for a nonce: none took a proof of the client's far enough (a proof refused for another reason, or none sent)", v.Scenario)
 	}
 	uses := v.dpopUses()
 	judged := 0
