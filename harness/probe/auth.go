@@ -240,8 +240,10 @@ var authPlans = func() []AuthPlan {
 		p(AuthISSNormalized, revs0728, func(a *AuthPlan) { a.ISS, a.ISSSent = true, ISSNormalized }),
 		p(AuthMetadataIssuerMismatch, revs0728, func(a *AuthPlan) { a.MetadataIssuer = WrongIssuer }),
 		p(AuthASMigration, revsPRM, func(a *AuthPlan) { a.Migrate = true }),
-		p(AuthDPoP, revsPRM, func(a *AuthPlan) { a.DPoP = true }),
-		p(AuthDPoPNonce, revsPRM, func(a *AuthPlan) { a.DPoP, a.DPoPNonce = true, true }),
+		// Public clients (token endpoint authentication none), as the official suite's DPoP
+		// authorization server has them: DPoP is what binds their tokens.
+		p(AuthDPoP, revsPRM, func(a *AuthPlan) { a.DPoP, a.AuthMethods = true, []string{"none"} }),
+		p(AuthDPoPNonce, revsPRM, func(a *AuthPlan) { a.DPoP, a.DPoPNonce, a.AuthMethods = true, true, []string{"none"} }),
 		p(AuthOfflineAccessScope, revs0728, func(a *AuthPlan) {
 			a.Registration, a.DCRToo = RegCIMD, true
 			a.ScopesSupported, a.ASScopesSupported = []string{ScopeBasic}, []string{ScopeBasic, ScopeOffline}

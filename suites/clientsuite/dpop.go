@@ -232,7 +232,7 @@ func judgeDPoPTokenProof(v *View) Finding {
 			return violated("%s: the token request (record %d) %s; the authorization server advertises dpop_signing_alg_values_supported [%s]", v.Scenario, v.seq(u.at), why, probe.DPoPAlg)
 		}
 	}
-	return passed("%s: %s carry a well-formed DPoP proof for the token endpoint (%s)", v.Scenario, plural(len(toks), "token request"), v.span(toks))
+	return passed("%s: %s, each with a well-formed DPoP proof for the token endpoint (%s)", v.Scenario, plural(len(toks), "token request"), v.span(toks))
 }
 
 func judgeDPoPResourceProof(v *View) Finding {
@@ -254,7 +254,7 @@ func judgeDPoPResourceProof(v *View) Finding {
 			return violated("%s: the proof of the %s to the MCP server (record %d) has ath %q, not the hash of the token presented (%s)", v.Scenario, u.method, v.seq(u.at), *u.proof.Claims.ATH, labelATH(label))
 		}
 	}
-	return passed("%s: %s presenting the DPoP-bound token carry a proof of its key with htm, htu and ath right (%s)", v.Scenario, plural(len(uses), "request"), v.span(uses))
+	return passed("%s: %s presenting the DPoP-bound token, each with a proof of its key with htm, htu and ath right (%s)", v.Scenario, plural(len(uses), "request"), v.span(uses))
 }
 
 func judgeDPoPScheme(v *View) Finding {
@@ -267,7 +267,7 @@ func judgeDPoPScheme(v *View) Finding {
 			return violated("%s: the %s to the MCP server (record %d) presents the DPoP-bound token with the %s scheme, not DPoP", v.Scenario, u.method, v.seq(u.at), scheme)
 		}
 	}
-	return passed("%s: %s presenting the DPoP-bound token use the DPoP scheme (%s)", v.Scenario, plural(len(uses), "request"), v.span(uses))
+	return passed("%s: %s presenting the DPoP-bound token, each with the DPoP scheme (%s)", v.Scenario, plural(len(uses), "request"), v.span(uses))
 }
 
 func judgeDPoPJTI(v *View) Finding {
