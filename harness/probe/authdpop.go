@@ -294,8 +294,8 @@ func (a *authServer) dpopResource(r *http.Request, challenge func(...string) str
 	return 0, ""
 }
 
-// DPoPNonceHeader is the DPoP-Nonce header a refusal of the MCP endpoint carries ("" none).
-func (a *authServer) DPoPNonceHeader(challenge string) string {
+// dpopNonceHeader is the DPoP-Nonce header a refusal of the MCP endpoint carries ("" none).
+func (a *authServer) dpopNonceHeader(challenge string) string {
 	if a.dpop == nil || !strings.Contains(challenge, `error="use_dpop_nonce"`) {
 		return ""
 	}

@@ -214,7 +214,7 @@ func (h *HTTPServer) refuse(w http.ResponseWriter, r *http.Request, channel stri
 	}
 	h.rec.Add(Record{Dir: Note, Body: ChallengeNote + strconv.Itoa(status) + " " + challenge})
 	header := map[string]string{"Www-Authenticate": challenge}
-	if n := h.auth.DPoPNonceHeader(challenge); n != "" {
+	if n := h.auth.dpopNonceHeader(challenge); n != "" {
 		header["Dpop-Nonce"] = n
 		w.Header().Set("DPoP-Nonce", n)
 	}
