@@ -7,8 +7,12 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 // testProof signs an ES256 DPoP proof with key, its header and claims changed by edit.
@@ -105,5 +109,64 @@ func TestHTUMatches(t *testing.T) {
 	// RFC 9449 § 4.1's example: the ath of the token "Kz~8mXK1EalYznwH-LC-1fBAo.4Ljp~zsPE_NeO.gxU".
 	if got := ATH("Kz~8mXK1EalYznwH-LC-1fBAo.4Ljp~zsPE_NeO.gxU"); got != "fUHyO2r2Z3DZ53EsNrWBb0xWXoaNy59IiKCAqksmQEo" {
 		t.Errorf("ATH = %s", got)
+	}
+}
+
+// TestDPoPAuthorizationServer: the token endpoint takes a good proof once (its jti is spent),
+// refuses one for another URL, and in auth/dpop-nonce asks for its nonce (400 use_dpop_nonce
+// with DPoP-Nonce) before taking it; the MCP endpoint asks for its own (401).
+func TestDPoPAuthorizationServer(t *testing.T) {
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	const origin = "http://127.0.0.1:1"
+	tokenReq := func(a *authServer, proof string) (*httptest.ResponseRecorder, string, bool) {
+		r := httptest.NewRequest(http.MethodPost, origin+"/token", nil)
+		r.Header.Set("DPoP", proof)
+		w := httptest.NewRecorder()
+		jkt, ok := a.dpopTokenRequest(w, r, "")
+		return w, jkt, ok
+	}
+	claims := func(jti, htu, nonce string) map[string]any {
+		c := map[string]any{"jti": jti, "htm": "POST", "htu": htu, "iat": time.Now().Unix()}
+		if nonce != "" {
+			c["nonce"] = nonce
+		}
+		return c
+	}
+	plan, _ := PlanFor(AuthDPoP)
+	a := newAuthServer(plan, NewRecorder(nil))
+	a.origin = origin
+	if m := a.metadata(""); fmt.Sprint(m["dpop_signing_alg_values_supported"]) != "[ES256]" {
+		t.Errorf("metadata: dpop_signing_alg_values_supported %v", m["dpop_signing_alg_values_supported"])
+	}
+	good := testProof(t, key, claims("a", origin+"/token", ""), nil)
+	if _, jkt, ok := tokenReq(a, good); !ok || jkt == "" {
+		t.Fatalf("a good proof refused")
+	}
+	for name, proof := range map[string]string{"replayed": good, "other htu": testProof(t, key, claims("b", origin+"/mcp", ""), nil)} {
+		if w, _, ok := tokenReq(a, proof); ok || w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "invalid_dpop_proof") {
+			t.Errorf("%s: taken %v, HTTP %d %s", name, ok, w.Code, w.Body)
+		}
+	}
+
+	plan, _ = PlanFor(AuthDPoPNonce)
+	a = newAuthServer(plan, NewRecorder(nil))
+	a.origin = origin
+	w, _, ok := tokenReq(a, testProof(t, key, claims("c", origin+"/token", ""), nil))
+	nonce := w.Header().Get("DPoP-Nonce")
+	if ok || w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "use_dpop_nonce") || nonce == "" {
+		t.Fatalf("no nonce: taken %v, HTTP %d %s, DPoP-Nonce %q", ok, w.Code, w.Body, nonce)
+	}
+	if _, _, ok := tokenReq(a, testProof(t, key, claims("d", origin+"/token", nonce), nil)); !ok {
+		t.Error("the proof with the nonce refused")
+	}
+	r := httptest.NewRequest(http.MethodPost, origin+"/mcp", nil)
+	r.Header.Set("DPoP", testProof(t, key, claims("e", origin+"/mcp", nonce), nil)) // the AS's nonce, not the server's
+	status, challenge := a.dpopResource(r, func(p ...string) string { return a.dpopChallenge(p) })
+	if status != http.StatusUnauthorized || !strings.HasPrefix(challenge, "DPoP ") || a.dpopNonceHeader(challenge) == "" || a.dpopNonceHeader(challenge) == nonce {
+		t.Errorf("the MCP endpoint: %d %q, DPoP-Nonce %q (the AS's %q)", status, challenge, a.dpopNonceHeader(challenge), nonce)
+	}
+	r.Header.Set("DPoP", testProof(t, key, claims("f", origin+"/mcp", a.dpopNonceHeader(challenge)), nil))
+	if status, _ := a.dpopResource(r, func(p ...string) string { return a.dpopChallenge(p) }); status != 0 {
+		t.Errorf("the MCP endpoint refused its own nonce: %d", status)
 	}
 }
