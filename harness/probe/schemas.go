@@ -28,11 +28,11 @@ const (
 
 // The scenarios' tools, under the names the SDKs' conformance clients look for.
 const (
-	ToolLookupUser   = "lookup_user"
-	ToolSchemaFocal  = "json_schema_2020_12_tool"
-	ToolSchemaEcho   = "json_schema_echo"
-	CanaryPath       = "/canary/profile-schema.json"
-	preservationRev0 = "2025-11-25"
+	ToolLookupUser          = "lookup_user"
+	ToolSchemaFocal         = "json_schema_2020_12_tool"
+	ToolSchemaEcho          = "json_schema_echo"
+	CanaryPath              = "/canary/profile-schema.json"
+	schemaPreservationSince = "2025-11-25"
 )
 
 // ChanCanary is the channel of a request to the canary listener (ScenarioRefNoDeref).
@@ -43,7 +43,7 @@ func servesSchemas(scenario, revision string) bool {
 	if scenario == ScenarioRefNoDeref {
 		return revision >= "2026-07-28"
 	}
-	return revision >= preservationRev0
+	return revision >= schemaPreservationSince
 }
 
 // PreservationSchema is json_schema_2020_12_tool's input schema: every keyword a client could

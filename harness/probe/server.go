@@ -38,8 +38,10 @@ const (
 // Scenarios lists the scenarios a client run serves unless told otherwise.
 var Scenarios = []string{ScenarioTools, ScenarioVersionUnsupported, ScenarioSessionExpiry, ScenarioSSERetry, ScenarioRequestTimeout}
 
-// OnRequest lists the scenarios served only when asked for by name: their exchange is a part
-// of ScenarioTools', judged by the same checks, so running them too would only repeat results.
+// OnRequest lists the scenarios served only when asked for by name: the exchange of the first
+// ones is a part of ScenarioTools', judged by the same checks, so running them too would only
+// repeat results; the others exercise what few clients have, or a step of the official
+// suite's scenario (docs/client.md says why each is here).
 var OnRequest = []string{ScenarioInitialize, ScenarioElicitDefaults, ScenarioTaskCancel, ScenarioSubscriptions, ScenarioSkills,
 	ScenarioInvalidToolHeaders, ScenarioRefNoDeref, ScenarioSchemaPreservation,
 	ScenarioSkillVerifyDigest, ScenarioSkillVerifySize, ScenarioSkillVerifyFrontmatter}
