@@ -47,8 +47,20 @@ const (
 	EvCIMDGrants    EventKind = "cimd-grants"    // GrantTypes: those of the document fetched
 	EvAssertion     EventKind = "assertion"      // Verified: whether a client_assertion verified
 
+	// DPoP (RFC 9449; auth/dpop, auth/dpop-nonce).
+	EvDPoPBound   EventKind = "dpop-bound"   // Token, JKT: the token endpoint bound a token to a proof's key
+	EvDPoPProof   EventKind = "dpop-proof"   // JTI, At: a request carried a proof, at the probe's clock (unix seconds)
+	EvDPoPRefused EventKind = "dpop-refused" // the token endpoint refused a proof (why: the words)
+	EvDPoPNonce   EventKind = "dpop-nonce"   // Server, Nonce: a server refused a proof for want of its nonce
+
 	// The recording itself.
 	EvDropped EventKind = "dropped" // Count: records not kept
+)
+
+// The servers that ask a DPoP nonce (Event.Server).
+const (
+	DPoPAuthorizationServer = "token endpoint"
+	DPoPResourceServer      = "resource"
 )
 
 // What the authorization server did with a Client ID Metadata Document URL (Event.CIMD).
@@ -95,6 +107,13 @@ type Event struct {
 	RedirectURIs []string `json:"redirectUris,omitempty"`
 	GrantTypes   []string `json:"grantTypes,omitempty"`
 	Verified     bool     `json:"verified,omitempty"`
+	// DPoP: the thumbprint of a token's key, a proof's jti and when it came, the server that
+	// asked a nonce and the nonce.
+	JKT    string `json:"jkt,omitempty"`
+	JTI    string `json:"jti,omitempty"`
+	At     int64  `json:"at,omitempty"`
+	Server string `json:"server,omitempty"`
+	Nonce  string `json:"nonce,omitempty"`
 }
 
 // Where a request carried a credential (Credential.In).
@@ -128,6 +147,9 @@ type Credential struct {
 	// (public: it travelled in the authorization request).
 	VerifierOK bool   `json:"verifierOk,omitempty"`
 	S256       string `json:"s256,omitempty"`
+	// Of an access token in a DPoP scenario: its ath, the base64url SHA-256 a proof of its use
+	// must carry.
+	ATH string `json:"ath,omitempty"`
 }
 
 // Is reports whether the record is a note of kind k.

@@ -61,6 +61,11 @@ func StartHTTP(script Script, rec *Recorder) (*HTTPServer, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &HTTPServer{srv: newServer(script, rec), rec: rec, session: newSessionID(), ln: ln, ctx: ctx, cancel: cancel}
+	if err := h.srv.open(); err != nil {
+		cancel()
+		_ = ln.Close()
+		return nil, err
+	}
 	if plan, ok := PlanFor(script.Scenario); ok {
 		h.auth = newAuthServer(plan, rec)
 		h.auth.origin = "http://" + ln.Addr().String()
@@ -101,6 +106,7 @@ func (h *HTTPServer) Close() {
 	h.cancel()
 	_ = h.http.Close()
 	h.wg.Wait()
+	h.srv.shut()
 }
 
 func newSessionID() string {
@@ -184,7 +190,12 @@ func (h *HTTPServer) refuse(w http.ResponseWriter, r *http.Request, channel stri
 		return false
 	}
 	h.rec.note(*ch, "auth: challenge "+strconv.Itoa(ch.Status)+" "+ch.Challenge)
-	h.rec.Add(Record{Dir: Send, Channel: channel, Status: ch.Status, Header: map[string]string{"Www-Authenticate": ch.Challenge}})
+	header := map[string]string{"Www-Authenticate": ch.Challenge}
+	if n := h.auth.dpopNonceHeader(ch); n != "" {
+		header["Dpop-Nonce"] = n
+		w.Header().Set("DPoP-Nonce", n)
+	}
+	h.rec.Add(Record{Dir: Send, Channel: channel, Status: ch.Status, Header: header})
 	w.Header().Set("WWW-Authenticate", ch.Challenge)
 	w.WriteHeader(ch.Status)
 	return true

@@ -1050,3 +1050,32 @@ func judgeMetadataIssuer(v *View) Finding {
 	}
 	return passed("%s: the metadata names issuer %s, not the one the URL was built from, and the client did not use it", v.Scenario, p.MetadataIssuer)
 }
+
+// The checks of the DPoP extension (io.modelcontextprotocol/auth/dpop), in area auth: their
+// judges and helpers are in dpop.go.
+func init() {
+	Register(
+		Check{ID: "AUTH-CLIENT-DPOP-TOKEN-PROOF", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
+			Scenario: probe.AuthDPoP, Also: dpopScenarios,
+			Summary: "where the authorization server advertises DPoP, each token request carries one DPoP proof: typ dpop+jwt, an advertised algorithm, a public jwk that verifies its signature, a jti, htm POST, htu the token endpoint without query, an iat within 5 minutes",
+			Judge:   dpopGate(judgeDPoPTokenProof)},
+		Check{ID: "AUTH-CLIENT-DPOP-RESOURCE-PROOF", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
+			Scenario: probe.AuthDPoP, Also: dpopScenarios,
+			Summary: "each request that presents a DPoP-bound token carries one DPoP proof signed by the key the token is bound to, with htm the request's method, htu the MCP endpoint, ath the token's hash and a fresh iat",
+			Judge:   dpopGate(judgeDPoPResourceProof)},
+		Check{ID: "AUTH-CLIENT-DPOP-SCHEME", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
+			Scenario: probe.AuthDPoP, Also: dpopScenarios,
+			Summary: "a DPoP-bound token (token_type DPoP) is sent in Authorization with the DPoP scheme, never Bearer",
+			Judge:   dpopGate(judgeDPoPScheme)},
+		Check{ID: "AUTH-CLIENT-DPOP-JTI", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
+			Scenario: probe.AuthDPoP, Also: dpopScenarios,
+			Summary: "every DPoP proof the client sends has a jti of its own: no proof is sent twice",
+			Judge:   dpopGate(judgeDPoPJTI)},
+		Check{ID: "AUTH-CLIENT-DPOP-NONCE", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
+			Scenario: probe.AuthDPoPNonce,
+			Summary:  "a nonce a server supplied (use_dpop_nonce with DPoP-Nonce: the token endpoint's 400, the MCP server's 401) is in the nonce claim of every later proof the client sends that server",
+			LevelReason: "RFC 9449 § 8.2 (and § 9 for resource servers): the client MUST use the nonce supplied for the next request and all later ones. " +
+				"The retry itself is a \"typically\" of § 8, not a MUST: a client that never sends the server another proof is untestable, not failed.",
+			Judge: dpopGate(judgeDPoPNonce)},
+	)
+}

@@ -111,6 +111,10 @@ func needsBase64(s string) bool {
 
 func init() {
 	Register(
+		Check{ID: "HTTP26-XMCPHEADER-CLIENT", Level: "MUST", Scenario: probe.ScenarioInvalidToolHeaders, Transports: httpOnly, Revisions: catalog.AllCatalogued,
+			Summary:     "a client excludes a tool whose x-mcp-header marks break a constraint (empty, not a token, duplicate, not a primitive, not statically reachable): it never calls one, and still calls the valid tool",
+			LevelReason: "The text says clients using Streamable HTTP MUST reject such tool definitions, rejection meaning the tool is excluded from the result of tools/list. A call shows the client kept the tool. The contract has a client call every tool it holds, so it calls valid_tool: a client that did not shows nothing about which tools it kept (untestable).",
+			Judge:       judgeInvalidToolHeaders},
 		Check{ID: "HTTP-PROTO-HEADER-NEGOTIATED", Revisions: catalog.AllCatalogued, Level: "SHOULD", Scenario: probe.ScenarioTools, Also: handshakeOnly, Transports: httpOnly,
 			Summary: "the MCP-Protocol-Version the client sends is the negotiated revision",
 			Judge:   judgeVersionNegotiated},
