@@ -30,9 +30,10 @@ func init() {
 		Check{ID: "EMA-CLIENT-JWT-BEARER", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
 			Scenario: probe.AuthEnterpriseManaged, Also: []string{probe.AuthCrossAppAccess},
 			Summary: "the client presents the ID-JAG the IdP issued to the authorization server by the jwt-bearer grant, authenticated as the client it registered, " +
-				"and makes no authorization request",
+				"with no authorization request before its exchange",
 			LevelReason: "The extension's § 5: grant_type MUST be jwt-bearer and the assertion is the ID-JAG of the token exchange; the client authenticates as registered, " +
-				"and the grant's client_id MUST be that client (§ 5.1). Its flow needs no user at the authorization server.",
+				"and the grant's client_id MUST be that client (§ 5.1). Its flow needs no user at the authorization server. The extension is optional: a client " +
+				"that neither exchanges nor presents an assertion does not use it, and gets na from the three checks.",
 			Judge: judgeEMAJWTBearer},
 	)
 }
@@ -59,12 +60,17 @@ func (v *View) asTokenReqs() []oauthReq {
 	return out
 }
 
-// noExchange is the finding of a run without a token exchange.
-func (v *View) noExchange() Finding {
-	if v.challenged() < 0 && !v.discovered() {
-		return v.notChallenged()
+// emaUnused is the finding of a run in which the client did not use the extension: neither a
+// token exchange at the IdP nor a jwt-bearer request at the authorization server. The extension
+// is optional: a client that authorizes otherwise is not judged by it.
+func (v *View) emaUnused() (Finding, bool) {
+	if len(v.exchangeReqs()) > 0 || len(v.jwtBearerReqs()) > 0 {
+		return Finding{}, false
 	}
-	return violated("%s: the client never sent the IdP's token endpoint (%s/token) a token exchange request", v.Scenario, probe.IdPPath)
+	if v.challenged() < 0 && !v.discovered() {
+		return v.notChallenged(), true
+	}
+	return na("%s: the client does not use the extension: it sent neither a token exchange to the IdP nor a jwt-bearer token request%s", v.Scenario, v.otherFlow()), true
 }
 
 // noteAfter is the rest of the first note after index at that begins with prefix.
@@ -78,9 +84,12 @@ func (v *View) noteAfter(at int, prefix string) string {
 }
 
 func judgeEMATokenExchange(v *View) Finding {
+	if f, unused := v.emaUnused(); unused {
+		return f
+	}
 	ex := v.exchangeReqs()
 	if len(ex) == 0 {
-		return v.noExchange()
+		return violated("%s: the client presented an assertion (record %d) without a token exchange at the IdP's token endpoint (%s/token)", v.Scenario, v.seq(v.jwtBearerReqs()[0].at), probe.IdPPath)
 	}
 	for _, e := range ex {
 		f := e.form
@@ -97,9 +106,12 @@ func judgeEMATokenExchange(v *View) Finding {
 }
 
 func judgeEMAExchangeTarget(v *View) Finding {
+	if f, unused := v.emaUnused(); unused {
+		return f
+	}
 	ex := v.exchangeReqs()
 	if len(ex) == 0 {
-		return v.noExchange()
+		return untestable("%s: the client made no token exchange (EMA-CLIENT-TOKEN-EXCHANGE's finding)", v.Scenario)
 	}
 	resource := v.canonical()
 	issuer := strings.TrimSuffix(resource, probe.Path) + v.plan().IssuerPath
@@ -115,23 +127,32 @@ func judgeEMAExchangeTarget(v *View) Finding {
 }
 
 func judgeEMAJWTBearer(v *View) Finding {
-	if a := v.authorizeReqs(); len(a) > 0 {
-		return violated("%s: the client sent an authorization request (record %d): the authorization code flow, where the ID-JAG is the way to a token", v.Scenario, v.seq(a[0].at))
+	if f, unused := v.emaUnused(); unused {
+		return f
+	}
+	// Where the client's flow began: its token exchange, else its first jwt-bearer request.
+	begun := v.jwtBearerReqs()
+	if ex := v.exchangeReqs(); len(ex) > 0 {
+		begun = ex
+	}
+	for _, a := range v.authorizeReqs() {
+		if a.at < begun[0].at {
+			return violated("%s: the client sent an authorization request (record %d) before its token exchange: the authorization code flow, where the ID-JAG is the way to a token", v.Scenario, v.seq(a.at))
+		}
 	}
 	toks := v.asTokenReqs()
 	if len(toks) == 0 {
-		if len(v.exchangeReqs()) == 0 {
-			return v.noExchange()
-		}
-		if strings.HasPrefix(v.noteAfter(v.exchangeReqs()[0].at, probe.TokenExchangeNote), "refused") {
+		if strings.HasPrefix(v.noteAfter(begun[0].at, probe.TokenExchangeNote), "refused") {
 			return untestable("%s: the IdP refused the client's token exchange, so it had no ID-JAG to present", v.Scenario)
 		}
 		return violated("%s: the client obtained an ID-JAG and never presented it to the authorization server's token endpoint", v.Scenario)
 	}
-	for _, t := range toks {
-		if g := t.form.Get("grant_type"); g != probe.JWTBearerGrant {
-			return violated("%s: the client's token request (record %d) has grant_type %q, not %s", v.Scenario, v.seq(t.at), g, probe.JWTBearerGrant)
-		}
+	if g := toks[0].form.Get("grant_type"); g != probe.JWTBearerGrant {
+		return violated("%s: the client's first token request to the authorization server (record %d) has grant_type %q, not %s", v.Scenario, v.seq(toks[0].at), g, probe.JWTBearerGrant)
+	}
+	n := 0
+	for _, t := range v.jwtBearerReqs() {
+		n++
 		verdict := v.jwtBearerVerdict(t.at)
 		switch {
 		case strings.HasPrefix(verdict, "not served: client authentication failed"):
@@ -142,5 +163,5 @@ func judgeEMAJWTBearer(v *View) Finding {
 			return violated("%s: the assertion of the token request (record %d) is not the ID-JAG the IdP issued: %s", v.Scenario, v.seq(t.at), verdict)
 		}
 	}
-	return passed("%s: %d jwt-bearer token requests present the ID-JAG, authenticated as the registered client, and no authorization request", v.Scenario, len(toks))
+	return passed("%s: %d jwt-bearer token requests present the ID-JAG, authenticated as the registered client, and no authorization request before the exchange", v.Scenario, n)
 }

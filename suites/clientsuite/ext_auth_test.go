@@ -51,7 +51,7 @@ func TestJWTBearerExtensionsInProcess(t *testing.T) {
 	ema := []string{"EMA-CLIENT-TOKEN-EXCHANGE", "EMA-CLIENT-EXCHANGE-TARGET", "EMA-CLIENT-JWT-BEARER", "AUTH-CLIENT-BEARER-HEADER"}
 	cases := []struct {
 		scenario, fault, breaks, says string
-		checks                       []string
+		checks                        []string
 	}{
 		{probe.AuthWIFJWTBearer, "", "", "", wif},
 		{probe.AuthWIFJWTBearer, refclient.FaultWIFGrant, "WIF-CLIENT-GRANT", "carries no assertion", wif},
@@ -96,6 +96,29 @@ func TestJWTBearerExtensionsInProcess(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// A client that does not use the extensions (it runs the authorization code flow, as a client
+// with a user does) is not judged by them: na, as a server that does not declare an extension.
+func TestJWTBearerExtensionsNotUsed(t *testing.T) {
+	recs := []probe.Record{
+		{Seq: 1, Dir: probe.Recv, Channel: probe.ChanPOST, Path: probe.Path, Header: map[string]string{"Host": "127.0.0.1:1"}, Body: `{"jsonrpc":"2.0","id":1,"method":"initialize"}`},
+		{Seq: 2, Dir: probe.Note, Body: probe.ChallengeNote + "401 Bearer"},
+		{Seq: 3, Dir: probe.Recv, Channel: probe.ChanOAuth, Method: "GET", Path: "/authorize", Query: "response_type=code&client_id=x"},
+		{Seq: 4, Dir: probe.Recv, Channel: probe.ChanOAuth, Method: "POST", Path: "/token", Header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, Body: "grant_type=authorization_code&code=c"},
+	}
+	for scenario, ids := range map[string][]string{
+		probe.AuthWIFJWTBearer:      {"WIF-CLIENT-GRANT", "WIF-CLIENT-ASSERTION", "WIF-CLIENT-RESOURCE"},
+		probe.AuthEnterpriseManaged: {"EMA-CLIENT-TOKEN-EXCHANGE", "EMA-CLIENT-EXCHANGE-TARGET", "EMA-CLIENT-JWT-BEARER"},
+	} {
+		v := NewView(scenario, "2025-11-25", "http", "2025-11-25", recs, nil)
+		for _, id := range ids {
+			c, _ := Lookup(id)
+			if f := c.Judge(v); f.Outcome != NotApplicable || !strings.Contains(f.Message, "does not use the extension") || !strings.Contains(f.Message, "record 3") {
+				t.Errorf("%s: %v %s, want na naming the authorization request", id, f.Outcome, f.Message)
+			}
 		}
 	}
 }
