@@ -73,8 +73,6 @@ const (
 	// ExchangeSubjectNote: which JWT a token exchange request's subject_token was (the rest),
 	// noted before the TokenExchangeNote.
 	ExchangeSubjectNote = "auth: token exchange subject_token: "
-	// IDJAGLabelMark precedes, in a TokenExchangeNote, the ID-JAG's label.
-	IDJAGLabelMark = "issued "
 )
 
 // The context fields naming the JWTs the WIF scenario hands the client (the official suite's).
@@ -304,7 +302,7 @@ func (j *jwtBearer) exchange(w http.ResponseWriter, form url.Values) {
 	j.mu.Lock()
 	j.jags[jag] = c
 	j.mu.Unlock()
-	a.note(TokenExchangeNote+IDJAGLabelMark+"%s (aud %q, resource %q) for the context's %s", label, c.aud, c.resource, CtxIDToken)
+	a.note(TokenExchangeNote+"issued %s (aud %q, resource %q) for the context's %s", label, c.aud, c.resource, CtxIDToken)
 	a.replyJSON(w, http.StatusOK, map[string]any{"issued_token_type": TokenTypeIDJAG, "access_token": jag,
 		"token_type": "N_A", "expires_in": 300})
 }
