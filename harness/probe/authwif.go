@@ -376,7 +376,11 @@ func (j *jwtBearer) token(w http.ResponseWriter, r *http.Request, form url.Value
 		}
 		resource = jag.resource
 	}
-	if exp == 0 || time.Unix(int64(exp), 0).Add(assertionSkew).Before(time.Now()) {
+	switch {
+	case exp == 0:
+		refuse(http.StatusBadRequest, "invalid_grant", "rejected: %s: no exp", what)
+		return
+	case time.Unix(int64(exp), 0).Add(assertionSkew).Before(time.Now()):
 		refuse(http.StatusBadRequest, "invalid_grant", "rejected: %s: expired", what)
 		return
 	}
