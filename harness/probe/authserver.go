@@ -926,7 +926,8 @@ func (a *authServer) gate(r *http.Request, msgs []message, canonical string) (in
 }
 
 // ContextFields are the scenario's authorization fields of MCP_CONFORMANCE_CONTEXT: the
-// pre-registered client's credentials, under the official suite's names, and nothing otherwise.
+// pre-registered client's credentials, or the JWT bearer scenarios' JWTs (authwif.go), under
+// the official suite's names, and nothing otherwise.
 func (a *authServer) ContextFields() map[string]any {
 	if a.jb != nil {
 		return a.jb.contextFields()
