@@ -669,13 +669,39 @@ func checkTaskXListenUndeclared(t *conform.T) conform.Finding {
 		return *f
 	}
 	if resp, ok := wire.FindResponse(first, id); ok {
-		if why := missingCapability(resp); why != "" {
-			return conform.Violated("subscriptions/listen for task ids, declaring no extension: %s", why)
+		why := missingCapability(resp)
+		if why == "" {
+			return conform.Passed("")
 		}
-		return conform.Passed("")
+		if methodNotFound(resp) {
+			if f, ok := taskxListenNotServed(t); ok {
+				return f
+			}
+		}
+		return conform.Violated("subscriptions/listen for task ids, declaring no extension: %s", why)
 	}
 	cancelListen(t, l)
 	return conform.Violated("subscriptions/listen for task ids, declaring no extension, was served instead of refused with -32021: %s", show(first))
+}
+
+// taskxListenNotServed asks for the same task notifications declaring the extension: a server
+// that answers -32601 to that too serves no subscriptions/listen at all, and task notifications
+// are a MAY of the extension, so its -32021 rule has nothing to bind (ok true, the finding na).
+func taskxListenNotServed(t *conform.T) (conform.Finding, bool) {
+	id := t.S.NextID()
+	params := map[string]any{"notifications": map[string]any{"taskIds": []string{unknownTaskID(t)}},
+		"_meta": modernMeta(t.Revision, map[string]any{harness.MetaClientCapabilities: taskxCaps(false)})}
+	l, err := openListenWith(t, t.S, id, params)
+	if err != nil {
+		return conform.Finding{}, false
+	}
+	first, _ := l.start(t)
+	resp, ok := wire.FindResponse(first, id)
+	if !ok || !methodNotFound(resp) {
+		cancelListen(t, l)
+		return conform.Finding{}, false
+	}
+	return conform.NA("the server serves no subscriptions/listen (-32601 with the tasks extension declared too): task notifications are a MAY, so there are none to refuse"), true
 }
 
 // cancelListen ends a listen the check opened (over HTTP the stream closes with the check).

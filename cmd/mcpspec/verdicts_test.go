@@ -114,7 +114,8 @@ func TestSlowInitializeIsNotRefusal(t *testing.T) {
 
 // Untestable only when the run had nothing to judge: a read-only tool the server lists is
 // enough for TASK-IGNORE-IF-UNDECLARED, and the slow tool's progress is enough for
-// MSG-NOTIF-NO-ID, without the flags each once demanded.
+// MSG-NOTIF-NO-ID, without the flags each once demanded. And na when the rule binds nothing the
+// server does: one that serves no subscriptions/listen has no task notifications to refuse.
 func TestJudgedWithoutTheirOwnFlags(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -124,6 +125,8 @@ func TestJudgedWithoutTheirOwnFlags(t *testing.T) {
 	}{
 		{"task ignored on a read-only tool", "--without tasks", "^TASK-IGNORE-IF-UNDECLARED", nil, reports.Pass},
 		{"task refused on a read-only tool", "--without tasks --fault TASK-IGNORE-IF-UNDECLARED", "^TASK-IGNORE-IF-UNDECLARED", nil, reports.Fail},
+		{"no task notifications to refuse", "--without subscriptions", "^TASKX-LISTEN-UNDECLARED", nil, reports.NA},
+		{"refused as unknown while served declared", "--fault TASKX-LISTEN-UNDECLARED:not-found", "^TASKX-LISTEN-UNDECLARED", nil, reports.Fail},
 		{"progress with an id, no log tool", "--fault MSG-NOTIF-NO-ID:progress", "^MSG-NOTIF-NO-ID", []string{"--slow-tool", "slow", "--slow-tool-args", `{"steps":3,"stepMs":20}`}, reports.Fail},
 	} {
 		t.Run(c.name, func(t *testing.T) {

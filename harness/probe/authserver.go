@@ -74,6 +74,7 @@ type grant struct {
 type token struct {
 	label, resource, scope, clientID string
 	issuer                           string // the issuer path of the AS that issued it
+	jkt                              string // the thumbprint of the DPoP key it is bound to ("" none)
 	expired                          bool
 }
 
@@ -115,11 +116,14 @@ type authServer struct {
 	tokenKey *ecdsa.PrivateKey
 	// jb is the JWT bearer grant side of those scenarios (authwif.go), nil in the others.
 	jb *jwtBearer
+	// dpop is the DPoP side of AuthPlan.DPoP (nil otherwise).
+	dpop *dpopState
 }
 
 func newAuthServer(plan AuthPlan, rec *Recorder) *authServer {
 	a := &authServer{plan: plan, rec: rec, secrets: map[string]string{}, counts: map[string]int{},
-		clients: map[string]*client{}, codes: map[string]*grant{}, access: map[string]*token{}, refresh: map[string]*token{}}
+		clients: map[string]*client{}, codes: map[string]*grant{}, access: map[string]*token{}, refresh: map[string]*token{},
+		dpop: newDPoPState(plan)}
 	if plan.Registration == RegPre {
 		a.pre = client{id: PreRegisteredClientID, method: plan.AuthMethods[0], issuer: plan.IssuerPath}
 		if a.pre.method == "private_key_jwt" {
@@ -159,6 +163,9 @@ func (a *authServer) secretLocked(s, kind string) string {
 	}
 	a.counts[kind]++
 	label := fmt.Sprintf("<redacted:%s-%d>", kind, a.counts[kind])
+	if kind == "access_token" && a.dpop != nil {
+		label = dpopLabel(a.counts[kind], s)
+	}
 	if kind == "code_verifier" {
 		// The challenge a verifier yields is public (it travelled in the authorization URL): the
 		// label carries it, so a check can match the two without the verifier, and whether the
@@ -287,7 +294,7 @@ func (a *authServer) learnSecrets(r *http.Request, form url.Values) {
 	if v := r.Header.Get("Authorization"); v != "" {
 		scheme, cred, _ := strings.Cut(v, " ")
 		switch strings.ToLower(scheme) {
-		case "bearer":
+		case "bearer", "dpop":
 			a.secret(strings.TrimSpace(cred), "unknown-token")
 		case "basic":
 			if raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(cred)); err == nil {
@@ -454,6 +461,7 @@ func (a *authServer) metadata(ip string) map[string]any {
 	if contains(p.AuthMethods, "private_key_jwt") {
 		m["token_endpoint_auth_signing_alg_values_supported"] = []string{"ES256"}
 	}
+	a.dpopMetadata(m)
 	if p.OpenID {
 		m["jwks_uri"] = base + "/jwks.json"
 		m["subject_types_supported"] = []string{"public"}
@@ -736,6 +744,10 @@ func (a *authServer) token(w http.ResponseWriter, r *http.Request, form url.Valu
 		a.oauthError(w, http.StatusBadRequest, "invalid_grant", "this authorization server no longer issues tokens for the resource")
 		return
 	}
+	jkt, ok := a.dpopTokenRequest(w, r, ip)
+	if !ok {
+		return
+	}
 	resource, scope := form.Get("resource"), form.Get("scope")
 	switch form.Get("grant_type") {
 	case "authorization_code":
@@ -774,7 +786,7 @@ func (a *authServer) token(w http.ResponseWriter, r *http.Request, form url.Valu
 		if scope == "" {
 			scope = g.scope
 		}
-		a.issue(w, "authorization_code", c, resource, scope, canonical, ip, true)
+		a.issue(w, "authorization_code", c, resource, scope, canonical, ip, jkt, true)
 	case "refresh_token":
 		a.mu.Lock()
 		t := a.refresh[form.Get("refresh_token")]
@@ -796,13 +808,13 @@ func (a *authServer) token(w http.ResponseWriter, r *http.Request, form url.Valu
 		if scope == "" {
 			scope = t.scope
 		}
-		a.issue(w, "refresh_token", c, resource, scope, canonical, ip, true)
+		a.issue(w, "refresh_token", c, resource, scope, canonical, ip, jkt, true)
 	case "client_credentials":
 		if !a.plan.ClientCredentials || (c.secret == "" && c.key == nil) {
 			a.oauthError(w, http.StatusBadRequest, "unauthorized_client", "client_credentials is not offered to this client")
 			return
 		}
-		a.issue(w, "client_credentials", c, resource, scope, canonical, ip, false)
+		a.issue(w, "client_credentials", c, resource, scope, canonical, ip, jkt, false)
 	default:
 		a.oauthError(w, http.StatusBadRequest, "unsupported_grant_type", "grant_type "+form.Get("grant_type"))
 	}
@@ -811,7 +823,7 @@ func (a *authServer) token(w http.ResponseWriter, r *http.Request, form url.Valu
 // issue mints an access token bound to resource (the canonical URI when the request named
 // none: the probe is lenient, so that a missing resource is AUTH-CLIENT-RESOURCE's finding
 // alone), and a refresh token where the grant gives one.
-func (a *authServer) issue(w http.ResponseWriter, grantType string, c *client, resource, scope, canonical, ip string, withRefresh bool) {
+func (a *authServer) issue(w http.ResponseWriter, grantType string, c *client, resource, scope, canonical, ip, jkt string, withRefresh bool) {
 	if resource == "" {
 		resource = canonical
 	}
@@ -829,6 +841,11 @@ func (a *authServer) issue(w http.ResponseWriter, grantType string, c *client, r
 	}
 	t := &token{label: a.secret(at, "access_token"), resource: resource, scope: scope, clientID: c.id, issuer: ip}
 	resp := map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": 3600}
+	if jkt != "" {
+		// Bound to the proof's key (RFC 9449 § 5, § 6): the binding is kept with the token.
+		t.jkt, resp["token_type"] = jkt, "DPoP"
+		a.note(DPoPBoundNote+"%s jkt %s", t.label, jkt)
+	}
 	if scope != "" {
 		resp["scope"] = scope
 	}
@@ -862,10 +879,13 @@ func (a *authServer) gate(r *http.Request, msgs []message, canonical string) (in
 		if p.PRMInChallenge {
 			parts = append(parts, fmt.Sprintf("resource_metadata=%q", p.PRMURL(a.origin)))
 		}
+		if a.dpop != nil {
+			return a.dpopChallenge(parts)
+		}
 		return "Bearer " + strings.Join(parts, ", ")
 	}
 	scheme, cred, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(cred) == "" {
+	if !strings.EqualFold(scheme, "Bearer") && !a.dpopScheme(scheme) || strings.TrimSpace(cred) == "" {
 		var parts []string
 		if p.ChallengeScope != "" {
 			parts = append(parts, fmt.Sprintf("scope=%q", p.ChallengeScope))
@@ -887,6 +907,9 @@ func (a *authServer) gate(r *http.Request, msgs []message, canonical string) (in
 		return invalid("the token expired")
 	case t.issuer != a.currentIssuer():
 		return invalid("the token was issued by an authorization server this server no longer uses")
+	}
+	if status, ch := a.dpopResource(r, challenge); status != 0 {
+		return status, ch
 	}
 	calls := false
 	for _, m := range msgs {

@@ -385,7 +385,7 @@ func (j *jwtBearer) token(w http.ResponseWriter, r *http.Request, form url.Value
 		return
 	}
 	a.note(JWTBearerNote+"verified: %s: signed by its issuer's key, aud %v, not expired", what, auds)
-	a.issue(w, JWTBearerGrant, c, resource, form.Get("scope"), canonical, ip, false)
+	a.issue(w, JWTBearerGrant, c, resource, form.Get("scope"), canonical, ip, "", false) // no DPoP in these scenarios
 }
 
 // audiences reads a JWT's aud, a string or an array of them.

@@ -213,7 +213,12 @@ func (h *HTTPServer) refuse(w http.ResponseWriter, r *http.Request, channel stri
 		return false
 	}
 	h.rec.Add(Record{Dir: Note, Body: ChallengeNote + strconv.Itoa(status) + " " + challenge})
-	h.rec.Add(Record{Dir: Send, Channel: channel, Status: status, Header: map[string]string{"Www-Authenticate": challenge}})
+	header := map[string]string{"Www-Authenticate": challenge}
+	if n := h.auth.dpopNonceHeader(challenge); n != "" {
+		header["Dpop-Nonce"] = n
+		w.Header().Set("DPoP-Nonce", n)
+	}
+	h.rec.Add(Record{Dir: Send, Channel: channel, Status: status, Header: header})
 	w.Header().Set("WWW-Authenticate", challenge)
 	w.WriteHeader(status)
 	return true

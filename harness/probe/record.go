@@ -77,8 +77,8 @@ func (r Record) Meta() string {
 	if r.Status != 0 {
 		parts = append(parts, "HTTP "+http.StatusText(r.Status))
 	}
-	// Only the headers MCP gives a meaning to: the rest (Content-Length, Connection, …) would
-	// bury them. Every header stays in Header.
+	// Only the headers MCP (and its DPoP extension) gives a meaning to: the rest
+	// (Content-Length, Connection, …) would bury them. Every header stays in Header.
 	for _, k := range metaHeaders {
 		if v, ok := r.Header[k]; ok {
 			parts = append(parts, k+": "+v)
@@ -95,7 +95,7 @@ func (r Record) Meta() string {
 	return strings.Join(append(parts, params...), "; ")
 }
 
-var metaHeaders = []string{"Accept", "Content-Type", "Mcp-Session-Id", "Mcp-Protocol-Version", "Mcp-Method", "Mcp-Name", "Last-Event-Id", "Authorization", "Www-Authenticate", "Location"}
+var metaHeaders = []string{"Accept", "Content-Type", "Mcp-Session-Id", "Mcp-Protocol-Version", "Mcp-Method", "Mcp-Name", "Last-Event-Id", "Authorization", "Www-Authenticate", "Location", "Dpop", "Dpop-Nonce"}
 
 // HasHeader returns the header's value and whether the client sent it.
 func (r Record) HasHeader(name string) (string, bool) {
