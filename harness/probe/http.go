@@ -90,6 +90,11 @@ func StartHTTP(script Script, rec *Recorder) (*HTTPServer, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &HTTPServer{srv: newServer(script, rec), rec: rec, session: newSessionID(), ln: ln, ctx: ctx, cancel: cancel}
+	if err := h.srv.open(); err != nil {
+		cancel()
+		_ = ln.Close()
+		return nil, err
+	}
 	if plan, ok := PlanFor(script.Scenario); ok {
 		h.auth = newAuthServer(plan, rec)
 		h.auth.origin = "http://" + ln.Addr().String()
@@ -130,6 +135,7 @@ func (h *HTTPServer) Close() {
 	h.cancel()
 	_ = h.http.Close()
 	h.wg.Wait()
+	h.srv.shut()
 }
 
 func newSessionID() string {

@@ -38,6 +38,14 @@ func modernTools() []map[string]any {
 		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{}}}, paramHeadersTool()}
 }
 
+// modernToolsFor are the tools listed at the stateless revision in the script's scenario.
+func (s *server) modernToolsFor() []map[string]any {
+	if ts, ok := s.scenarioTools(); ok {
+		return ts
+	}
+	return modernTools()
+}
+
 // serverMeta is the _meta every modern result carries (META26-SERVERINFO).
 func serverMeta() map[string]any {
 	return map[string]any{"io.modelcontextprotocol/serverInfo": map[string]any{"name": "mcpspec-probe", "version": "0.1.0"}}
@@ -50,10 +58,15 @@ func (s *server) handleModern(m message) []byte {
 			return resp
 		}
 	}
+	if IsSkillVerify(s.script.Scenario) {
+		if resp, ok := s.handleSkillVerify(m); ok {
+			return resp
+		}
+	}
 	switch m.Method {
 	case "server/discover":
 		caps := map[string]any{"tools": map[string]any{}}
-		if s.script.Scenario == ScenarioSkills {
+		if s.script.Scenario == ScenarioSkills || IsSkillVerify(s.script.Scenario) {
 			caps["resources"] = map[string]any{}
 			caps["extensions"] = map[string]any{SkillsExtension: map[string]any{}}
 		}
@@ -82,8 +95,12 @@ func (s *server) handleModern(m message) []byte {
 			return s.inputRound(m)
 		}
 		text, ok := fixtureAnswer(p.Name, p.Arguments)
+		mine := false
+		if t, found := s.scenarioCall(p.Name, p.Arguments); found {
+			text, mine = t, true
+		}
 		switch {
-		case ok && p.Name == ToolAddNumbers:
+		case mine, ok && p.Name == ToolAddNumbers:
 		case p.Name == ToolEcho || p.Name == ToolParamHeaders:
 			text, _ = p.Arguments["text"].(string)
 		default:
@@ -170,7 +187,7 @@ func (s *server) listModern(m message) []byte {
 		Cursor *string `json:"cursor"`
 	}
 	_ = json.Unmarshal(m.Params, &p)
-	res := map[string]any{"resultType": "complete", "tools": modernTools(), "ttlMs": 0, "cacheScope": "public", "_meta": serverMeta()}
+	res := map[string]any{"resultType": "complete", "tools": s.modernToolsFor(), "ttlMs": 0, "cacheScope": "public", "_meta": serverMeta()}
 	switch {
 	case p.Cursor == nil:
 		res["nextCursor"] = ModernPageCursor

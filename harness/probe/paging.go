@@ -32,7 +32,8 @@ const (
 // paged reports whether the scenario's tools/list is paged: the scenarios that list the
 // probe's tools (the handshake alone and the elicitation scenario list none or one).
 func (s Script) paged() bool {
-	return s.Scenario != ScenarioInitialize && s.Scenario != ScenarioElicitDefaults
+	_, own := scenarioServes(s.Scenario, s.Revision) // a schema scenario's few tools, on one page
+	return s.Scenario != ScenarioInitialize && s.Scenario != ScenarioElicitDefaults && !own
 }
 
 // pager holds one run's cursors: page i+1 is named by cursors[i].
