@@ -90,6 +90,8 @@ type authServer struct {
 	migrated bool
 	// tokenKey signs JWT access tokens (AuthPlan.JWTAccessTokens).
 	tokenKey *ecdsa.PrivateKey
+	// jb is the JWT bearer grant side of those scenarios (authwif.go), nil in the others.
+	jb *jwtBearer
 	// dpop is the DPoP side of AuthPlan.DPoP (nil otherwise).
 	dpop *dpopState
 }
@@ -110,6 +112,7 @@ func newAuthServer(plan AuthPlan, rec *Recorder) *authServer {
 		}
 		a.clients[a.pre.id] = &a.pre
 	}
+	a.jb = newJWTBearer(a)
 	return a
 }
 
@@ -323,7 +326,7 @@ func (a *authServer) learnSecrets(r *http.Request, form url.Values) {
 			a.secret(strings.TrimSpace(v), "credentials")
 		}
 	}
-	for _, k := range []string{"access_token", "code_verifier", "client_secret", "refresh_token", "code", "client_assertion"} {
+	for _, k := range []string{"access_token", "code_verifier", "client_secret", "refresh_token", "code", "client_assertion", "assertion", "subject_token"} {
 		for _, v := range append(r.URL.Query()[k], form[k]...) {
 			kind := k
 			if k == "access_token" {
@@ -406,6 +409,8 @@ func (a *authServer) serve(w http.ResponseWriter, r *http.Request, canonical str
 		a.token(w, r, form, canonical, ip)
 	case path == ip+"/register" && r.Method == http.MethodPost && (p.Registration == RegDynamic || p.Registration == RegFixed || p.DCRToo):
 		a.register(w, body, ip)
+	case a.jb != nil && a.jb.serves(path):
+		a.jb.serveIdP(w, r, form)
 	default:
 		a.reply(w, http.StatusNotFound, nil, nil)
 	}
@@ -440,6 +445,9 @@ func (a *authServer) metadata(ip string) map[string]any {
 	grants := []string{"authorization_code", "refresh_token"}
 	if p.ClientCredentials {
 		grants = append(grants, "client_credentials")
+	}
+	if IsJWTBearer(p.Name) {
+		grants = []string{JWTBearerGrant}
 	}
 	endpoints := base
 	if p.Lax.RelativeEndpoints {
@@ -745,6 +753,10 @@ func (a *authServer) authenticate(r *http.Request, form url.Values, ip string) (
 
 // token serves the token endpoint.
 func (a *authServer) token(w http.ResponseWriter, r *http.Request, form url.Values, canonical, ip string) {
+	if a.jb != nil {
+		a.jb.token(w, r, form, canonical, ip)
+		return
+	}
 	c, why := a.authenticate(r, form, ip)
 	if c == nil {
 		a.oauthError(w, http.StatusUnauthorized, "invalid_client", why)
@@ -967,8 +979,12 @@ func (a *authServer) gate(r *http.Request, msgs []message, canonical string) *Ev
 }
 
 // ContextFields are the scenario's authorization fields of MCP_CONFORMANCE_CONTEXT: the
-// pre-registered client's credentials, under the official suite's names, and nothing otherwise.
+// pre-registered client's credentials, or the JWT bearer scenarios' JWTs (authwif.go), under
+// the official suite's names, and nothing otherwise.
 func (a *authServer) ContextFields() map[string]any {
+	if a.jb != nil {
+		return a.jb.contextFields()
+	}
 	if a.plan.Registration != RegPre {
 		return nil
 	}

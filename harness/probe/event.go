@@ -53,6 +53,11 @@ const (
 	EvDPoPRefused EventKind = "dpop-refused" // the token endpoint refused a proof (why: the words)
 	EvDPoPNonce   EventKind = "dpop-nonce"   // Server, Nonce: a server refused a proof for want of its nonce
 
+	// Workload identity and enterprise-managed authorization (jwt-bearer, token exchange).
+	EvJWTBearer       EventKind = "jwt-bearer"       // Verified or Refusal, JWT: what the token endpoint made of a jwt-bearer request
+	EvExchangeSubject EventKind = "exchange-subject" // JWT: which JWT a token exchange's subject_token was
+	EvTokenExchange   EventKind = "token-exchange"   // Verified: the IdP issued an ID-JAG (else it refused)
+
 	// The recording itself.
 	EvDropped EventKind = "dropped" // Count: records not kept
 )
@@ -107,6 +112,10 @@ type Event struct {
 	RedirectURIs []string `json:"redirectUris,omitempty"`
 	GrantTypes   []string `json:"grantTypes,omitempty"`
 	Verified     bool     `json:"verified,omitempty"`
+	// JWT is which JWT a request carried (a context field's name, JWTIssuedIDJAG, JWTForeign, ""
+	// none); Refusal why a jwt-bearer request was not taken (JWTBearer*).
+	JWT     string `json:"jwt,omitempty"`
+	Refusal string `json:"refusal,omitempty"`
 	// DPoP: the thumbprint of a token's key, a proof's jti and when it came, the server that
 	// asked a nonce and the nonce.
 	JKT    string `json:"jkt,omitempty"`

@@ -42,7 +42,7 @@ func init() {
 			Summary: "the authorization and token requests carry resource, the MCP server's canonical URI",
 			Judge:   judgeResource},
 		{ID: "AUTH-CLIENT-BEARER-HEADER", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
-			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthBackcompat0326},
+			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthBackcompat0326, probe.AuthWIFJWTBearer, probe.AuthEnterpriseManaged, probe.AuthCrossAppAccess},
 			Summary: "once it holds a token the client sends it in the Authorization header of every request, never in the query string",
 			Judge:   judgeBearerHeader},
 		{ID: "AUTH-CLIENT-SCOPE", Revisions: catalog.AllCatalogued, Level: "SHOULD", Transports: httpOnly,
