@@ -26,7 +26,7 @@ const (
 	EvInputRequired EventKind = "input-required" // RequestState: the probe answered a call input-required
 	EvEmptyCursor   EventKind = "empty-cursor"   // the probe sent nextCursor ""
 	EvCursorIssued  EventKind = "cursor-issued"  // Cursor: a nextCursor the probe sent
-	EvUnknownCursor EventKind = "unknown-cursor" // Cursor (the client's, quoted), Page: a cursor the probe never issued
+	EvUnknownCursor EventKind = "unknown-cursor" // Cursor (the client's), Page (the one it answered with): a cursor the probe never issued
 	EvLastPage      EventKind = "last-page"      // the probe served a list's last page
 
 	// Subscriptions (2026-07-28) and the stdio connection.
