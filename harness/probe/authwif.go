@@ -62,17 +62,18 @@ const (
 	IdPClientID = "mcpspec-idp-client"
 )
 
-// Notes of the JWT bearer scenarios, each a prefix the checks read.
+// Which JWT a request carried (Event.JWT), besides the name of the context field that gave it
+// (CtxValidJWT, …, CtxIDToken).
 const (
-	// JWTBearerNote: what the authorization server made of a jwt-bearer token request; the rest
-	// is "verified: …", "rejected: …" or "not served: …", and names which JWT it was.
-	JWTBearerNote = "auth: jwt-bearer "
-	// TokenExchangeNote: what the IdP made of a token exchange request; the rest is "issued
-	// LABEL (aud …, resource …) …" or "refused: …".
-	TokenExchangeNote = "auth: token exchange: "
-	// ExchangeSubjectNote: which JWT a token exchange request's subject_token was (the rest),
-	// noted before the TokenExchangeNote.
-	ExchangeSubjectNote = "auth: token exchange subject_token: "
+	JWTIssuedIDJAG = "issued-id-jag" // the ID-JAG the IdP issued
+	JWTForeign     = "foreign"       // a JWT the probe never issued
+)
+
+// Why the authorization server did not take a jwt-bearer token request (Event.Refusal).
+const (
+	JWTBearerUnauthenticated = "unauthenticated" // the client's authentication failed
+	JWTBearerNotServed       = "not-served"      // another grant_type
+	JWTBearerRejected        = "rejected"        // the assertion was refused
 )
 
 // The context fields naming the JWTs the WIF scenario hands the client (the official suite's).
@@ -219,6 +220,26 @@ func (j *jwtBearer) contextFields() map[string]any {
 }
 
 // which names a JWT the probe knows: a context field, an ID-JAG it issued, or none.
+// kind is which JWT jwt is, as data (Event.JWT): a context field's name, JWTIssuedIDJAG,
+// JWTForeign, or "" for none.
+func (j *jwtBearer) kind(jwt string) string {
+	if jwt == "" {
+		return ""
+	}
+	for field, s := range j.ctxJWTs {
+		if s == jwt {
+			return field
+		}
+	}
+	j.mu.Lock()
+	_, jag := j.jags[jwt]
+	j.mu.Unlock()
+	if jag {
+		return JWTIssuedIDJAG
+	}
+	return JWTForeign
+}
+
 func (j *jwtBearer) which(jwt string) string {
 	if jwt == "" {
 		return "none"
@@ -263,10 +284,10 @@ func (j *jwtBearer) exchange(w http.ResponseWriter, form url.Values) {
 	j.mint()
 	a := j.a
 	refuse := func(code, why string) {
-		a.note(TokenExchangeNote+"refused: %s", why)
+		a.note(Event{Kind: EvTokenExchange}, "auth: token exchange: refused: %s", why)
 		a.oauthError(w, http.StatusBadRequest, code, why)
 	}
-	a.note(ExchangeSubjectNote+"%s", j.which(form.Get("subject_token")))
+	a.note(Event{Kind: EvExchangeSubject, JWT: j.kind(form.Get("subject_token"))}, "auth: token exchange subject_token: %s", j.which(form.Get("subject_token")))
 	var missing []string
 	for _, p := range []string{"subject_token", "subject_token_type", "requested_token_type", "audience", "resource"} {
 		if form.Get(p) == "" {
@@ -302,7 +323,7 @@ func (j *jwtBearer) exchange(w http.ResponseWriter, form url.Values) {
 	j.mu.Lock()
 	j.jags[jag] = c
 	j.mu.Unlock()
-	a.note(TokenExchangeNote+"issued %s (aud %q, resource %q) for the context's %s", label, c.aud, c.resource, CtxIDToken)
+	a.note(Event{Kind: EvTokenExchange, Verified: true}, "auth: token exchange: issued %s (aud %q, resource %q) for the context's %s", label, c.aud, c.resource, CtxIDToken)
 	a.replyJSON(w, http.StatusOK, map[string]any{"issued_token_type": TokenTypeIDJAG, "access_token": jag,
 		"token_type": "N_A", "expires_in": 300})
 }
@@ -313,9 +334,17 @@ func (j *jwtBearer) exchange(w http.ResponseWriter, form url.Values) {
 func (j *jwtBearer) token(w http.ResponseWriter, r *http.Request, form url.Values, canonical, ip string) {
 	j.mint()
 	a := j.a
+	var jwt string // which JWT the assertion is, once read
 	refuse := func(status int, code, format string, args ...any) {
 		why := fmt.Sprintf(format, args...)
-		a.note(JWTBearerNote+"%s", why)
+		refusal := JWTBearerRejected
+		switch code {
+		case "invalid_client":
+			refusal = JWTBearerUnauthenticated
+		case "unsupported_grant_type":
+			refusal = JWTBearerNotServed
+		}
+		a.note(Event{Kind: EvJWTBearer, Refusal: refusal, JWT: jwt}, "auth: jwt-bearer %s", why)
 		a.oauthError(w, status, code, why)
 	}
 	c := &client{id: form.Get("client_id"), issuer: ip}
@@ -335,7 +364,7 @@ func (j *jwtBearer) token(w http.ResponseWriter, r *http.Request, form url.Value
 		refuse(http.StatusBadRequest, "invalid_request", "rejected: no assertion parameter")
 		return
 	}
-	what := j.which(assertion)
+	what, jwt := j.which(assertion), j.kind(assertion)
 	typ, claims, err := j.verify(assertion)
 	if err != nil {
 		refuse(http.StatusBadRequest, "invalid_grant", "rejected: %s: %v", what, err)
@@ -384,7 +413,7 @@ func (j *jwtBearer) token(w http.ResponseWriter, r *http.Request, form url.Value
 		refuse(http.StatusBadRequest, "invalid_grant", "rejected: %s: expired", what)
 		return
 	}
-	a.note(JWTBearerNote+"verified: %s: signed by its issuer's key, aud %v, not expired", what, auds)
+	a.note(Event{Kind: EvJWTBearer, Verified: true, JWT: jwt}, "auth: jwt-bearer verified: %s: signed by its issuer's key, aud %v, not expired", what, auds)
 	a.issue(w, JWTBearerGrant, c, resource, form.Get("scope"), canonical, ip, "", false) // no DPoP in these scenarios
 }
 

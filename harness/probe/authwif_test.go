@@ -49,11 +49,11 @@ func postForm(t *testing.T, u string, form url.Values, user, pass string) (int, 
 	return resp.StatusCode, body
 }
 
-// lastNote is the last note beginning with prefix, "" if none.
-func lastNote(rec *Recorder, prefix string) string {
+// lastNote is the words of the last event of kind k, "" if none.
+func lastNote(rec *Recorder, k EventKind) string {
 	out := ""
 	for _, r := range rec.Records() {
-		if r.Dir == Note && strings.HasPrefix(r.Body, prefix) {
+		if r.Is(k) {
 			out = r.Body
 		}
 	}
@@ -101,7 +101,7 @@ func TestWIFTokenEndpoint(t *testing.T) {
 		if status != tc.status || (tc.code != "" && body["error"] != tc.code) || (tc.code == "" && body["access_token"] == nil) {
 			t.Errorf("%s: HTTP %d %v, want %d %q", tc.name, status, body, tc.status, tc.code)
 		}
-		if n := lastNote(rec, JWTBearerNote); !strings.Contains(n, tc.note) {
+		if n := lastNote(rec, EvJWTBearer); !strings.Contains(n, tc.note) {
 			t.Errorf("%s: note %q, want it to say %q", tc.name, n, tc.note)
 		}
 	}
@@ -121,8 +121,8 @@ func TestEnterpriseExchangeAndGrant(t *testing.T) {
 	}
 	missing := exchange(origin)
 	missing.Del("resource")
-	if status, body := postForm(t, origin+IdPPath+"/token", missing, "", ""); status != 400 || !strings.Contains(lastNote(rec, TokenExchangeNote), "refused: missing resource") {
-		t.Errorf("an exchange without resource: HTTP %d %v, note %q", status, body, lastNote(rec, TokenExchangeNote))
+	if status, body := postForm(t, origin+IdPPath+"/token", missing, "", ""); status != 400 || !strings.Contains(lastNote(rec, EvTokenExchange), "refused: missing resource") {
+		t.Errorf("an exchange without resource: HTTP %d %v, note %q", status, body, lastNote(rec, EvTokenExchange))
 	}
 	jagFor := func(audience string) string {
 		status, body := postForm(t, origin+IdPPath+"/token", exchange(audience), "", "")
@@ -157,7 +157,7 @@ func TestEnterpriseExchangeAndGrant(t *testing.T) {
 		if (tc.code != "" && body["error"] != tc.code) || (tc.code == "" && (status != 200 || body["access_token"] == nil)) {
 			t.Errorf("%s: HTTP %d %v, want %q", tc.name, status, body, tc.code)
 		}
-		if n := lastNote(rec, JWTBearerNote); !strings.Contains(n, tc.note) {
+		if n := lastNote(rec, EvJWTBearer); !strings.Contains(n, tc.note) {
 			t.Errorf("%s: note %q, want it to say %q", tc.name, n, tc.note)
 		}
 	}

@@ -1,6 +1,7 @@
 package clientsuite
 
 import (
+	"github.com/mcpspec/mcpspec/suites/catalog"
 	"strings"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
@@ -15,19 +16,19 @@ import (
 
 func init() {
 	Register(
-		Check{ID: "EMA-CLIENT-TOKEN-EXCHANGE", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
+		Check{ID: "EMA-CLIENT-TOKEN-EXCHANGE", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
 			Scenario: probe.AuthEnterpriseManaged, Also: []string{probe.AuthCrossAppAccess},
 			Summary: "the client exchanges the IdP's ID token at the IdP's token endpoint (RFC 8693): grant_type token-exchange, requested_token_type id-jag, " +
 				"the ID token as subject_token with subject_token_type id_token",
 			LevelReason: "The extension's § 4: to request the grant the client MUST make a token exchange request to the IdP's token endpoint with those parameters, each REQUIRED.",
 			Judge:       judgeEMATokenExchange},
-		Check{ID: "EMA-CLIENT-EXCHANGE-TARGET", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
+		Check{ID: "EMA-CLIENT-EXCHANGE-TARGET", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
 			Scenario: probe.AuthEnterpriseManaged, Also: []string{probe.AuthCrossAppAccess},
 			Summary: "the token exchange names the MCP server's authorization server's issuer as audience and the server's resource identifier as resource",
 			LevelReason: "The extension's § 4 makes audience (the issuer URL of the MCP server's authorization server) and resource (its RFC 9728 resource identifier) " +
 				"REQUIRED parameters of the request the client MUST make; the ID-JAG's aud and resource come from them.",
 			Judge: judgeEMAExchangeTarget},
-		Check{ID: "EMA-CLIENT-JWT-BEARER", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
+		Check{ID: "EMA-CLIENT-JWT-BEARER", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
 			Scenario: probe.AuthEnterpriseManaged, Also: []string{probe.AuthCrossAppAccess},
 			Summary: "the client presents the ID-JAG the IdP issued to the authorization server by the jwt-bearer grant, authenticated as the client it registered, " +
 				"with no authorization request before its exchange",
@@ -73,14 +74,14 @@ func (v *View) emaUnused() (Finding, bool) {
 	return na("%s: the client does not use the extension: it sent neither a token exchange to the IdP nor a jwt-bearer token request%s", v.Scenario, v.otherFlow()), true
 }
 
-// noteAfter is the rest of the first note after index at that begins with prefix.
-func (v *View) noteAfter(at int, prefix string) string {
-	for _, r := range v.Records[at+1:] {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, prefix) {
-			return strings.TrimPrefix(r.Body, prefix)
+// eventAfter is the first probe event of kind k after index at, nil if none.
+func (v *View) eventAfter(at int, k probe.EventKind) *probe.Record {
+	for i := at + 1; i < len(v.Records); i++ {
+		if v.Records[i].Is(k) {
+			return &v.Records[i]
 		}
 	}
-	return ""
+	return nil
 }
 
 func judgeEMATokenExchange(v *View) Finding {
@@ -98,8 +99,12 @@ func judgeEMATokenExchange(v *View) Finding {
 				return violated("%s: the token exchange request (record %d) has %s %q, want %s", v.Scenario, v.seq(e.at), p[0], got, p[1])
 			}
 		}
-		if subject := v.noteAfter(e.at, probe.ExchangeSubjectNote); subject != "the context's "+probe.CtxIDToken {
-			return violated("%s: the subject_token of the token exchange request (record %d) is %s, not the context's %s", v.Scenario, v.seq(e.at), subject, probe.CtxIDToken)
+		if r := v.eventAfter(e.at, probe.EvExchangeSubject); r == nil || r.Event.JWT != probe.CtxIDToken {
+			what := "unseen"
+			if r != nil {
+				what = r.Body
+			}
+			return violated("%s: the subject_token of the token exchange request (record %d) is not the context's %s (%s)", v.Scenario, v.seq(e.at), probe.CtxIDToken, what)
 		}
 	}
 	return passed("%s: %d token exchange requests for an ID-JAG, the context's ID token as subject_token", v.Scenario, len(ex))
@@ -142,7 +147,7 @@ func judgeEMAJWTBearer(v *View) Finding {
 	}
 	toks := v.asTokenReqs()
 	if len(toks) == 0 {
-		if strings.HasPrefix(v.noteAfter(begun[0].at, probe.TokenExchangeNote), "refused") {
+		if r := v.eventAfter(begun[0].at, probe.EvTokenExchange); r != nil && !r.Event.Verified {
 			return untestable("%s: the IdP refused the client's token exchange, so it had no ID-JAG to present", v.Scenario)
 		}
 		return violated("%s: the client obtained an ID-JAG and never presented it to the authorization server's token endpoint", v.Scenario)
@@ -153,13 +158,13 @@ func judgeEMAJWTBearer(v *View) Finding {
 	n := 0
 	for _, t := range v.jwtBearerReqs() {
 		n++
-		verdict := v.jwtBearerVerdict(t.at)
+		ev, verdict := v.jwtBearerVerdict(t.at)
 		switch {
-		case strings.HasPrefix(verdict, "not served: client authentication failed"):
+		case ev != nil && ev.Refusal == probe.JWTBearerUnauthenticated:
 			return violated("%s: the token request (record %d) does not authenticate the client as registered: %s", v.Scenario, v.seq(t.at), verdict)
 		case t.form.Get("assertion") == "":
 			return violated("%s: the jwt-bearer token request (record %d) carries no assertion", v.Scenario, v.seq(t.at))
-		case !strings.Contains(verdict, "the ID-JAG the IdP issued"):
+		case ev == nil || ev.JWT != probe.JWTIssuedIDJAG:
 			return violated("%s: the assertion of the token request (record %d) is not the ID-JAG the IdP issued: %s", v.Scenario, v.seq(t.at), verdict)
 		}
 	}

@@ -105,7 +105,7 @@ func TestJWTBearerExtensionsInProcess(t *testing.T) {
 func TestJWTBearerExtensionsNotUsed(t *testing.T) {
 	recs := []probe.Record{
 		{Seq: 1, Dir: probe.Recv, Channel: probe.ChanPOST, Path: probe.Path, Header: map[string]string{"Host": "127.0.0.1:1"}, Body: `{"jsonrpc":"2.0","id":1,"method":"initialize"}`},
-		{Seq: 2, Dir: probe.Note, Body: probe.ChallengeNote + "401 Bearer"},
+		{Seq: 2, Dir: probe.Note, Event: &probe.Event{Kind: probe.EvChallenge, Status: 401, Challenge: "Bearer"}},
 		{Seq: 3, Dir: probe.Recv, Channel: probe.ChanOAuth, Method: "GET", Path: "/authorize", Query: "response_type=code&client_id=x"},
 		{Seq: 4, Dir: probe.Recv, Channel: probe.ChanOAuth, Method: "POST", Path: "/token", Header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, Body: "grant_type=authorization_code&code=c"},
 	}

@@ -2,7 +2,7 @@ package clientsuite
 
 import (
 	"fmt"
-	"strings"
+	"github.com/mcpspec/mcpspec/suites/catalog"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
 )
@@ -18,20 +18,20 @@ import (
 
 func init() {
 	Register(
-		Check{ID: "WIF-CLIENT-GRANT", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
+		Check{ID: "WIF-CLIENT-GRANT", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
 			Scenario: probe.AuthWIFJWTBearer,
 			Summary:  "a workload using the extension obtains its token by the jwt-bearer grant (RFC 7523 § 2.1) with its JWT as the assertion: its first token request, with no authorization request before",
 			LevelReason: "RFC 7523 § 2.1: grant_type MUST be urn:ietf:params:oauth:grant-type:jwt-bearer and assertion MUST hold the JWT; the extension's flow has no other step to " +
 				"a token, and the authorization server lists that grant alone (the official suite fails a first token request of another grant, or without the assertion). " +
 				"The extension is optional: a client that never sends the grant does not use it, and gets na.",
 			Judge: judgeWIFGrant},
-		Check{ID: "WIF-CLIENT-ASSERTION", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
+		Check{ID: "WIF-CLIENT-ASSERTION", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
 			Scenario: probe.AuthWIFJWTBearer,
 			Summary:  "the assertion is a workload JWT the authorization server can take: its aud names the server (issuer or token endpoint) and it has not expired",
 			LevelReason: "The extension's JWT Format: the JWT the client presents MUST name the authorization server in aud and carry an exp after which it MUST NOT be accepted " +
 				"(RFC 7523 § 3); the context's wrong_audience_jwt and expired_jwt are such JWTs, which the official suite fails.",
 			Judge: judgeWIFAssertion},
-		Check{ID: "WIF-CLIENT-RESOURCE", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
+		Check{ID: "WIF-CLIENT-RESOURCE", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
 			Scenario: probe.AuthWIFJWTBearer,
 			Summary:  "the jwt-bearer token request carries resource, the MCP server's canonical URI",
 			LevelReason: "The extension's token request includes resource, the canonical URI of the MCP server, as the baseline authorization (RFC 8707) requires of every " +
@@ -52,14 +52,14 @@ func (v *View) jwtBearerReqs() []oauthReq {
 }
 
 // jwtBearerVerdict is what the authorization server made of the jwt-bearer token request at
-// index at: the rest of its JWTBearerNote.
-func (v *View) jwtBearerVerdict(at int) string {
+// index at (its probe.EvJWTBearer, nil if none), and the probe's words on it.
+func (v *View) jwtBearerVerdict(at int) (*probe.Event, string) {
 	for _, r := range v.Records[at+1:] {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.JWTBearerNote) {
-			return strings.TrimPrefix(r.Body, probe.JWTBearerNote)
+		if r.Is(probe.EvJWTBearer) {
+			return r.Event, r.Body
 		}
 	}
-	return "the probe recorded no verdict on it"
+	return nil, "the probe recorded no verdict on it"
 }
 
 // wifUnused is the finding of a run in which the client did not use the extension: it made no
@@ -129,7 +129,7 @@ func judgeWIFAssertion(v *View) Finding {
 			continue // WIF-CLIENT-GRANT's finding
 		}
 		n++
-		if verdict := v.jwtBearerVerdict(t.at); !strings.HasPrefix(verdict, "verified") {
+		if ev, verdict := v.jwtBearerVerdict(t.at); ev == nil || !ev.Verified {
 			return violated("%s: the assertion of the token request (record %d) was refused: %s", v.Scenario, v.seq(t.at), verdict)
 		}
 	}
