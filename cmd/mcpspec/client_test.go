@@ -35,9 +35,11 @@ const clientRunTimeout = 60 * time.Second
 var clientTestFlags = []string{"--timeout-request", "3s", "--timeout-idle", "10s", "--timeout-startup", "10s", "--parallel", "1"}
 
 // selfTestScenarios: the default scenarios and those served on request whose checks no default
-// scenario judges (task-cancel, subscriptions, sep-2640-client-no-prefetch), so that every
-// check has a result.
-var selfTestScenarios = strings.Join(append(slices.Clone(probe.Scenarios), probe.ScenarioTaskCancel, probe.ScenarioSubscriptions, probe.ScenarioSkills), ",")
+// scenario judges (task-cancel, subscriptions, the official suite's skills, schema and invalid
+// header scenarios), so that every check has a result.
+var selfTestScenarios = strings.Join(append(slices.Clone(probe.Scenarios), probe.ScenarioTaskCancel, probe.ScenarioSubscriptions, probe.ScenarioSkills,
+	probe.ScenarioInvalidToolHeaders, probe.ScenarioRefNoDeref, probe.ScenarioSchemaPreservation,
+	probe.ScenarioSkillVerifyDigest, probe.ScenarioSkillVerifySize, probe.ScenarioSkillVerifyFrontmatter), ",")
 
 // runClient runs `mcpspec client` on the reference client (with faults) over a transport, in
 // the self-test's scenarios.
@@ -309,7 +311,7 @@ func TestClientBadFlagsExit2(t *testing.T) {
 		{[]string{"--cmd", "c", "extra"}, `unexpected argument "extra"`},
 		{[]string{"--cmd", "c", "--sse", "--stdio"}, "--stdio and --sse exclude each other"},
 		{[]string{"--cmd", "c {server}", "--sse"}, "--cmd holds {server}"},
-		{[]string{"--cmd", "c", "--scenario", "nope"}, `--scenario: unknown scenario "nope" (known: tools_call, version-unsupported, session-expiry, sse-retry, request-timeout, initialize, elicitation-sep1034-client-defaults, task-cancel, subscriptions, sep-2640-client-no-prefetch; auth/* for the `},
+		{[]string{"--cmd", "c", "--scenario", "nope"}, `--scenario: unknown scenario "nope" (known: tools_call, version-unsupported, session-expiry, sse-retry, request-timeout, initialize, elicitation-sep1034-client-defaults, task-cancel, subscriptions, sep-2640-client-no-prefetch, http-invalid-tool-headers, json-schema-ref-no-deref`},
 		{[]string{"--cmd", "c", "--scenario", "oauth/*"}, `--scenario: no scenario in the group "oauth/*"`},
 		{[]string{"--cmd", "c", "--scenario", "initialize,initialize"}, "--scenario: initialize given twice"},
 	}

@@ -110,14 +110,21 @@ func cmdList(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "the JSON-RPC profile (run --jsonrpc) checks %d of them: %s\n", len(profile), strings.Join(profile, ", "))
 	}
 	for _, x := range catalog.Extensions() {
-		n := 0
+		n, clientOnly := 0, true
 		for _, e := range entries {
 			if e.Extension != nil && e.Extension.ID == x.ID {
 				n++
+				_, server := conform.Lookup(e.ID)
+				clientOnly = clientOnly && e.Client && !server
 			}
 		}
+		where := "judged only where the server declares it in capabilities.extensions"
+		if clientOnly {
+			// An authorization extension (DPoP) is negotiated through OAuth, not capabilities.
+			where = "judged on clients, in the scenarios that use it"
+		}
 		if n > 0 {
-			fmt.Fprintf(stdout, "the extension %s (%s; base revisions %s) has %d of them, judged only where the server declares it in capabilities.extensions\n", x.ID, x.Version, strings.Join(x.Revisions, ", "), n)
+			fmt.Fprintf(stdout, "the extension %s (%s; base revisions %s) has %d of them, %s\n", x.ID, x.Version, strings.Join(x.Revisions, ", "), n, where)
 		}
 	}
 	var clients []string

@@ -135,6 +135,9 @@ type AuthPlan struct {
 	// Lax are the reference authorization server's faults (mcpspec reference-authserver
 	// --fault): each drops one rule the AS checks judge. No scenario sets them.
 	Lax ASLax
+	// DPoP: the authorization server binds tokens to DPoP proofs and the MCP endpoint takes
+	// them under the DPoP scheme (authdpop.go); DPoPNonce: both require a nonce of their own.
+	DPoP, DPoPNonce bool
 	// JWTAccessTokens: access tokens are ES256 JWTs whose aud is the resource they were issued
 	// for, so a tester can see the audience (the reference authorization server's tokens).
 	JWTAccessTokens bool
@@ -237,6 +240,10 @@ var authPlans = func() []AuthPlan {
 		p(AuthISSNormalized, revs0728, func(a *AuthPlan) { a.ISS, a.ISSSent = true, ISSNormalized }),
 		p(AuthMetadataIssuerMismatch, revs0728, func(a *AuthPlan) { a.MetadataIssuer = WrongIssuer }),
 		p(AuthASMigration, revsPRM, func(a *AuthPlan) { a.Migrate = true }),
+		// Public clients (token endpoint authentication none), as the official suite's DPoP
+		// authorization server has them: DPoP is what binds their tokens.
+		p(AuthDPoP, revsPRM, func(a *AuthPlan) { a.DPoP, a.AuthMethods = true, []string{"none"} }),
+		p(AuthDPoPNonce, revsPRM, func(a *AuthPlan) { a.DPoP, a.DPoPNonce, a.AuthMethods = true, true, []string{"none"} }),
 		p(AuthOfflineAccessScope, revs0728, func(a *AuthPlan) {
 			a.Registration, a.DCRToo = RegCIMD, true
 			a.ScopesSupported, a.ASScopesSupported = []string{ScopeBasic}, []string{ScopeBasic, ScopeOffline}

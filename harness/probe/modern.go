@@ -23,9 +23,6 @@ func (s Script) Modern() bool { return harness.IsModern(s.Revision) }
 // request declared, an inputRequest; the client's retry (a new request) completes it.
 const ToolInput = "probe_input"
 
-// InputRequiredNote begins the note recording the requestState of an InputRequiredResult.
-const InputRequiredNote = "input required, requestState: "
-
 // modernTools are the tools the probe lists at the stateless revision: a server there sends
 // the client no requests of its own (ping is gone), so the probe's other tools give way to
 // probe_input, whose input travels in InputRequiredResult round trips. The official fixture
@@ -36,6 +33,14 @@ func modernTools() []map[string]any {
 		"properties": map[string]any{"text": map[string]any{"type": "string", "default": EchoDefault}},
 	}}, {"name": ToolInput, "description": "Asks the client for input, then answers with what it got.",
 		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{}}}, paramHeadersTool()}
+}
+
+// modernToolsFor are the tools listed at the stateless revision in the script's scenario.
+func (s *server) modernToolsFor() []map[string]any {
+	if ts, ok := s.scenarioTools(); ok {
+		return ts
+	}
+	return modernTools()
 }
 
 // serverMeta is the _meta every modern result carries (META26-SERVERINFO).
@@ -50,10 +55,15 @@ func (s *server) handleModern(m message) []byte {
 			return resp
 		}
 	}
+	if IsSkillVerify(s.script.Scenario) {
+		if resp, ok := s.handleSkillVerify(m); ok {
+			return resp
+		}
+	}
 	switch m.Method {
 	case "server/discover":
 		caps := map[string]any{"tools": map[string]any{}}
-		if s.script.Scenario == ScenarioSkills {
+		if s.script.Scenario == ScenarioSkills || IsSkillVerify(s.script.Scenario) {
 			caps["resources"] = map[string]any{}
 			caps["extensions"] = map[string]any{SkillsExtension: map[string]any{}}
 		}
@@ -82,8 +92,12 @@ func (s *server) handleModern(m message) []byte {
 			return s.inputRound(m)
 		}
 		text, ok := fixtureAnswer(p.Name, p.Arguments)
+		mine := false
+		if t, found := s.scenarioCall(p.Name, p.Arguments); found {
+			text, mine = t, true
+		}
 		switch {
-		case ok && p.Name == ToolAddNumbers:
+		case mine, ok && p.Name == ToolAddNumbers:
 		case p.Name == ToolEcho || p.Name == ToolParamHeaders:
 			text, _ = p.Arguments["text"].(string)
 		default:
@@ -134,7 +148,7 @@ func (s *server) inputRound(m message) []byte {
 		return result(m.ID, res)
 	}
 	state := newSessionID() // opaque to the client: it must echo it exactly
-	s.rec.Add(Record{Dir: Note, Body: InputRequiredNote + state})
+	s.rec.note(Event{Kind: EvInputRequired, RequestState: state}, "input required, requestState: "+state)
 	requests := map[string]any{}
 	// MRTR-CAP-GATED: ask only what the request declared.
 	if p.Meta.Caps["elicitation"] != nil {
@@ -154,9 +168,6 @@ func (s *server) inputRound(m message) []byte {
 	return result(m.ID, res)
 }
 
-// EmptyCursorNote records that the probe answered a tools/list with nextCursor "".
-const EmptyCursorNote = "nextCursor \"\" sent"
-
 // ModernPageCursor is the nextCursor of the stateless revision's first tools/list page.
 const ModernPageCursor = "mcpspec-page-2"
 
@@ -170,14 +181,14 @@ func (s *server) listModern(m message) []byte {
 		Cursor *string `json:"cursor"`
 	}
 	_ = json.Unmarshal(m.Params, &p)
-	res := map[string]any{"resultType": "complete", "tools": modernTools(), "ttlMs": 0, "cacheScope": "public", "_meta": serverMeta()}
+	res := map[string]any{"resultType": "complete", "tools": s.modernToolsFor(), "ttlMs": 0, "cacheScope": "public", "_meta": serverMeta()}
 	switch {
 	case p.Cursor == nil:
 		res["nextCursor"] = ModernPageCursor
 	case *p.Cursor == ModernPageCursor:
 		res["tools"] = []map[string]any{}
 		res["nextCursor"] = ""
-		s.rec.Add(Record{Dir: Note, Body: EmptyCursorNote})
+		s.rec.note(Event{Kind: EvEmptyCursor}, `nextCursor "" sent`)
 	case *p.Cursor == "":
 		res["tools"] = []map[string]any{}
 	default:

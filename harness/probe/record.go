@@ -57,8 +57,12 @@ type Record struct {
 	// Seq or higher did not exist yet.
 	Arrived int `json:"arrived,omitempty"`
 	// Status is the HTTP status of the probe's answer.
-	Status int    `json:"status,omitempty"`
-	Body   string `json:"body"`
+	Status int `json:"status,omitempty"`
+	// Creds are the secrets an authorization scenario's request carried, each where it stood.
+	Creds []Credential `json:"creds,omitempty"`
+	// Event is what a note says, as data (Dir Note; nil on a note no check reads).
+	Event *Event `json:"event,omitempty"`
+	Body  string `json:"body"`
 }
 
 // Meta is the record's HTTP detail in one line, for evidence.
@@ -77,8 +81,8 @@ func (r Record) Meta() string {
 	if r.Status != 0 {
 		parts = append(parts, "HTTP "+http.StatusText(r.Status))
 	}
-	// Only the headers MCP gives a meaning to: the rest (Content-Length, Connection, …) would
-	// bury them. Every header stays in Header.
+	// Only the headers MCP (and its DPoP extension) gives a meaning to: the rest
+	// (Content-Length, Connection, …) would bury them. Every header stays in Header.
 	for _, k := range metaHeaders {
 		if v, ok := r.Header[k]; ok {
 			parts = append(parts, k+": "+v)
@@ -95,7 +99,7 @@ func (r Record) Meta() string {
 	return strings.Join(append(parts, params...), "; ")
 }
 
-var metaHeaders = []string{"Accept", "Content-Type", "Mcp-Session-Id", "Mcp-Protocol-Version", "Mcp-Method", "Mcp-Name", "Last-Event-Id", "Authorization", "Www-Authenticate", "Location"}
+var metaHeaders = []string{"Accept", "Content-Type", "Mcp-Session-Id", "Mcp-Protocol-Version", "Mcp-Method", "Mcp-Name", "Last-Event-Id", "Authorization", "Www-Authenticate", "Location", "Dpop", "Dpop-Nonce"}
 
 // HasHeader returns the header's value and whether the client sent it.
 func (r Record) HasHeader(name string) (string, bool) {
@@ -156,7 +160,8 @@ func (r *Recorder) Records() []Record {
 	out := append([]Record(nil), r.recs...)
 	if r.dropped > 0 {
 		out = append(out, Record{Seq: len(r.recs) + r.dropped + 1, AtMs: time.Since(r.start).Milliseconds(), Dir: Note, Channel: "probe",
-			Body: fmt.Sprintf("%d records not kept (recording limit %d)", r.dropped, transcript.MaxEntries)})
+			Event: &Event{Kind: EvDropped, Count: r.dropped},
+			Body:  fmt.Sprintf("%d records not kept (recording limit %d)", r.dropped, transcript.MaxEntries)})
 	}
 	return out
 }

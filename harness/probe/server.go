@@ -38,9 +38,13 @@ const (
 // Scenarios lists the scenarios a client run serves unless told otherwise.
 var Scenarios = []string{ScenarioTools, ScenarioVersionUnsupported, ScenarioSessionExpiry, ScenarioSSERetry, ScenarioRequestTimeout}
 
-// OnRequest lists the scenarios served only when asked for by name: their exchange is a part
-// of ScenarioTools', judged by the same checks, so running them too would only repeat results.
-var OnRequest = []string{ScenarioInitialize, ScenarioElicitDefaults, ScenarioTaskCancel, ScenarioSubscriptions, ScenarioSkills}
+// OnRequest lists the scenarios served only when asked for by name: the exchange of the first
+// ones is a part of ScenarioTools', judged by the same checks, so running them too would only
+// repeat results; the others exercise what few clients have, or a step of the official
+// suite's scenario (docs/client.md says why each is here).
+var OnRequest = []string{ScenarioInitialize, ScenarioElicitDefaults, ScenarioTaskCancel, ScenarioSubscriptions, ScenarioSkills,
+	ScenarioInvalidToolHeaders, ScenarioRefNoDeref, ScenarioSchemaPreservation,
+	ScenarioSkillVerifyDigest, ScenarioSkillVerifySize, ScenarioSkillVerifyFrontmatter}
 
 // Known lists every scenario the probe serves, the authorization scenarios last.
 func Known() []string {
@@ -53,6 +57,9 @@ func Known() []string {
 func ServesAt(scenario, revision string) bool {
 	if a, ok := PlanFor(scenario); ok {
 		return a.ServesAt(revision)
+	}
+	if serves, known := scenarioServes(scenario, revision); known {
+		return serves
 	}
 	switch scenario {
 	case ScenarioInitialize:
@@ -154,6 +161,7 @@ type server struct {
 	theTask *probeTask               // ScenarioTaskCancel's task, once created
 	sub     subState                 // ScenarioSubscriptions (subscribe.go)
 	hangup  func()                   // ends the connection (stdio: closes stdout); nil over HTTP
+	canary  *canary                  // ScenarioRefNoDeref's listener (schemas.go)
 }
 
 func newServer(script Script, rec *Recorder) *server {
@@ -221,6 +229,9 @@ func (s *server) tools() []map[string]any {
 	case ScenarioElicitDefaults:
 		return elicitDefaultsTools()
 	}
+	if ts, ok := s.scenarioTools(); ok {
+		return ts
+	}
 	noArgs := map[string]any{"type": "object", "properties": map[string]any{}}
 	echo := map[string]any{"name": ToolEcho, "description": "Answers with its text argument.", "inputSchema": map[string]any{
 		"type":       "object",
@@ -253,9 +264,10 @@ func ToolNames(revision string) []string {
 
 // toolNames are the names of the tools the probe lists in the script's scenario, in order.
 func (s Script) toolNames() []string {
-	ts := (&server{script: s}).tools()
+	srv := &server{script: s}
+	ts := srv.tools()
 	if s.Modern() {
-		ts = modernTools()
+		ts = srv.modernToolsFor()
 	}
 	var out []string
 	for _, t := range ts {
@@ -289,6 +301,9 @@ func (s *server) callTool(ctx context.Context, m message, emit func([]byte)) []b
 		return errorResponse(m.ID, -32602, "params: "+err.Error())
 	}
 	if text, ok := fixtureAnswer(p.Name, p.Arguments); ok {
+		return result(m.ID, textResult(text))
+	}
+	if text, ok := s.scenarioCall(p.Name, p.Arguments); ok {
 		return result(m.ID, textResult(text))
 	}
 	switch p.Name {
@@ -329,10 +344,6 @@ func (s *server) relay(ctx context.Context, callID json.RawMessage, id, method s
 	return result(callID, textResult("the "+method+" request was answered: "+string(answer)))
 }
 
-// NoAnswerNote begins the note of a request of the probe's that the client left unanswered
-// for AnswerWait: "no answer to the probe's roots/list (id probe-roots-1) within 10s".
-const NoAnswerNote = "no answer to the probe's "
-
 // ask sends the client a request and waits, at most AnswerWait, for its response.
 func (s *server) ask(ctx context.Context, id, method string, params any, emit func([]byte)) json.RawMessage {
 	ch := make(chan json.RawMessage, 1)
@@ -356,7 +367,7 @@ func (s *server) ask(ctx context.Context, id, method string, params any, emit fu
 	case raw := <-ch:
 		return raw
 	case <-t.C:
-		s.rec.Add(Record{Dir: Note, Body: fmt.Sprintf("%s%s (id %s) within %s", NoAnswerNote, method, id, s.script.AnswerWait)})
+		s.rec.note(Event{Kind: EvUnanswered, Method: method, RequestID: string(idJSON)}, fmt.Sprintf("no answer to the probe's %s (id %s) within %s", method, id, s.script.AnswerWait))
 	case <-ctx.Done():
 	}
 	return nil

@@ -23,6 +23,10 @@ func ServeStdio(ctx context.Context, script Script, in io.Reader, out io.Writer,
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	srv := newServer(script, rec)
+	if err := srv.open(); err != nil {
+		return err
+	}
+	defer srv.shut()
 	NoteStart(script, rec)
 	var mu sync.Mutex
 	closed := false

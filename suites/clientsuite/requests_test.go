@@ -16,7 +16,8 @@ func TestUnansweredRequest(t *testing.T) {
 	ask := `{"jsonrpc":"2.0","id":"` + probe.RootsID + `","method":"roots/list"}`
 	recv := func(b string) probe.Record { return probe.Record{Dir: probe.Recv, Channel: probe.ChanStdin, Body: b} }
 	send := func(b string) probe.Record { return probe.Record{Dir: probe.Send, Channel: probe.ChanStdout, Body: b} }
-	note := probe.Record{Dir: probe.Note, Body: probe.NoAnswerNote + "roots/list (id " + probe.RootsID + ") within 10s"}
+	note := probe.Record{Dir: probe.Note, Body: "no answer to the probe's roots/list (id " + probe.RootsID + ") within 10s",
+		Event: &probe.Event{Kind: probe.EvUnanswered, Method: "roots/list", RequestID: `"` + probe.RootsID + `"`}}
 	cases := []struct {
 		name string
 		recs []probe.Record
