@@ -358,11 +358,58 @@ func frontmatter(text string) (map[string]any, error) {
 	if !ok {
 		return nil, fmt.Errorf("its frontmatter has no closing --- line")
 	}
-	var fm map[string]any
-	if err := yaml.Unmarshal([]byte(block), &fm); err != nil || fm == nil {
-		return nil, fmt.Errorf("its frontmatter is not a YAML mapping: %v", err)
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(block), &doc); err != nil {
+		return nil, fmt.Errorf("its frontmatter is not YAML: %v", err)
+	}
+	v, err := yamlValue(&doc, 0)
+	fm, _ := v.(map[string]any)
+	if err != nil || fm == nil {
+		return nil, fmt.Errorf("its frontmatter is not a YAML mapping (%v)", err)
 	}
 	return fm, nil
+}
+
+// yamlValue is a YAML node's value as JSON would carry it. A timestamp stays the text the author
+// wrote (a JSON rendering of the frontmatter has no date type), and keys are strings.
+func yamlValue(n *yaml.Node, depth int) (any, error) {
+	if depth > 64 {
+		return nil, fmt.Errorf("nested too deep")
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil, nil
+		}
+		return yamlValue(n.Content[0], depth+1)
+	case yaml.AliasNode:
+		return yamlValue(n.Alias, depth+1)
+	case yaml.MappingNode:
+		out := map[string]any{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			v, err := yamlValue(n.Content[i+1], depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[n.Content[i].Value] = v
+		}
+		return out, nil
+	case yaml.SequenceNode:
+		out := []any{}
+		for _, c := range n.Content {
+			v, err := yamlValue(c, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	}
+	if n.ShortTag() == "!!timestamp" {
+		return n.Value, nil
+	}
+	var v any
+	return v, n.Decode(&v)
 }
 
 // yamlAsJSON is v as JSON would carry it, for comparing YAML values with JSON ones.

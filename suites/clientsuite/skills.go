@@ -38,7 +38,7 @@ func judgeSkillNoPrefetch(v *View) Finding {
 		}
 		_ = json.Unmarshal(paramsOf(m.Raw), &p)
 		if probe.IsSkillFile(p.URI) || strings.HasPrefix(p.URI, "skill://") {
-			return violated("the client read %s, a file of a skill nothing asked it to load (record %d)", p.URI, m.Rec)
+			return violated("the client read %s, a file of a skill nothing asked it to load (record %d)", p.URI, v.Records[m.Rec].Seq)
 		}
 	}
 	if !listed {

@@ -1,6 +1,7 @@
 package clientsuite
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
@@ -25,8 +26,13 @@ func TestSkillNoPrefetch(t *testing.T) {
 		{"a supporting file", []probe.Record{post(1, list, nil), post(2, read("2", "skill://probe-alpha/notes.md"), nil)}, Violation},
 	} {
 		v := NewView(probe.ScenarioSkills, "2026-07-28", "http", "2026-07-28", tc.recs, schema.New())
-		if f := judgeSkillNoPrefetch(v); f.Outcome != tc.want {
+		f := judgeSkillNoPrefetch(v)
+		if f.Outcome != tc.want {
 			t.Errorf("%s: %v %s, want %v", tc.name, f.Outcome, f.Message, tc.want)
+		}
+		// The evidence is the read's own record, by its sequence number.
+		if tc.want == Violation && !strings.Contains(f.Message, "(record 2)") {
+			t.Errorf("%s: %s does not cite record 2", tc.name, f.Message)
 		}
 	}
 }
