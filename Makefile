@@ -43,7 +43,7 @@ lint:
 	  if [ -n "$$big" ]; then echo "tracked files over 1 MiB (build outputs belong in .gitignore):"; echo "$$big"; exit 1; fi; \
 	fi
 
-# Wall time, specs/s, servers spawned, quiet-window time and peak memory of whole runs, then the
+# Wall time, specs/s, servers spawned, quiet-window time, CPU, peak memory and largest report of whole runs, then the
 # Go benchmarks of the hot paths (parsing, framing, SSE, schema validation).
 # server-everything is installed into the interop cache first (npm, pinned).
 bench: build

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -26,10 +27,13 @@ var reportTemplateText string
 //go:embed report.js
 var reportScript string
 
-// reportTemplate is parsed once; html/template escapes every value by the
-// context it lands in (text, attribute, URL), which is what keeps server
-// strings inert.
-var reportTemplate = template.Must(template.New("report.html").Parse(reportTemplateText))
+// reportTemplate is parsed once, on first use (not at start: every process of this binary, each
+// reference server a run launches among them, would pay for it); html/template escapes every
+// value by the context it lands in (text, attribute, URL), which is what keeps server strings
+// inert.
+var reportTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report.html").Parse(reportTemplateText))
+})
 
 type htmlPage struct {
 	Run        *Run
@@ -224,7 +228,7 @@ func encodeHTML(r *Run) ([]byte, error) {
 	}
 
 	var buf bytes.Buffer
-	if err := reportTemplate.Execute(&buf, page); err != nil {
+	if err := reportTemplate().Execute(&buf, page); err != nil {
 		return nil, fmt.Errorf("render report.html: %w", err)
 	}
 	return buf.Bytes(), nil

@@ -4,11 +4,17 @@ import (
 	"bytes"
 	"html/template"
 	"strings"
+	"sync"
 )
 
 // matrixTemplate renders matrix.html. html/template escapes every value by where it lands (text,
-// attribute, URL), so server text stays inert; the page loads nothing and runs no script.
-var matrixTemplate = template.Must(template.New("matrix.html").Parse(`<!doctype html>
+// attribute, URL), so server text stays inert; the page loads nothing and runs no script. Parsed
+// on first use, like report.html's.
+var matrixTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("matrix.html").Parse(matrixTemplateText))
+})
+
+const matrixTemplateText = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -91,7 +97,7 @@ var matrixTemplate = template.Must(template.New("matrix.html").Parse(`<!doctype 
 {{- if not .Rows}}<p>No check ran on any target.</p>{{end}}
 </body>
 </html>
-`))
+`
 
 type matrixPage struct {
 	*Matrix
@@ -165,7 +171,7 @@ func (m *Matrix) HTML() ([]byte, error) {
 		page.Rows = append(page.Rows, row)
 	}
 	var buf bytes.Buffer
-	if err := matrixTemplate.Execute(&buf, page); err != nil {
+	if err := matrixTemplate().Execute(&buf, page); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil

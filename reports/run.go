@@ -2,9 +2,12 @@ package reports
 
 import "time"
 
-// SchemaVersion is the version of the results.json layout this package
-// writes and reads.
-const SchemaVersion = 1
+// SchemaVersion is the version of the results.json layout this package writes: evidence in
+// shared tables (resultsjson.go). ReadResults reads it and SchemaVersionInline.
+const SchemaVersion = 2
+
+// SchemaVersionInline is the layout before shared evidence, each result's evidence inline.
+const SchemaVersionInline = 1
 
 // Exchange is one line of evidence: a frame sent or received, or a note.
 type Exchange struct {

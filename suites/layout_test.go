@@ -12,15 +12,21 @@ import (
 	"testing"
 
 	"github.com/mcpspec/mcpspec/suites/catalog"
+	"github.com/mcpspec/mcpspec/suites/clientsuite"
 	"github.com/mcpspec/mcpspec/suites/conform"
 )
 
 // The layout of docs/architecture.md: a check lives in the file of its area's page (the
 // catalogue's areas table), a file of helpers registers no check, and a fault's constant lives
 // in fixtures/reference/faults_<page>.go beside the same page's faults, its test entry in
-// faults_<page>_test.go.
+// faults_<page>_test.go. The client side is laid out alike: a client check in
+// suites/clientsuite/<page>.go, a reference-client fault in fixtures/refclient/faults_<page>.go.
 
-const referenceDir = "../fixtures/reference"
+const (
+	referenceDir   = "../fixtures/reference"
+	refclientDir   = "../fixtures/refclient"
+	clientsuiteDir = "clientsuite"
+)
 
 func TestChecksLiveOnTheirPage(t *testing.T) {
 	checks, err := conform.Checks()
@@ -46,10 +52,46 @@ func TestChecksLiveOnTheirPage(t *testing.T) {
 	}
 }
 
+func TestClientChecksLiveOnTheirPage(t *testing.T) {
+	checks, err := clientsuite.Checks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := filepath.Abs(clientsuiteDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, c := range checks {
+		if filepath.Dir(c.File) != dir {
+			continue
+		}
+		seen++
+		area, ok := catalog.AreaOf(c.Area())
+		if !ok {
+			t.Errorf("%s: area %q is not in the areas table", c.ID, c.Area())
+			continue
+		}
+		if file := filepath.Base(c.File); !area.Holds(file) {
+			t.Errorf("client check %s (area %s, page %s) is registered in clientsuite/%s, not in clientsuite/%s.go or a section file of it", c.ID, area.Code, area.Page, file, area.File)
+		}
+	}
+	if seen == 0 {
+		t.Fatalf("no client check registered in %s: has the package moved?", dir)
+	}
+}
+
+// TestFaultsLiveOnTheirPage: the reference server's faults and the reference client's.
 func TestFaultsLiveOnTheirPage(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(referenceDir, "*.go"))
+	for _, dir := range []string{referenceDir, refclientDir} {
+		t.Run(filepath.Base(dir), func(t *testing.T) { faultsLiveOnTheirPage(t, dir) })
+	}
+}
+
+func faultsLiveOnTheirPage(t *testing.T, dir string) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no reference sources in %s: %v", referenceDir, err)
+		t.Fatalf("no reference sources in %s: %v", dir, err)
 	}
 	fset := token.NewFileSet()
 	seen := 0
@@ -194,7 +236,7 @@ func isIdent(e ast.Expr, name string) bool {
 var historyName = regexp.MustCompile(`modern|_more|more\.go|_last|_rest|_misc`)
 
 func TestNoFileNamedByItsHistory(t *testing.T) {
-	for _, dir := range []string{".", referenceDir} {
+	for _, dir := range []string{".", referenceDir, clientsuiteDir, refclientDir} {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			t.Fatal(err)

@@ -381,7 +381,7 @@ func checkToolNameFormat(t *conform.T) conform.Finding {
 		return conform.CannotTest("the server lists no tools")
 	}
 	for _, d := range defs {
-		if !toolNameFormat.MatchString(d.name) {
+		if !toolNameFormat().MatchString(d.name) {
 			return conform.Violated("the tool name %q is not 1 to 128 characters of A-Z, a-z, 0-9, _, - and .", d.name)
 		}
 	}

@@ -1,7 +1,8 @@
 // Command mcpspec-bench measures how fast mcpspec runs its default suite, and `mcpspec client`
 // its default scenarios: it runs the mcpspec binary several times against each target and
 // prints, per target, the wall time (median and spread), specs run, specs per second, servers
-// spawned, time spent in quiet windows, CPU time and the peak memory of mcpspec itself.
+// spawned, time spent in quiet windows, CPU time, the peak memory of mcpspec itself and the
+// largest report file it wrote.
 // `make bench` runs it; `make bench-local` runs the bundled reference server and client alone.
 // Then the proxy rows: the latency `mcpspec proxy` adds per message (ping-pongs through it and
 // directly, stdio and HTTP) and its peak memory over a long session compressed in time.
@@ -45,7 +46,11 @@ type sample struct {
 	cpu      time.Duration // user+system time of mcpspec and the servers it waited for
 	maxRSSKB int64         // mcpspec's own peak, as it reports in results.json
 	exit     int
-	verdicts []string // each result's ID, revision, transport, scenario and status, in order
+	// largest is the largest of the report files and its size (results.json, report.html, …):
+	// each is bounded, and the default run's are meant to stay under 2 MB.
+	largest      string
+	largestBytes int64
+	verdicts     []string // each result's ID, revision, transport, scenario and status, in order
 }
 
 func main() {
@@ -80,7 +85,7 @@ func main() {
 	verdicts := map[string][]string{} // by target, from its last run
 	var notes []string
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "target\truns\twall median\twall min–max\tspecs\tspecs/s\tservers spawned\tquiet windows\tquiet share\tCPU\tmcpspec peak RSS\texit\t")
+	fmt.Fprintln(w, "target\truns\twall median\twall min–max\tspecs\tspecs/s\tservers spawned\tquiet windows\tquiet share\tCPU\tmcpspec peak RSS\tlargest report\texit\t")
 	for _, t := range targets {
 		var ss []sample
 		for i := 0; i < *runs; i++ {
@@ -109,9 +114,10 @@ func main() {
 		if med.busy > 0 {
 			share = float64(med.quiet) / float64(med.busy)
 		}
-		fmt.Fprintf(w, "%s\t%d\t%.2f s\t%.2f–%.2f s\t%d\t%.0f\t%d\t%.1f s\t%.0f%%\t%.1f s\t%.1f MB\t%d\t\n", t.name, len(ss),
+		fmt.Fprintf(w, "%s\t%d\t%.2f s\t%.2f–%.2f s\t%d\t%.0f\t%d\t%.1f s\t%.0f%%\t%.1f s\t%.1f MB\t%.2f MB %s\t%d\t\n", t.name, len(ss),
 			med.wall.Seconds(), ss[0].wall.Seconds(), ss[len(ss)-1].wall.Seconds(), med.specs,
-			float64(med.specs)/med.wall.Seconds(), med.spawned, med.quiet.Seconds(), 100*share, med.cpu.Seconds(), float64(peak)/1024, med.exit)
+			float64(med.specs)/med.wall.Seconds(), med.spawned, med.quiet.Seconds(), 100*share, med.cpu.Seconds(), float64(peak)/1024,
+			float64(med.largestBytes)/(1<<20), med.largest, med.exit)
 	}
 	w.Flush()
 	for _, n := range notes {
@@ -207,6 +213,11 @@ func runOnce(bin string, t target) (sample, error) {
 		return s, err
 	}
 	s.specs = len(run.Results)
+	for _, name := range []string{reports.ResultsFile, reports.HTMLFile, reports.JUnitFile, reports.SummaryFile} {
+		if fi, err := os.Stat(filepath.Join(out, name)); err == nil && fi.Size() > s.largestBytes {
+			s.largest, s.largestBytes = name, fi.Size()
+		}
+	}
 	s.spawned = run.Stats["serversSpawned"]
 	// The child's rusage would count the servers mcpspec waited for (node alone is ~100 MB).
 	s.maxRSSKB = run.Stats["peakRSSKB"]

@@ -311,7 +311,7 @@ func TestClientBadFlagsExit2(t *testing.T) {
 		{[]string{"--cmd", "c", "extra"}, `unexpected argument "extra"`},
 		{[]string{"--cmd", "c", "--sse", "--stdio"}, "--stdio and --sse exclude each other"},
 		{[]string{"--cmd", "c {server}", "--sse"}, "--cmd holds {server}"},
-		{[]string{"--cmd", "c", "--scenario", "nope"}, `--scenario: unknown scenario "nope" (known: tools_call, version-unsupported, session-expiry, sse-retry, request-timeout, initialize, elicitation-sep1034-client-defaults, task-cancel, subscriptions, sep-2640-client-no-prefetch; auth/* for the `},
+		{[]string{"--cmd", "c", "--scenario", "nope"}, `--scenario: unknown scenario "nope" (known: tools_call, version-unsupported, session-expiry, sse-retry, request-timeout, initialize, elicitation-sep1034-client-defaults, task-cancel, subscriptions, sep-2640-client-no-prefetch, http-invalid-tool-headers, json-schema-ref-no-deref`},
 		{[]string{"--cmd", "c", "--scenario", "oauth/*"}, `--scenario: no scenario in the group "oauth/*"`},
 		{[]string{"--cmd", "c", "--scenario", "initialize,initialize"}, "--scenario: initialize given twice"},
 	}

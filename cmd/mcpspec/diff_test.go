@@ -149,7 +149,7 @@ func TestDiffRefusesBadInput(t *testing.T) {
 		{"missing file", []string{good, filepath.Join(t.TempDir(), "absent.json")}, "diff: new: read results:"},
 		{"not JSON", []string{writeDiffInput(t, "<html>"), good}, "diff: old: "},
 		{"not a results file", []string{good, writeDiffInput(t, `{"results": []}`)}, "no schemaVersion field"},
-		{"future schema", []string{good, writeDiffInput(t, `{"schemaVersion": 2, "results": []}`)}, "schemaVersion 2 is not supported"},
+		{"future schema", []string{good, writeDiffInput(t, `{"schemaVersion": 3, "results": []}`)}, "schemaVersion 3 is not supported"},
 		{"unknown status", []string{writeDiffInput(t, `{"schemaVersion": 1, "results": [{"id": "A", "status": "passed"}]}`), good},
 			`unknown status "passed"`},
 		{"a matrix", []string{good, writeDiffInput(t, `{"schemaVersion": 1, "targets": [], "columns": [], "rows": []}`)}, "a matrix.json"},

@@ -39,21 +39,6 @@ const (
 // DPoPAlg is the one proof algorithm the probe's authorization server advertises and verifies.
 const DPoPAlg = "ES256"
 
-// Notes of the DPoP scenarios, each a prefix the checks read.
-const (
-	// DPoPBoundNote: the token endpoint issued a DPoP-bound token; the rest is
-	// "<label> jkt <thumbprint>".
-	DPoPBoundNote = "auth: dpop-bound token "
-	// DPoPSeenNote: a request carried a DPoP proof; the rest is "<jti> at unix <seconds>", the
-	// probe's clock when it came, against which the checks judge its iat.
-	DPoPSeenNote = "auth: dpop proof jti "
-	// DPoPRefusedNote: the token endpoint refused a proof; the rest says why.
-	DPoPRefusedNote = "auth: dpop proof refused: "
-	// DPoPNonceNote: a server refused a proof for want of its nonce; the rest is
-	// "<token endpoint|resource> <nonce>".
-	DPoPNonceNote = "auth: dpop nonce required by "
-)
-
 // DPoPIatWindow is how far from the probe's clock a proof's iat may be (the official suite's
 // and SEP-1932's five minutes).
 const DPoPIatWindow = 5 * time.Minute
@@ -200,11 +185,11 @@ func (a *authServer) dpopMetadata(m map[string]any) {
 
 // seenProof notes a proof's jti and the probe's clock when it came.
 func (a *authServer) seenProof(p DPoPProof) {
-	jti := "(none)"
+	jti, ev := "(none)", Event{Kind: EvDPoPProof, At: time.Now().Unix()}
 	if p.Claims.JTI != nil {
-		jti = strconv.Quote(*p.Claims.JTI)
+		jti, ev.JTI = strconv.Quote(*p.Claims.JTI), *p.Claims.JTI
 	}
-	a.note(DPoPSeenNote+"%s at unix %d", jti, time.Now().Unix())
+	a.note(ev, "auth: dpop proof jti %s at unix %d", jti, ev.At)
 }
 
 // dpopTokenRequest verifies the DPoP proof of a token request (RFC 9449 § 4.3) and returns the
@@ -219,7 +204,7 @@ func (a *authServer) dpopTokenRequest(w http.ResponseWriter, r *http.Request, ip
 		return "", true
 	}
 	refuse := func(why string) (string, bool) {
-		a.note("%s", DPoPRefusedNote+why)
+		a.note(Event{Kind: EvDPoPRefused}, "auth: dpop proof refused: %s", why)
 		a.oauthError(w, http.StatusBadRequest, "invalid_dpop_proof", why)
 		return "", false
 	}
@@ -252,7 +237,7 @@ func (a *authServer) dpopTokenRequest(w http.ResponseWriter, r *http.Request, ip
 		return refuse("jti " + strconv.Quote(*p.Claims.JTI) + " was used before")
 	}
 	if n := a.dpop.asNonce; n != "" && (p.Claims.Nonce == nil || *p.Claims.Nonce != n) {
-		a.note(DPoPNonceNote+"token endpoint %s", n)
+		a.note(Event{Kind: EvDPoPNonce, Server: DPoPAuthorizationServer, Nonce: n}, "auth: dpop nonce required by token endpoint %s", n)
 		a.reply(w, http.StatusBadRequest, map[string]string{"Content-Type": "application/json", "Cache-Control": "no-store", "Dpop-Nonce": n},
 			mustJSON(map[string]string{"error": "use_dpop_nonce", "error_description": "the authorization server requires a nonce in the DPoP proof"}))
 		return "", false
@@ -274,35 +259,36 @@ func (a *authServer) dpopScheme(scheme string) bool {
 // dpopResource notes the proof of a request to the MCP endpoint that carries a token and, in
 // auth/dpop-nonce, refuses one without the resource server's nonce (RFC 9449 § 9). It judges
 // nothing else: the checks do, from the recording.
-func (a *authServer) dpopResource(r *http.Request, challenge func(...string) string) (int, string) {
+func (a *authServer) dpopResource(r *http.Request, challenge func(status int, errCode string, parts ...string) *Event) *Event {
 	if a.dpop == nil {
-		return 0, ""
+		return nil
 	}
 	vals := r.Header.Values("DPoP")
 	if len(vals) == 0 {
-		return 0, ""
+		return nil
 	}
 	p, err := ParseDPoPProof(vals[0])
 	if err != nil {
-		return 0, ""
+		return nil
 	}
 	a.seenProof(p)
 	if n := a.dpop.rsNonce; n != "" && (p.Claims.Nonce == nil || *p.Claims.Nonce != n) {
-		a.note(DPoPNonceNote+"resource %s", n)
-		return http.StatusUnauthorized, challenge(`error="use_dpop_nonce"`, `error_description="the resource server requires a nonce in the DPoP proof"`)
+		a.note(Event{Kind: EvDPoPNonce, Server: DPoPResourceServer, Nonce: n}, "auth: dpop nonce required by resource %s", n)
+		return challenge(http.StatusUnauthorized, "use_dpop_nonce", `error="use_dpop_nonce"`, `error_description="the resource server requires a nonce in the DPoP proof"`)
 	}
-	return 0, ""
+	return nil
 }
 
 // dpopNonceHeader is the DPoP-Nonce header a refusal of the MCP endpoint carries ("" none).
-func (a *authServer) dpopNonceHeader(challenge string) string {
-	if a.dpop == nil || !strings.Contains(challenge, `error="use_dpop_nonce"`) {
+func (a *authServer) dpopNonceHeader(ch *Event) string {
+	if a.dpop == nil || ch.Error != "use_dpop_nonce" {
 		return ""
 	}
 	return a.dpop.rsNonce
 }
 
-// dpopLabel is the label of an access token of a DPoP scenario: it carries the token's ath.
+// dpopLabel is the label of an access token of a DPoP scenario: it shows the token's ath (which
+// Credential.ATH carries for the checks).
 func dpopLabel(n int, token string) string {
 	return fmt.Sprintf("<redacted:access_token-%d;ath=%s>", n, ATH(token))
 }

@@ -161,12 +161,15 @@ func TestDPoPAuthorizationServer(t *testing.T) {
 	}
 	r := httptest.NewRequest(http.MethodPost, origin+"/mcp", nil)
 	r.Header.Set("DPoP", testProof(t, key, claims("e", origin+"/mcp", nonce), nil)) // the AS's nonce, not the server's
-	status, challenge := a.dpopResource(r, func(p ...string) string { return a.dpopChallenge(p) })
-	if status != http.StatusUnauthorized || !strings.HasPrefix(challenge, "DPoP ") || a.dpopNonceHeader(challenge) == "" || a.dpopNonceHeader(challenge) == nonce {
-		t.Errorf("the MCP endpoint: %d %q, DPoP-Nonce %q (the AS's %q)", status, challenge, a.dpopNonceHeader(challenge), nonce)
+	challenge := func(status int, errCode string, p ...string) *Event {
+		return &Event{Kind: EvChallenge, Status: status, Error: errCode, Challenge: a.dpopChallenge(p)}
 	}
-	r.Header.Set("DPoP", testProof(t, key, claims("f", origin+"/mcp", a.dpopNonceHeader(challenge)), nil))
-	if status, _ := a.dpopResource(r, func(p ...string) string { return a.dpopChallenge(p) }); status != 0 {
-		t.Errorf("the MCP endpoint refused its own nonce: %d", status)
+	ch := a.dpopResource(r, challenge)
+	if ch == nil || ch.Status != http.StatusUnauthorized || !strings.HasPrefix(ch.Challenge, "DPoP ") || a.dpopNonceHeader(ch) == "" || a.dpopNonceHeader(ch) == nonce {
+		t.Fatalf("the MCP endpoint: %+v (the AS's nonce %q)", ch, nonce)
+	}
+	r.Header.Set("DPoP", testProof(t, key, claims("f", origin+"/mcp", a.dpopNonceHeader(ch)), nil))
+	if ch := a.dpopResource(r, challenge); ch != nil {
+		t.Errorf("the MCP endpoint refused its own nonce: %+v", ch)
 	}
 }

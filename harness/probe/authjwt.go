@@ -26,9 +26,6 @@ import (
 // AssertionType is RFC 7523's client_assertion_type.
 const AssertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 
-// AssertionNote begins the note of what the probe made of a client_assertion.
-const AssertionNote = "auth: client assertion "
-
 // assertionSkew is the clock skew allowed an assertion's exp.
 const assertionSkew = 30 * time.Second
 

@@ -35,32 +35,6 @@ import (
 // path but the MCP endpoint) and of its answer.
 const ChanOAuth = "OAUTH"
 
-// Notes of the authorization server, each a prefix the checks read.
-const (
-	// IssuedNote: a token response; the rest says which grant, resource and scope.
-	IssuedNote = "auth: issued "
-	// ChallengeNote: the MCP endpoint refused a request; the rest is its WWW-Authenticate.
-	ChallengeNote = "auth: challenge "
-	// AcceptedNote: the MCP endpoint accepted a request's token; the rest is its label.
-	AcceptedNote = "auth: accepted "
-	// MigratedNote: AuthPlan.Migrate's protected resource metadata names, from now on, the
-	// second authorization server (the rest).
-	MigratedNote = "auth: authorization server migrated to "
-	// CrossASNote: a client presented an authorization server with the client_id another
-	// registered it under.
-	CrossASNote = "auth: credentials of another authorization server: "
-	// IssuerMark precedes, in an IssuedNote, the issuer of the token.
-	IssuerMark = " from issuer "
-	// CodeNote: the authorization endpoint answered with a code; the rest names its iss.
-	CodeNote = "auth: authorization response with "
-	// CIMDNote: what the AS did with a URL client_id.
-	CIMDNote = "auth: client id metadata document "
-	// CIMDGrantsNote: the grant_types of the Client ID Metadata Document fetched.
-	CIMDGrantsNote = "auth: client id metadata grant_types "
-	// CIMDRedirects precedes, in a CIMDNote, the redirect_uris of the document fetched.
-	CIMDRedirects = " redirect_uris "
-)
-
 // CIMDFetchTimeout bounds the authorization server's fetch of a loopback Client ID Metadata
 // Document.
 const CIMDFetchTimeout = 5 * time.Second
@@ -95,8 +69,10 @@ type authServer struct {
 	rec    *Recorder
 	origin string // http://127.0.0.1:PORT
 	mu     sync.Mutex
-	// secrets maps each secret seen or minted to the label it is recorded as.
+	// secrets maps each secret seen or minted to the label it is recorded as; creds to what
+	// a record says of it where a request carries it.
 	secrets  map[string]string
+	creds    map[string]Credential
 	counts   map[string]int
 	clients  map[string]*client
 	codes    map[string]*grant
@@ -114,12 +90,14 @@ type authServer struct {
 	migrated bool
 	// tokenKey signs JWT access tokens (AuthPlan.JWTAccessTokens).
 	tokenKey *ecdsa.PrivateKey
+	// jb is the JWT bearer grant side of those scenarios (authwif.go), nil in the others.
+	jb *jwtBearer
 	// dpop is the DPoP side of AuthPlan.DPoP (nil otherwise).
 	dpop *dpopState
 }
 
 func newAuthServer(plan AuthPlan, rec *Recorder) *authServer {
-	a := &authServer{plan: plan, rec: rec, secrets: map[string]string{}, counts: map[string]int{},
+	a := &authServer{plan: plan, rec: rec, secrets: map[string]string{}, creds: map[string]Credential{}, counts: map[string]int{},
 		clients: map[string]*client{}, codes: map[string]*grant{}, access: map[string]*token{}, refresh: map[string]*token{},
 		dpop: newDPoPState(plan)}
 	if plan.Registration == RegPre {
@@ -134,6 +112,7 @@ func newAuthServer(plan AuthPlan, rec *Recorder) *authServer {
 		}
 		a.clients[a.pre.id] = &a.pre
 	}
+	a.jb = newJWTBearer(a)
 	return a
 }
 
@@ -160,21 +139,63 @@ func (a *authServer) secretLocked(s, kind string) string {
 	}
 	a.counts[kind]++
 	label := fmt.Sprintf("<redacted:%s-%d>", kind, a.counts[kind])
-	if kind == "access_token" && a.dpop != nil {
-		label = dpopLabel(a.counts[kind], s)
+	cred := Credential{Kind: kind}
+	if kind == SecretAccessToken && a.dpop != nil {
+		label, cred.ATH = dpopLabel(a.counts[kind], s), ATH(s)
 	}
-	if kind == "code_verifier" {
+	if kind == SecretVerifier {
+		cred.VerifierOK, cred.S256 = validVerifier(s), s256(s)
 		// The challenge a verifier yields is public (it travelled in the authorization URL): the
-		// label carries it, so a check can match the two without the verifier, and whether the
-		// verifier has RFC 7636's syntax, so a check can judge that too.
+		// credential carries it, so a check can match the two without the verifier, and whether
+		// the verifier has RFC 7636's syntax, so a check can judge that too; the label shows
+		// both to a reader of the evidence.
 		syntax := "ok"
 		if !validVerifier(s) {
 			syntax = fmt.Sprintf("bad(%d chars)", len(s))
 		}
 		label = fmt.Sprintf("<redacted:code_verifier rfc7636=%s S256=%s>", syntax, s256(s))
 	}
+	cred.Label = label
 	a.secrets[s] = label
+	a.creds[s] = cred
 	return label
+}
+
+// credsOf lists the known secrets a request carries: in its Authorization header (the value
+// after the scheme, or the whole value), and as the value of a query or form parameter.
+func (a *authServer) credsOf(r *http.Request, form url.Values) []Credential {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []Credential
+	add := func(in, name, v string) {
+		if c, ok := a.creds[strings.TrimSpace(v)]; ok && v != "" {
+			c.In, c.Name = in, name
+			out = append(out, c)
+		}
+	}
+	if v := r.Header.Get("Authorization"); v != "" {
+		if _, cred, ok := strings.Cut(v, " "); ok && a.creds[strings.TrimSpace(cred)].Label != "" {
+			add(InHeader, "Authorization", cred)
+		} else {
+			add(InHeader, "Authorization", v)
+		}
+	}
+	for _, kv := range []struct {
+		in string
+		vs url.Values
+	}{{InQuery, r.URL.Query()}, {InForm, form}} {
+		names := make([]string, 0, len(kv.vs))
+		for k := range kv.vs {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			for _, v := range kv.vs[k] {
+				add(kv.in, k, v)
+			}
+		}
+	}
+	return out
 }
 
 // Secrets lists every secret the run minted or saw, and the forms a report could hold them in.
@@ -305,7 +326,7 @@ func (a *authServer) learnSecrets(r *http.Request, form url.Values) {
 			a.secret(strings.TrimSpace(v), "credentials")
 		}
 	}
-	for _, k := range []string{"access_token", "code_verifier", "client_secret", "refresh_token", "code", "client_assertion"} {
+	for _, k := range []string{"access_token", "code_verifier", "client_secret", "refresh_token", "code", "client_assertion", "assertion", "subject_token"} {
 		for _, v := range append(r.URL.Query()[k], form[k]...) {
 			kind := k
 			if k == "access_token" {
@@ -316,15 +337,16 @@ func (a *authServer) learnSecrets(r *http.Request, form url.Values) {
 	}
 }
 
-// recordRequest records a request the probe got, its secrets labelled.
-func (a *authServer) recordRequest(r *http.Request, channel string, body []byte) {
+// recordRequest records a request the probe got, its secrets labelled and listed; form is its
+// parsed form body (nil for none).
+func (a *authServer) recordRequest(r *http.Request, channel string, body []byte, form url.Values) {
 	// Host is kept too: the canonical URI of the MCP server is the checks' measure of the
 	// resource parameter.
 	h := map[string]string{"Host": r.Host}
 	for k, vs := range r.Header {
 		h[k] = a.redact(strings.Join(vs, ", "))
 	}
-	a.rec.Add(Record{Dir: Recv, Channel: channel, Method: r.Method, Path: r.URL.Path, Query: a.redact(r.URL.RawQuery), Header: h, Body: a.redact(string(body))})
+	a.rec.Add(Record{Dir: Recv, Channel: channel, Method: r.Method, Path: r.URL.Path, Query: a.redact(r.URL.RawQuery), Header: h, Creds: a.credsOf(r, form), Body: a.redact(string(body))})
 }
 
 // reply writes and records an answer of the authorization server.
@@ -347,8 +369,9 @@ func (a *authServer) oauthError(w http.ResponseWriter, status int, code, desc st
 	a.replyJSON(w, status, map[string]string{"error": code, "error_description": desc})
 }
 
-func (a *authServer) note(format string, args ...any) {
-	a.rec.Add(Record{Dir: Note, Body: a.redact(fmt.Sprintf(format, args...))})
+// note records an event, its words redacted.
+func (a *authServer) note(ev Event, format string, args ...any) {
+	a.rec.note(ev, a.redact(fmt.Sprintf(format, args...)))
 }
 
 // serve answers a request to any path but the MCP endpoint.
@@ -359,7 +382,7 @@ func (a *authServer) serve(w http.ResponseWriter, r *http.Request, canonical str
 		form, _ = url.ParseQuery(string(body))
 	}
 	a.learnSecrets(r, form)
-	a.recordRequest(r, ChanOAuth, body)
+	a.recordRequest(r, ChanOAuth, body, form)
 	p := a.plan
 	iss := a.origin + a.currentIssuer()
 	path := r.URL.Path
@@ -386,6 +409,8 @@ func (a *authServer) serve(w http.ResponseWriter, r *http.Request, canonical str
 		a.token(w, r, form, canonical, ip)
 	case path == ip+"/register" && r.Method == http.MethodPost && (p.Registration == RegDynamic || p.Registration == RegFixed || p.DCRToo):
 		a.register(w, body, ip)
+	case a.jb != nil && a.jb.serves(path):
+		a.jb.serveIdP(w, r, form)
 	default:
 		a.reply(w, http.StatusNotFound, nil, nil)
 	}
@@ -408,7 +433,8 @@ func (a *authServer) foreign(c *client, ip string) bool {
 	if c.issuer == ip {
 		return false
 	}
-	a.note(CrossASNote+"%s presented at %s, registered at %s", c.id, a.origin+ip, a.origin+c.issuer)
+	a.note(Event{Kind: EvCrossAS, ClientID: c.id, Issuer: a.origin + ip, RegisteredAt: a.origin + c.issuer},
+		"auth: credentials of another authorization server: %s presented at %s, registered at %s", c.id, a.origin+ip, a.origin+c.issuer)
 	return true
 }
 
@@ -419,6 +445,9 @@ func (a *authServer) metadata(ip string) map[string]any {
 	grants := []string{"authorization_code", "refresh_token"}
 	if p.ClientCredentials {
 		grants = append(grants, "client_credentials")
+	}
+	if IsJWTBearer(p.Name) {
+		grants = []string{JWTBearerGrant}
 	}
 	endpoints := base
 	if p.Lax.RelativeEndpoints {
@@ -541,18 +570,20 @@ func (a *authServer) lookupClient(id, redirectURI, ip string) (*client, string) 
 		// A document on loopback is fetched and must name itself and the redirect URI.
 		doc, err := fetchCIMD(id)
 		if err != nil {
-			a.note(CIMDNote+"%s could not be fetched: %v", id, err)
+			a.note(Event{Kind: EvCIMD, ClientID: id, CIMD: CIMDUnfetched}, "auth: client id metadata document %s could not be fetched: %v", id, err)
 			return nil, "client id metadata document: " + err.Error()
 		}
 		if doc.ClientID != id || !contains(doc.RedirectURIs, redirectURI) {
-			a.note(CIMDNote+"%s names client_id %q and"+CIMDRedirects+"%v", id, doc.ClientID, doc.RedirectURIs)
+			a.note(Event{Kind: EvCIMD, ClientID: id, CIMD: CIMDMismatch, RedirectURIs: doc.RedirectURIs},
+				"auth: client id metadata document %s names client_id %q and redirect_uris %v", id, doc.ClientID, doc.RedirectURIs)
 			return nil, "the client id metadata document does not name its own URL and the redirect URI"
 		}
-		a.note(CIMDNote+"%s fetched: it names itself and"+CIMDRedirects+"%v", id, doc.RedirectURIs)
-		a.note(CIMDGrantsNote+"%v", doc.GrantTypes)
+		a.note(Event{Kind: EvCIMD, ClientID: id, CIMD: CIMDFetched, RedirectURIs: doc.RedirectURIs},
+			"auth: client id metadata document %s fetched: it names itself and redirect_uris %v", id, doc.RedirectURIs)
+		a.note(Event{Kind: EvCIMDGrants, GrantTypes: doc.GrantTypes}, "auth: client id metadata grant_types %v", doc.GrantTypes)
 	} else {
 		// Off loopback the probe fetches nothing; it takes the URL as the official suite does.
-		a.note(CIMDNote+"%s taken without fetching (not on loopback)", id)
+		a.note(Event{Kind: EvCIMD, ClientID: id, CIMD: CIMDNotFetched}, "auth: client id metadata document %s taken without fetching (not on loopback)", id)
 	}
 	a.mu.Lock()
 	a.clients[id] = c
@@ -653,7 +684,7 @@ func (a *authServer) authorize(w http.ResponseWriter, r *http.Request, ip string
 	if iss != "" {
 		back.Set("iss", iss)
 	}
-	a.note(CodeNote+"a code, iss %q", iss)
+	a.note(Event{Kind: EvCodeIssued, Issuer: iss}, "auth: authorization response with a code, iss %q", iss)
 	redirect.RawQuery = back.Encode()
 	a.reply(w, http.StatusFound, map[string]string{"Location": redirect.String()}, nil)
 }
@@ -706,14 +737,14 @@ func (a *authServer) authenticate(r *http.Request, form url.Values, ip string) (
 		return nil, fmt.Sprintf("the client registered token_endpoint_auth_method %s but authenticated by %s", c.method, method)
 	case method == "private_key_jwt":
 		if form.Get("client_assertion_type") != AssertionType {
-			a.note(AssertionNote+"rejected: client_assertion_type %q", form.Get("client_assertion_type"))
+			a.note(Event{Kind: EvAssertion}, "auth: client assertion rejected: client_assertion_type %q", form.Get("client_assertion_type"))
 			return nil, "client_assertion_type must be " + AssertionType
 		}
 		if err := a.verifyAssertion(assertion, c); err != nil {
-			a.note(AssertionNote+"rejected: %v", err)
+			a.note(Event{Kind: EvAssertion}, "auth: client assertion rejected: %v", err)
 			return nil, "client_assertion: " + err.Error()
 		}
-		a.note(AssertionNote + "verified: ES256, signed by the key given, iss and sub the client_id, aud the authorization server")
+		a.note(Event{Kind: EvAssertion, Verified: true}, "auth: client assertion verified: ES256, signed by the key given, iss and sub the client_id, aud the authorization server")
 	case c.secret != secret:
 		return nil, "wrong client_secret"
 	}
@@ -722,6 +753,10 @@ func (a *authServer) authenticate(r *http.Request, form url.Values, ip string) (
 
 // token serves the token endpoint.
 func (a *authServer) token(w http.ResponseWriter, r *http.Request, form url.Values, canonical, ip string) {
+	if a.jb != nil {
+		a.jb.token(w, r, form, canonical, ip)
+		return
+	}
 	c, why := a.authenticate(r, form, ip)
 	if c == nil {
 		a.oauthError(w, http.StatusUnauthorized, "invalid_client", why)
@@ -832,7 +867,7 @@ func (a *authServer) issue(w http.ResponseWriter, grantType string, c *client, r
 	if jkt != "" {
 		// Bound to the proof's key (RFC 9449 § 5, § 6): the binding is kept with the token.
 		t.jkt, resp["token_type"] = jkt, "DPoP"
-		a.note(DPoPBoundNote+"%s jkt %s", t.label, jkt)
+		a.note(Event{Kind: EvDPoPBound, Token: t.label, JKT: jkt}, "auth: dpop-bound token %s jkt %s", t.label, jkt)
 	}
 	if scope != "" {
 		resp["scope"] = scope
@@ -848,7 +883,8 @@ func (a *authServer) issue(w http.ResponseWriter, grantType string, c *client, r
 		a.mu.Unlock()
 		resp["refresh_token"] = rt
 	}
-	a.note(IssuedNote+"%s by %s for resource %s scope %q"+IssuerMark+"%s", t.label, grantType, resource, scope, a.origin+ip)
+	a.note(Event{Kind: EvTokenIssued, Token: t.label, Grant: grantType, Resource: resource, Scope: scope, Issuer: a.origin + ip},
+		"auth: issued %s by %s for resource %s scope %q from issuer %s", t.label, grantType, resource, scope, a.origin+ip)
 	a.replyJSON(w, http.StatusOK, resp)
 }
 
@@ -859,18 +895,19 @@ func (a *authServer) AuthorizationRequests() int {
 	return a.authReqs
 }
 
-// gate decides whether the MCP endpoint serves a request: it returns the status and
-// WWW-Authenticate of a refusal, or 0 when the request's token is good for it.
-func (a *authServer) gate(r *http.Request, msgs []message, canonical string) (int, string) {
+// gate decides whether the MCP endpoint serves a request: it returns the challenge event of a
+// refusal (its status and WWW-Authenticate), or nil when the request's token is good for it.
+func (a *authServer) gate(r *http.Request, msgs []message, canonical string) *Event {
 	p := a.plan
-	challenge := func(parts ...string) string {
+	challenge := func(status int, errCode string, parts ...string) *Event {
 		if p.PRMInChallenge {
 			parts = append(parts, fmt.Sprintf("resource_metadata=%q", p.PRMURL(a.origin)))
 		}
+		ev := &Event{Kind: EvChallenge, Status: status, Error: errCode, Challenge: "Bearer " + strings.Join(parts, ", ")}
 		if a.dpop != nil {
-			return a.dpopChallenge(parts)
+			ev.Challenge = a.dpopChallenge(parts)
 		}
-		return "Bearer " + strings.Join(parts, ", ")
+		return ev
 	}
 	scheme, cred, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !strings.EqualFold(scheme, "Bearer") && !a.dpopScheme(scheme) || strings.TrimSpace(cred) == "" {
@@ -878,13 +915,18 @@ func (a *authServer) gate(r *http.Request, msgs []message, canonical string) (in
 		if p.ChallengeScope != "" {
 			parts = append(parts, fmt.Sprintf("scope=%q", p.ChallengeScope))
 		}
-		return http.StatusUnauthorized, challenge(parts...)
+		return challenge(http.StatusUnauthorized, "", parts...)
 	}
 	a.mu.Lock()
 	t := a.access[strings.TrimSpace(cred)]
 	a.mu.Unlock()
-	invalid := func(desc string) (int, string) {
-		return http.StatusUnauthorized, challenge(`error="invalid_token"`, fmt.Sprintf("error_description=%q", desc))
+	invalid := func(desc string) *Event {
+		return challenge(http.StatusUnauthorized, "invalid_token", `error="invalid_token"`, fmt.Sprintf("error_description=%q", desc))
+	}
+	expired := func() *Event {
+		ev := invalid("the token expired")
+		ev.Expired = true
+		return ev
 	}
 	switch {
 	case t == nil:
@@ -892,12 +934,12 @@ func (a *authServer) gate(r *http.Request, msgs []message, canonical string) (in
 	case t.resource != canonical && !p.rootResource(t.resource, canonical):
 		return invalid("the token was issued for " + t.resource + ", not this server")
 	case t.expired:
-		return invalid("the token expired")
+		return expired()
 	case t.issuer != a.currentIssuer():
 		return invalid("the token was issued by an authorization server this server no longer uses")
 	}
-	if status, ch := a.dpopResource(r, challenge); status != 0 {
-		return status, ch
+	if ev := a.dpopResource(r, challenge); ev != nil {
+		return ev
 	}
 	calls := false
 	for _, m := range msgs {
@@ -909,7 +951,7 @@ func (a *authServer) gate(r *http.Request, msgs []message, canonical string) (in
 		a.migrated = true
 		a.mu.Unlock()
 		if first {
-			a.note(MigratedNote+"%s", a.origin+MigratedIssuerPath)
+			a.note(Event{Kind: EvMigrated, Issuer: a.origin + MigratedIssuerPath}, "auth: authorization server migrated to %s", a.origin+MigratedIssuerPath)
 			return invalid("the authorization server has changed")
 		}
 	}
@@ -921,7 +963,7 @@ func (a *authServer) gate(r *http.Request, msgs []message, canonical string) (in
 		}
 		a.mu.Unlock()
 		if first {
-			return invalid("the token expired")
+			return expired()
 		}
 	}
 	if calls && p.StepUp && (p.StepUpAlways || !contains(strings.Fields(t.scope), ScopeWrite)) {
@@ -929,16 +971,20 @@ func (a *authServer) gate(r *http.Request, msgs []message, canonical string) (in
 		if a.perOperation {
 			scope = ScopeWrite
 		}
-		return http.StatusForbidden, challenge(`error="insufficient_scope"`, fmt.Sprintf("scope=%q", scope),
+		return challenge(http.StatusForbidden, "insufficient_scope", `error="insufficient_scope"`, fmt.Sprintf("scope=%q", scope),
 			`error_description="tools/call needs the scope `+ScopeWrite+`"`)
 	}
-	a.rec.Add(Record{Dir: Note, Body: AcceptedNote + t.label})
-	return 0, ""
+	a.rec.note(Event{Kind: EvTokenAccepted, Token: t.label}, "auth: accepted "+t.label)
+	return nil
 }
 
 // ContextFields are the scenario's authorization fields of MCP_CONFORMANCE_CONTEXT: the
-// pre-registered client's credentials, under the official suite's names, and nothing otherwise.
+// pre-registered client's credentials, or the JWT bearer scenarios' JWTs (authwif.go), under
+// the official suite's names, and nothing otherwise.
 func (a *authServer) ContextFields() map[string]any {
+	if a.jb != nil {
+		return a.jb.contextFields()
+	}
 	if a.plan.Registration != RegPre {
 		return nil
 	}

@@ -32,15 +32,6 @@ const (
 	TaskID = "probe-task-1"
 )
 
-// Notes of the cancellation scenarios: the checks read them.
-const (
-	HeldNote        = "holding request "               // + its id: the probe will not answer it in time
-	CancelledNote   = "cancelled by the client: "      // + the request id a notifications/cancelled named
-	LateNote        = "answered late, uncancelled: "   // + the id of a held request answered after the wait
-	TaskCreatedNote = "task created: "                 // + TaskID + " for request " + the call's id
-	TaskCancelNote  = "task cancelled by tasks/cancel" // the probe's task was cancelled
-)
-
 // RequestTimeout is the per-request timeout the context gives the client: a fifth of the
 // probe's answer wait, so that a client applying it has long cancelled when the late answer
 // comes.
@@ -151,7 +142,7 @@ func (s *server) hold(ctx context.Context, id json.RawMessage, late func() []byt
 		delete(s.held, key)
 		s.mu.Unlock()
 	}()
-	s.rec.Add(Record{Dir: Note, Body: HeldNote + key})
+	s.rec.note(Event{Kind: EvHeld, RequestID: key}, "holding request "+key)
 	t := time.NewTimer(s.script.AnswerWait)
 	defer t.Stop()
 	select {
@@ -166,7 +157,7 @@ func (s *server) hold(ctx context.Context, id json.RawMessage, late func() []byt
 
 // late notes a held request answered after the wait, and returns its answer.
 func (s *server) late(id json.RawMessage, res any) []byte {
-	s.rec.Add(Record{Dir: Note, Body: fmt.Sprintf("%s%s after %s", LateNote, canonicalID(id), s.script.AnswerWait)})
+	s.rec.note(Event{Kind: EvAnsweredLate, RequestID: canonicalID(id)}, fmt.Sprintf("answered late, uncancelled: %s after %s", canonicalID(id), s.script.AnswerWait))
 	if m, ok := res.(map[string]any); ok && s.script.Modern() {
 		m["resultType"], m["_meta"] = "complete", serverMeta()
 	}
@@ -180,7 +171,7 @@ func (s *server) cancelled(m message) {
 	}
 	_ = json.Unmarshal(m.Params, &p)
 	key := canonicalID(p.RequestID)
-	s.rec.Add(Record{Dir: Note, Body: CancelledNote + key})
+	s.rec.note(Event{Kind: EvCancelled, RequestID: key}, "cancelled by the client: "+key)
 	s.mu.Lock()
 	ch := s.held[key]
 	delete(s.held, key)
@@ -224,7 +215,7 @@ func (s *server) createTask(id json.RawMessage) []byte {
 	s.mu.Lock()
 	s.theTask = t
 	s.mu.Unlock()
-	s.rec.Add(Record{Dir: Note, Body: TaskCreatedNote + TaskID + " for request " + canonicalID(id)})
+	s.rec.note(Event{Kind: EvTaskCreated, TaskID: TaskID, RequestID: canonicalID(id)}, "task created: "+TaskID+" for request "+canonicalID(id))
 	go func() {
 		timer := time.NewTimer(s.script.AnswerWait)
 		defer timer.Stop()
@@ -250,7 +241,7 @@ func (s *server) finishTask(status string) bool {
 	t.status = status
 	close(t.done)
 	if status == "completed" {
-		s.rec.Add(Record{Dir: Note, Body: LateNote + "task " + TaskID + " completed after " + s.script.AnswerWait.String()})
+		s.rec.note(Event{Kind: EvAnsweredLate, TaskID: TaskID}, "answered late, uncancelled: task "+TaskID+" completed after "+s.script.AnswerWait.String())
 	}
 	return true
 }
@@ -278,7 +269,7 @@ func (s *server) taskRequest(ctx context.Context, m message) []byte {
 		if !s.finishTask("cancelled") {
 			return errorResponse(m.ID, -32602, "task "+TaskID+" is no longer working")
 		}
-		s.rec.Add(Record{Dir: Note, Body: TaskCancelNote})
+		s.rec.note(Event{Kind: EvTaskCancelled, TaskID: TaskID}, "task cancelled by tasks/cancel")
 	case "tasks/result":
 		select {
 		case <-t.done:

@@ -15,40 +15,11 @@ import (
 	"sync"
 )
 
-// SessionNote begins the note that records the session id the probe assigned.
-const SessionNote = "session id assigned: "
-
-// ExpiredNote begins the note that records the session id the probe expired.
-const ExpiredNote = "session expired: "
-
-// CutNote begins the note that records a stream the probe closed before its response
-// (ScenarioSSERetry): FormatCut and ParseCut write and read the rest.
-const CutNote = "stream closed before its response after event id "
-
 // RetryMs is the retry field the probe sends before it closes a stream, from 2025-11-25 on.
 const RetryMs = 500
 
 // HasRetry reports whether a revision defines the server's retry field before a close.
 func HasRetry(revision string) bool { return revision >= "2025-11-25" }
-
-// FormatCut is the note of a stream closed after event id, with retry ms (0: none sent).
-func FormatCut(id string, retryMs int) string {
-	return CutNote + id + "; retry " + strconv.Itoa(retryMs) + " ms"
-}
-
-// ParseCut reads a note written by FormatCut.
-func ParseCut(note string) (id string, retryMs int, ok bool) {
-	rest, ok := strings.CutPrefix(note, CutNote)
-	if !ok {
-		return "", 0, false
-	}
-	id, ms, ok := strings.Cut(rest, "; retry ")
-	if !ok {
-		return "", 0, false
-	}
-	n, err := strconv.Atoi(strings.TrimSuffix(ms, " ms"))
-	return id, n, err == nil
-}
 
 // Path is the probe's Streamable HTTP endpoint.
 const Path = "/mcp"
@@ -160,7 +131,7 @@ func (h *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if h.auth != nil {
 		h.auth.learnSecrets(r, nil)
-		h.auth.recordRequest(r, channel, body)
+		h.auth.recordRequest(r, channel, body, nil)
 		if h.refuse(w, r, channel, body) {
 			return
 		}
@@ -174,7 +145,7 @@ func (h *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.unknownSession(r.Header.Get("Mcp-Session-Id"), body) {
 		// A server MUST answer a session it does not know (one it ended, say) with 404, and
 		// does so every time, not only the first.
-		h.rec.Add(Record{Dir: Note, Body: UnknownSessionNote + r.Header.Get("Mcp-Session-Id")})
+		h.rec.note(Event{Kind: EvUnknownSession, Session: r.Header.Get("Mcp-Session-Id")}, "unknown session: "+r.Header.Get("Mcp-Session-Id"))
 		h.answer(w, channel, http.StatusNotFound, "", nil)
 		return
 	}
@@ -214,25 +185,21 @@ func (h *HTTPServer) refuse(w http.ResponseWriter, r *http.Request, channel stri
 			msgs = []message{one}
 		}
 	}
-	status, challenge := h.auth.gate(r, msgs, h.URL())
-	if status == 0 {
+	ch := h.auth.gate(r, msgs, h.URL())
+	if ch == nil {
 		return false
 	}
-	h.rec.Add(Record{Dir: Note, Body: ChallengeNote + strconv.Itoa(status) + " " + challenge})
-	header := map[string]string{"Www-Authenticate": challenge}
-	if n := h.auth.dpopNonceHeader(challenge); n != "" {
+	h.rec.note(*ch, "auth: challenge "+strconv.Itoa(ch.Status)+" "+ch.Challenge)
+	header := map[string]string{"Www-Authenticate": ch.Challenge}
+	if n := h.auth.dpopNonceHeader(ch); n != "" {
 		header["Dpop-Nonce"] = n
 		w.Header().Set("DPoP-Nonce", n)
 	}
-	h.rec.Add(Record{Dir: Send, Channel: channel, Status: status, Header: header})
-	w.Header().Set("WWW-Authenticate", challenge)
-	w.WriteHeader(status)
+	h.rec.Add(Record{Dir: Send, Channel: channel, Status: ch.Status, Header: header})
+	w.Header().Set("WWW-Authenticate", ch.Challenge)
+	w.WriteHeader(ch.Status)
 	return true
 }
-
-// UnknownSessionNote begins the note of a request refused with 404 for the session id it
-// carried: one the probe ended, or never assigned.
-const UnknownSessionNote = "unknown session: "
 
 // unknownSession reports whether a request names a session that is not the probe's current
 // one. A request without a session id is served (the probe is lenient; the checks judge the
@@ -261,7 +228,7 @@ func (h *HTTPServer) expire(msgs []message) bool {
 	for _, m := range msgs {
 		if m.Method == "tools/call" {
 			h.expired = true
-			h.rec.Add(Record{Dir: Note, Body: ExpiredNote + h.session})
+			h.rec.note(Event{Kind: EvSessionExpired, Session: h.session}, "session expired: "+h.session)
 			h.session = newSessionID()
 			return true
 		}
@@ -311,7 +278,7 @@ func (h *HTTPServer) post(w http.ResponseWriter, body []byte) {
 			session := h.session
 			h.mu.Unlock()
 			w.Header().Set("Mcp-Session-Id", session)
-			h.rec.Add(Record{Dir: Note, Body: SessionNote + session})
+			h.rec.note(Event{Kind: EvSessionAssigned, Session: session}, "session id assigned: "+session)
 		}
 	}
 	if requests == 0 {
@@ -403,7 +370,7 @@ func (h *HTTPServer) cutStream(st *stream, m message) {
 	h.mu.Unlock()
 	// Recorded just before the handler returns and the stream closes: the client's wait,
 	// measured from here, is overstated by that moment at most, never understated.
-	h.rec.Add(Record{Dir: Note, Body: FormatCut(id, retry)})
+	h.rec.note(Event{Kind: EvStreamCut, EventID: id, RetryMs: retry}, "stream closed before its response after event id "+id+"; retry "+strconv.Itoa(retry)+" ms")
 }
 
 // resume serves a GET with Last-Event-ID: the cut stream's response follows on the resumed
@@ -417,7 +384,7 @@ func (h *HTTPServer) resume(w http.ResponseWriter, r *http.Request, last string)
 	}
 	h.mu.Unlock()
 	if !ok {
-		h.rec.Add(Record{Dir: Note, Body: "no stream to resume after event id " + last})
+		h.rec.note(Event{Kind: EvNoResume, EventID: last}, "no stream to resume after event id "+last)
 		h.answer(w, ChanGET, http.StatusBadRequest, "", nil)
 		return
 	}

@@ -23,9 +23,6 @@ func (s Script) Modern() bool { return harness.IsModern(s.Revision) }
 // request declared, an inputRequest; the client's retry (a new request) completes it.
 const ToolInput = "probe_input"
 
-// InputRequiredNote begins the note recording the requestState of an InputRequiredResult.
-const InputRequiredNote = "input required, requestState: "
-
 // modernTools are the tools the probe lists at the stateless revision: a server there sends
 // the client no requests of its own (ping is gone), so the probe's other tools give way to
 // probe_input, whose input travels in InputRequiredResult round trips. The official fixture
@@ -151,7 +148,7 @@ func (s *server) inputRound(m message) []byte {
 		return result(m.ID, res)
 	}
 	state := newSessionID() // opaque to the client: it must echo it exactly
-	s.rec.Add(Record{Dir: Note, Body: InputRequiredNote + state})
+	s.rec.note(Event{Kind: EvInputRequired, RequestState: state}, "input required, requestState: "+state)
 	requests := map[string]any{}
 	// MRTR-CAP-GATED: ask only what the request declared.
 	if p.Meta.Caps["elicitation"] != nil {
@@ -170,9 +167,6 @@ func (s *server) inputRound(m message) []byte {
 	}
 	return result(m.ID, res)
 }
-
-// EmptyCursorNote records that the probe answered a tools/list with nextCursor "".
-const EmptyCursorNote = "nextCursor \"\" sent"
 
 // ModernPageCursor is the nextCursor of the stateless revision's first tools/list page.
 const ModernPageCursor = "mcpspec-page-2"
@@ -194,7 +188,7 @@ func (s *server) listModern(m message) []byte {
 	case *p.Cursor == ModernPageCursor:
 		res["tools"] = []map[string]any{}
 		res["nextCursor"] = ""
-		s.rec.Add(Record{Dir: Note, Body: EmptyCursorNote})
+		s.rec.note(Event{Kind: EvEmptyCursor}, `nextCursor "" sent`)
 	case *p.Cursor == "":
 		res["tools"] = []map[string]any{}
 	default:

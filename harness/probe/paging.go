@@ -20,15 +20,6 @@ import (
 // end can call.
 const ToolLastPage = "probe_last_page"
 
-// CursorNote begins the note recording a nextCursor the probe announced; UnknownCursorNote
-// begins the note of a cursor it never issued (it answers it leniently, with the next page).
-const (
-	CursorNote        = "nextCursor sent: "
-	UnknownCursorNote = "cursor not issued by the probe: "
-	// LastPageNote: the probe served the last page, asked for with a cursor.
-	LastPageNote = "last page served"
-)
-
 // paged reports whether the scenario's tools/list is paged: the scenarios that list the
 // probe's tools (the handshake alone and the elicitation scenario list none or one).
 func (s Script) paged() bool {
@@ -91,7 +82,7 @@ func (s *server) listTools(m message) []byte {
 			// Lenient, so that one slip does not hide the rest: the next page after the
 			// last one served. The note names the slip for the checks.
 			page = min(pg.served+1, len(pages)-1)
-			s.rec.Add(Record{Dir: Note, Body: UnknownCursorNote + strconv.Quote(*p.Cursor) + "; answered with page " + strconv.Itoa(page+1)})
+			s.rec.note(Event{Kind: EvUnknownCursor, Cursor: *p.Cursor, Page: page + 1}, "cursor not issued by the probe: "+strconv.Quote(*p.Cursor)+"; answered with page "+strconv.Itoa(page+1))
 		}
 	}
 	pg.served = page
@@ -100,9 +91,9 @@ func (s *server) listTools(m message) []byte {
 	switch {
 	case page < len(pages)-1:
 		res["nextCursor"] = pg.cursors[page]
-		s.rec.Add(Record{Dir: Note, Body: CursorNote + pg.cursors[page]})
+		s.rec.note(Event{Kind: EvCursorIssued, Cursor: pg.cursors[page]}, "nextCursor sent: "+pg.cursors[page])
 	case page > 0:
-		s.rec.Add(Record{Dir: Note, Body: LastPageNote})
+		s.rec.note(Event{Kind: EvLastPage}, "last page served")
 	}
 	return result(m.ID, res)
 }

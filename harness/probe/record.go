@@ -57,8 +57,12 @@ type Record struct {
 	// Seq or higher did not exist yet.
 	Arrived int `json:"arrived,omitempty"`
 	// Status is the HTTP status of the probe's answer.
-	Status int    `json:"status,omitempty"`
-	Body   string `json:"body"`
+	Status int `json:"status,omitempty"`
+	// Creds are the secrets an authorization scenario's request carried, each where it stood.
+	Creds []Credential `json:"creds,omitempty"`
+	// Event is what a note says, as data (Dir Note; nil on a note no check reads).
+	Event *Event `json:"event,omitempty"`
+	Body  string `json:"body"`
 }
 
 // Meta is the record's HTTP detail in one line, for evidence.
@@ -156,7 +160,8 @@ func (r *Recorder) Records() []Record {
 	out := append([]Record(nil), r.recs...)
 	if r.dropped > 0 {
 		out = append(out, Record{Seq: len(r.recs) + r.dropped + 1, AtMs: time.Since(r.start).Milliseconds(), Dir: Note, Channel: "probe",
-			Body: fmt.Sprintf("%d records not kept (recording limit %d)", r.dropped, transcript.MaxEntries)})
+			Event: &Event{Kind: EvDropped, Count: r.dropped},
+			Body:  fmt.Sprintf("%d records not kept (recording limit %d)", r.dropped, transcript.MaxEntries)})
 	}
 	return out
 }

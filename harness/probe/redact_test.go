@@ -1,6 +1,9 @@
 package probe
 
 import (
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -41,5 +44,40 @@ func TestRedactShortSecretOnlyAsAWholeValue(t *testing.T) {
 	}
 	if got := a.redact("Basic x"); got != "Basic "+label {
 		t.Errorf("redact(Basic x) = %q", got)
+	}
+}
+
+// A request's credentials are on its record as data: the kind and label of the bearer token,
+// and a verifier's syntax and S256 challenge, so that no check parses a label.
+func TestRecordedCredentials(t *testing.T) {
+	rec := NewRecorder(nil)
+	a := newAuthServer(AuthPlan{}, rec)
+	token := a.secret("mcpspec-at-0123456789abcdef0123", SecretAccessToken)
+	verifier := "2TbIRUoW2Aqj1z~GzWUDiXZ5oI4TN65FpJC55NZDkv2"
+	body := "grant_type=authorization_code&code_verifier=" + url.QueryEscape(verifier) + "&refresh_token=short"
+	r := httptest.NewRequest(http.MethodPost, "/token?access_token=mcpspec-at-0123456789abcdef0123", strings.NewReader(body))
+	r.Header.Set("Authorization", "Bearer mcpspec-at-0123456789abcdef0123")
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	form, _ := url.ParseQuery(body)
+	a.learnSecrets(r, form)
+	a.recordRequest(r, ChanOAuth, []byte(body), form)
+	got := rec.Records()[0]
+	if c, ok := got.Cred(InHeader, "Authorization"); !ok || c.Kind != SecretAccessToken || c.Label != token {
+		t.Errorf("Authorization credential = %+v, %v; want the access token %s", c, ok, token)
+	}
+	if c, ok := got.Cred(InQuery, "access_token"); !ok || c.Kind != SecretAccessToken {
+		t.Errorf("query credential = %+v, %v; want the access token", c, ok)
+	}
+	if c, ok := got.Cred(InForm, "code_verifier"); !ok || !c.VerifierOK || c.S256 != s256(verifier) {
+		t.Errorf("verifier credential = %+v, %v; want a valid verifier with S256 %s", c, ok, s256(verifier))
+	}
+	if c, ok := got.Cred(InForm, "refresh_token"); !ok || c.Kind != SecretRefreshToken {
+		t.Errorf("refresh_token credential = %+v, %v", c, ok)
+	}
+	if _, ok := got.Cred(InForm, "grant_type"); ok {
+		t.Error("grant_type is no credential")
+	}
+	if strings.Contains(got.Body, verifier) || strings.Contains(got.Header["Authorization"], "mcpspec-at-") {
+		t.Errorf("a secret reached the record: %+v", got)
 	}
 }

@@ -367,7 +367,7 @@ func (s *server) ask(ctx context.Context, id, method string, params any, emit fu
 	case raw := <-ch:
 		return raw
 	case <-t.C:
-		s.rec.Add(Record{Dir: Note, Body: fmt.Sprintf("no answer to the probe's %s (id %s) within %s", method, id, s.script.AnswerWait)})
+		s.rec.note(Event{Kind: EvUnanswered, Method: method, RequestID: string(idJSON)}, fmt.Sprintf("no answer to the probe's %s (id %s) within %s", method, id, s.script.AnswerWait))
 	case <-ctx.Done():
 	}
 	return nil

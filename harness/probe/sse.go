@@ -17,8 +17,6 @@ import (
 const (
 	SSEPath     = "/sse"
 	MessagePath = "/message"
-	// EndpointNote begins the note that records the endpoint the probe announced.
-	EndpointNote = "endpoint announced: "
 )
 
 // ChanStream is an event on the legacy transport's SSE stream.
@@ -123,7 +121,7 @@ func (s *SSEServer) stream(w http.ResponseWriter, r *http.Request) {
 			f.Flush()
 		}
 	}
-	s.rec.Add(Record{Dir: Note, Body: EndpointNote + s.endpoint})
+	s.rec.note(Event{Kind: EvEndpoint, URL: s.endpoint}, "endpoint announced: "+s.endpoint)
 	s.rec.Add(Record{Dir: Send, Channel: ChanStream, Status: http.StatusOK, Body: "event: endpoint\ndata: " + s.endpoint})
 	fmt.Fprintf(w, "event: endpoint\ndata: %s\n\n", s.endpoint)
 	flush()
@@ -147,7 +145,7 @@ func (s *SSEServer) send(msg []byte) {
 	out := s.out
 	s.mu.Unlock()
 	if out == nil {
-		s.rec.Add(Record{Dir: Note, Body: "no SSE stream open: the probe could not send " + string(msg)})
+		s.rec.note(Event{Kind: EvNoSSEStream}, "no SSE stream open: the probe could not send "+string(msg))
 		return
 	}
 	// Recorded before it is written: the client's reaction must never precede it.

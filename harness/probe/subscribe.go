@@ -20,15 +20,7 @@ const ScenarioSubscriptions = "subscriptions"
 // ForeignSubscription is the subscription id of the notification the client never subscribed to.
 const ForeignSubscription = "probe-other-subscription"
 
-// Notes of ScenarioSubscriptions: the checks read them.
-const (
-	ListenNote      = "subscription opened: "                                 // + the listen request's id
-	ForeignNote     = "sent tools/list_changed of subscription "              // + ForeignSubscription
-	OwnChangeNote   = "sent tools/list_changed of the client's subscription " // + its id
-	HangupNote      = "connection ended by the probe (stdout closed)"
-	RelaunchNote    = "probe launched again: connection re-established"
-	metaSubscriptID = "io.modelcontextprotocol/subscriptionId"
-)
+const metaSubscriptID = "io.modelcontextprotocol/subscriptionId"
 
 // hangupMarker is the file in the script's state directory that says the probe ended the
 // connection once, so that the relaunched probe does not end it again.
@@ -49,7 +41,7 @@ type subState struct {
 // that the client re-established the connection.
 func NoteStart(script Script, rec *Recorder) {
 	if script.Scenario == ScenarioSubscriptions && script.relaunched() {
-		rec.Add(Record{Dir: Note, Body: RelaunchNote})
+		rec.note(Event{Kind: EvRelaunch}, "probe launched again: connection re-established")
 	}
 }
 
@@ -108,7 +100,7 @@ func (s *server) interceptSubscriptions(ctx context.Context, m message, emit fun
 		if s.script.StateDir != "" {
 			_ = os.WriteFile(filepath.Join(s.script.StateDir, hangupMarker), nil, 0o600)
 		}
-		s.rec.Add(Record{Dir: Note, Body: HangupNote})
+		s.rec.note(Event{Kind: EvHangup}, "connection ended by the probe (stdout closed)")
 		if s.hangup != nil {
 			s.hangup()
 		}
@@ -124,18 +116,18 @@ func (s *server) interceptSubscriptions(ctx context.Context, m message, emit fun
 			return resp, true
 		}
 		emit(resp)
-		s.rec.Add(Record{Dir: Note, Body: OwnChangeNote + canonicalID(listen)})
+		s.rec.note(Event{Kind: EvOwnChange, SubscriptionID: canonicalID(listen)}, "sent tools/list_changed of the client's subscription "+canonicalID(listen))
 		emit(notification("notifications/tools/list_changed", tagged(listen)))
 		return nil, true
 	case "subscriptions/listen":
 		st.mu.Lock()
 		st.listen = m.ID
 		st.mu.Unlock()
-		s.rec.Add(Record{Dir: Note, Body: ListenNote + canonicalID(m.ID)})
+		s.rec.note(Event{Kind: EvSubscribed, SubscriptionID: canonicalID(m.ID)}, "subscription opened: "+canonicalID(m.ID))
 		if !s.script.relaunched() {
 			// On stdio every subscription shares the channel: a notification of another one
 			// may come before this one's acknowledgment.
-			s.rec.Add(Record{Dir: Note, Body: ForeignNote + ForeignSubscription})
+			s.rec.note(Event{Kind: EvForeignChange, SubscriptionID: ForeignSubscription}, "sent tools/list_changed of subscription "+ForeignSubscription)
 			foreign, _ := json.Marshal(ForeignSubscription)
 			emit(notification("notifications/tools/list_changed", tagged(foreign)))
 		}

@@ -26,7 +26,23 @@ const MessageDefinition = "JSONRPCMessage"
 type Validator struct {
 	mu        sync.Mutex
 	revisions map[string]*revisionState
+
+	// valid holds what already validated, by revision, definition and bytes: a server answers
+	// the same results (a tools/list, a resource) to session after session, and validation is
+	// a function of these three alone. Bounded by validBytes; the envelope of a whole message
+	// is never cached (its id makes it unique).
+	validMu    sync.Mutex
+	valid      map[validKey]struct{}
+	validBytes int
 }
+
+type validKey struct{ revision, definition, raw string }
+
+// Bounds of Validator.valid: what a run's distinct results need, well within memory.
+const (
+	maxValidBytes  = 8 << 20
+	maxValidCached = 64 << 10 // a larger value is rarely repeated and not kept
+)
 
 // revisionState holds one revision's document and what has been compiled from it. Its mutex
 // serialises the compiler, which is not safe for concurrent use; compiled schemas are.
@@ -53,6 +69,15 @@ func (v *Validator) Message(revision string, raw []byte) error {
 // raw is not JSON or does not match, and an error wrapping ErrUnknownRevision or
 // ErrUnknownDefinition when there is nothing to validate against.
 func (v *Validator) Definition(revision, name string, raw []byte) error {
+	cache := name != MessageDefinition && len(raw) <= maxValidCached
+	if cache {
+		v.validMu.Lock()
+		_, ok := v.valid[validKey{revision, name, string(raw)}]
+		v.validMu.Unlock()
+		if ok {
+			return nil
+		}
+	}
 	sch, err := v.compiled(revision, name)
 	if err != nil {
 		return err
@@ -68,6 +93,20 @@ func (v *Validator) Definition(revision, name string, raw []byte) error {
 	}
 	if err := sch.Validate(instance); err != nil {
 		return newValidationError(revision, name, err)
+	}
+	if cache {
+		v.validMu.Lock()
+		if v.valid == nil {
+			v.valid = map[validKey]struct{}{}
+		}
+		if v.validBytes+len(raw) <= maxValidBytes {
+			k := validKey{revision, name, string(raw)}
+			if _, ok := v.valid[k]; !ok {
+				v.valid[k] = struct{}{}
+				v.validBytes += len(raw)
+			}
+		}
+		v.validMu.Unlock()
 	}
 	return nil
 }

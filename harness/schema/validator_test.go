@@ -292,3 +292,29 @@ func BenchmarkValidateMessage(b *testing.B) {
 		}
 	}
 }
+
+// What validated is remembered by its exact bytes, and only that: the same result again is
+// valid, an invalid one stays invalid however often it is asked about, and a result that differs
+// by a byte is validated on its own.
+func TestDefinitionRemembersValidResults(t *testing.T) {
+	v := New()
+	good := []byte(`{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}`)
+	bad := []byte(`{"tools":[{"inputSchema":{"type":"object"}}]}`)             // no name
+	badToo := []byte(`{"tools":[{"name":7,"inputSchema":{"type":"object"}}]}`) // a number
+	for range 3 {
+		if err := v.Definition(rev20250618, "ListToolsResult", good); err != nil {
+			t.Fatalf("valid result: %v", err)
+		}
+		for _, raw := range [][]byte{bad, badToo} {
+			if err := v.Definition(rev20250618, "ListToolsResult", raw); err == nil {
+				t.Fatalf("%s: accepted, want a violation", raw)
+			}
+		}
+	}
+	if err := v.Definition(rev20250618, "ListPromptsResult", good); err == nil {
+		t.Error("a result valid as ListToolsResult was taken as a valid ListPromptsResult")
+	}
+	if len(v.valid) != 1 || v.validBytes != len(good) {
+		t.Errorf("cached %d results (%d bytes), want the one valid result", len(v.valid), v.validBytes)
+	}
+}

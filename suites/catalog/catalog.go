@@ -188,9 +188,11 @@ func Areas() []string {
 const jsonRPCSpec = "https://www.jsonrpc.org/specification"
 
 var (
-	mdxRef   = regexp.MustCompile(`(?:<v>/|\d{4}-\d{2}-\d{2}/|^|\s)((?:basic|server|client)/[\w/.-]+?)(?:\.mdx)`)
-	sectRef  = regexp.MustCompile(`§\s*([^;⟦(]+)`)
-	jsonRPCs = map[string]string{"§4": "request_object", "§4.1": "notification", "§4.2": "parameter_structures", "§5": "response_object", "§5.1": "error_object", "§6": "batch", "§7": "examples", "§8": "extensions"}
+	mdxRef = regexp.MustCompile(`(?:<v>/|\d{4}-\d{2}-\d{2}/|\d{2}-\d{2}/|^|\s)((?:basic|server|client)/[\w/.-]+?)(?:\.mdx)`)
+	// pinnedRev is the revision a source names as its own ("26-07/basic/index.mdx § …").
+	pinnedRev = regexp.MustCompile(`^(\d{2}-\d{2})/`)
+	sectRef   = regexp.MustCompile(`§\s*([^;⟦(]+)`)
+	jsonRPCs  = map[string]string{"§4": "request_object", "§4.1": "notification", "§4.2": "parameter_structures", "§5": "response_object", "§5.1": "error_object", "§6": "batch", "§7": "examples", "§8": "extensions"}
 )
 
 // SpecURL links the requirement's source at revision: the MCP specification page and section of
@@ -215,6 +217,16 @@ func (e Entry) SpecURL(revision string) string {
 	// newest revision that states it.
 	if !slices.Contains(e.Versions, revision) && len(e.Versions) > 0 {
 		revision = e.Versions[len(e.Versions)-1]
+	}
+	// A source that names its one revision cites that revision's text: the link stays on its
+	// page, which the other revisions the row applies to may not have (or have elsewhere). One
+	// that words each revision apart (segments split by ";") is read per revision below.
+	if m := pinnedRev.FindStringSubmatch(e.Source); m != nil && !strings.Contains(e.Source, ";") {
+		for _, v := range e.Versions {
+			if len(v) >= 7 && v[2:7] == m[1] {
+				revision = v
+			}
+		}
 	}
 	base := "https://modelcontextprotocol.io/specification/" + revision
 	source := e.sourceAt(revision)

@@ -7,8 +7,8 @@ func TestCatalogueLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(all) != 420 {
-		t.Fatalf("want 420 requirements, got %d", len(all))
+	if len(all) != 426 {
+		t.Fatalf("want 426 requirements, got %d", len(all))
 	}
 	for _, e := range all {
 		if len(e.Versions) == 0 {
@@ -91,6 +91,11 @@ func TestSpecURLPerRevision(t *testing.T) {
 		{"AS-METADATA", "2026-07-28", site + "2026-07-28/basic/authorization/authorization-server-discovery#authorization-server-metadata-discovery"},
 		{"AS-PKCE-S256", "2025-11-25", site + "2025-11-25/basic/authorization#authorization-code-protection"},
 		{"AS-CIMD", "2026-07-28", site + "2026-07-28/basic/authorization/client-registration#client-id-metadata-documents"},
+		// A source written "26-07/page.mdx" links that page, and a "25-11/…" one stays on 2025-11-25,
+		// whose page 2026-07-28 may have moved.
+		{"HTTP26-PROTO-HEADER", "2026-07-28", site + "2026-07-28/basic/transports/streamable-http#protocol-version-header"},
+		{"AUTH-CLIENT-PKCE-REFUSE", "2026-07-28", site + "2025-11-25/basic/authorization#authorization-code-protection"},
+		{"HTTP-ORIGIN-403", "2025-11-25", site + "2025-11-25/basic/transports#security-warning"},
 	}
 	for _, c := range cases {
 		e, ok := Lookup(c.id)

@@ -17,18 +17,20 @@ func TestTimeoutCancelVerdicts(t *testing.T) {
 		return `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + id + `,"reason":"timeout"}}`
 	}
 	recv := func(b string) probe.Record { return probe.Record{Dir: probe.Recv, Channel: probe.ChanStdin, Body: b} }
-	note := func(b string) probe.Record { return probe.Record{Dir: probe.Note, Body: b} }
+	note := func(k probe.EventKind, id string) probe.Record {
+		return probe.Record{Dir: probe.Note, Event: &probe.Event{Kind: k, RequestID: id}}
+	}
 	cases := []struct {
 		name          string
 		recs          []probe.Record
 		life, stdio26 Outcome
 	}{
-		{"cancelled", []probe.Record{recv(call), note(probe.HeldNote + "4"), recv(cancel("4")), note(probe.CancelledNote + "4"), recv(next)}, Pass, Pass},
-		{"cancelled after going on", []probe.Record{recv(call), note(probe.HeldNote + "4"), recv(next), recv(cancel("4"))}, Pass, Pass},
-		{"another id's type", []probe.Record{recv(call), note(probe.HeldNote + "4"), recv(cancel(`"4"`)), recv(next)}, Violation, Violation},
-		{"abandoned", []probe.Record{recv(call), note(probe.HeldNote + "4"), recv(next)}, Violation, Violation},
-		{"waited", []probe.Record{recv(call), note(probe.HeldNote + "4"), note(probe.LateNote + "4 after 10s"), recv(next)}, Violation, NotApplicable},
-		{"left", []probe.Record{recv(call), note(probe.HeldNote + "4")}, Violation, NotApplicable},
+		{"cancelled", []probe.Record{recv(call), note(probe.EvHeld, "4"), recv(cancel("4")), note(probe.EvCancelled, "4"), recv(next)}, Pass, Pass},
+		{"cancelled after going on", []probe.Record{recv(call), note(probe.EvHeld, "4"), recv(next), recv(cancel("4"))}, Pass, Pass},
+		{"another id's type", []probe.Record{recv(call), note(probe.EvHeld, "4"), recv(cancel(`"4"`)), recv(next)}, Violation, Violation},
+		{"abandoned", []probe.Record{recv(call), note(probe.EvHeld, "4"), recv(next)}, Violation, Violation},
+		{"waited", []probe.Record{recv(call), note(probe.EvHeld, "4"), note(probe.EvAnsweredLate, "4"), recv(next)}, Violation, NotApplicable},
+		{"left", []probe.Record{recv(call), note(probe.EvHeld, "4")}, Violation, NotApplicable},
 		{"never called", []probe.Record{recv(next)}, Untestable, Untestable},
 	}
 	val := schema.New()

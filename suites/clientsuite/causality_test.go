@@ -17,7 +17,7 @@ func TestSessionJudgedByCausality(t *testing.T) {
 	withSession := map[string]string{"Mcp-Session-Id": "s1", "Mcp-Protocol-Version": "2025-06-18"}
 	recs := []probe.Record{
 		post(1, 1, initialize, nil),
-		{Seq: 2, Dir: probe.Note, Body: probe.SessionNote + "s1"},
+		{Seq: 2, Dir: probe.Note, Event: &probe.Event{Kind: probe.EvSessionAssigned, Session: "s1"}},
 		{Seq: 3, Dir: probe.Send, Channel: probe.ChanPOST, Body: `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18"}}`},
 		// Arrived while initialize was being answered (next Seq was 2): sent before the answer.
 		post(4, 2, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil),

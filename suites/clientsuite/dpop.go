@@ -2,48 +2,21 @@ package clientsuite
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
 )
 
+// Helpers and judges of the DPoP checks (registered in authorization.go, the page of area auth).
 // The DPoP extension (io.modelcontextprotocol/auth/dpop, SEP-1932: RFC 9449 as it is), judged
 // on the auth/dpop and auth/dpop-nonce scenarios. The probe's authorization server advertises
 // ES256 in dpop_signing_alg_values_supported and binds the token of a request with a proof to
 // the proof's key; in auth/dpop-nonce it and the MCP server each require a nonce of their own.
-// Proofs are recorded as sent (they hold no secret); a token stays a label, which carries the
-// ath a proof sent with it must hold.
+// Proofs are recorded as sent (they hold no secret); a token stays a label, and the request's
+// credential (probe.Credential) carries the ath a proof sent with it must hold.
 
 var dpopScenarios = []string{probe.AuthDPoPNonce}
-
-func init() {
-	Register(
-		Check{ID: "AUTH-CLIENT-DPOP-TOKEN-PROOF", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
-			Scenario: probe.AuthDPoP, Also: dpopScenarios,
-			Summary: "where the authorization server advertises DPoP, each token request carries one DPoP proof: typ dpop+jwt, an advertised algorithm, a public jwk that verifies its signature, a jti, htm POST, htu the token endpoint without query, an iat within 5 minutes",
-			Judge:   dpopGate(judgeDPoPTokenProof)},
-		Check{ID: "AUTH-CLIENT-DPOP-RESOURCE-PROOF", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
-			Scenario: probe.AuthDPoP, Also: dpopScenarios,
-			Summary: "each request that presents a DPoP-bound token carries one DPoP proof signed by the key the token is bound to, with htm the request's method, htu the MCP endpoint, ath the token's hash and a fresh iat",
-			Judge:   dpopGate(judgeDPoPResourceProof)},
-		Check{ID: "AUTH-CLIENT-DPOP-SCHEME", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
-			Scenario: probe.AuthDPoP, Also: dpopScenarios,
-			Summary: "a DPoP-bound token (token_type DPoP) is sent in Authorization with the DPoP scheme, never Bearer",
-			Judge:   dpopGate(judgeDPoPScheme)},
-		Check{ID: "AUTH-CLIENT-DPOP-JTI", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
-			Scenario: probe.AuthDPoP, Also: dpopScenarios,
-			Summary: "every DPoP proof the client sends has a jti of its own: no proof is sent twice",
-			Judge:   dpopGate(judgeDPoPJTI)},
-		Check{ID: "AUTH-CLIENT-DPOP-NONCE", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
-			Scenario: probe.AuthDPoPNonce,
-			Summary:  "a nonce a server supplied (use_dpop_nonce with DPoP-Nonce: the token endpoint's 400, the MCP server's 401) is in the nonce claim of every later proof the client sends that server",
-			LevelReason: "RFC 9449 § 8.2 (and § 9 for resource servers): the client MUST use the nonce supplied for the next request and all later ones. " +
-				"The retry itself is a \"typically\" of § 8, not a MUST: a client that never sends the server another proof is untestable, not failed.",
-			Judge: dpopGate(judgeDPoPNonce)},
-	)
-}
 
 // dpopGate makes a check na for a client that sent no DPoP proof at all: the extension is
 // optional, and a client that does not use it breaks none of its rules (it gets a Bearer token
@@ -68,10 +41,11 @@ type dpopUse struct {
 	at       int // index in View.Records
 	token    bool
 	method   string
-	target   string // the URL the request went to, without query
-	auth     string // its Authorization header ("" none)
-	header   string // its DPoP header(s), as recorded
-	has      bool   // it had a DPoP header
+	target   string           // the URL the request went to, without query
+	auth     string           // its Authorization header ("" none)
+	cred     probe.Credential // the token that header presents (its label and ath)
+	header   string           // its DPoP header(s), as recorded
+	has      bool             // it had a DPoP header
 	proof    probe.DPoPProof
 	parseErr error
 }
@@ -104,6 +78,7 @@ func (v *View) dpopUses() []dpopUse {
 		host, _ := r.HasHeader("Host")
 		u := dpopUse{at: i, token: tok, method: r.Method, target: "http://" + host + r.Path}
 		u.auth, _ = r.HasHeader("Authorization")
+		u.cred, _ = r.Cred(probe.InHeader, "Authorization")
 		u.header, u.has = r.HasHeader("DPoP")
 		if u.has {
 			u.proof, u.parseErr = probe.ParseDPoPProof(u.header)
@@ -113,18 +88,16 @@ func (v *View) dpopUses() []dpopUse {
 	return out
 }
 
-// received is the probe's clock when the proof of use came (its DPoPSeenNote), ok false if
-// none was noted.
+// received is the probe's clock when the proof of use came (its probe.EvDPoPProof), ok false
+// if none was noted.
 func (v *View) received(u dpopUse) (time.Time, bool) {
 	jti, ok := u.jti()
 	if !ok {
 		return time.Time{}, false
 	}
-	want := probe.DPoPSeenNote + strconv.Quote(jti) + " at unix "
 	for _, r := range v.Records[u.at+1:] {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, want) {
-			n, err := strconv.ParseInt(strings.TrimPrefix(r.Body, want), 10, 64)
-			return time.Unix(n, 0), err == nil
+		if r.Is(probe.EvDPoPProof) && r.Event.JTI == jti {
+			return time.Unix(r.Event.At, 0), true
 		}
 	}
 	return time.Time{}, false
@@ -165,29 +138,17 @@ func (v *View) proofFault(u dpopUse) (string, string) {
 func (v *View) dpopBound() map[string]string {
 	out := map[string]string{}
 	for _, r := range v.Records {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.DPoPBoundNote) {
-			label, jkt, ok := strings.Cut(strings.TrimPrefix(r.Body, probe.DPoPBoundNote), " jkt ")
-			if ok {
-				out[label] = jkt
-			}
+		if r.Is(probe.EvDPoPBound) {
+			out[r.Event.Token] = r.Event.JKT
 		}
 	}
 	return out
 }
 
-// presented is the label of the token an Authorization header carries, and its scheme.
-func presented(auth string) (label, scheme string) {
-	scheme, label, _ = strings.Cut(strings.TrimSpace(auth), " ")
-	return strings.TrimSpace(label), scheme
-}
-
-// labelATH is the ath a token's label carries ("" none).
-func labelATH(label string) string {
-	_, ath, ok := strings.Cut(label, ";ath=")
-	if !ok {
-		return ""
-	}
-	return strings.TrimSuffix(ath, ">")
+// scheme is the scheme of an Authorization header.
+func scheme(auth string) string {
+	s, _, _ := strings.Cut(strings.TrimSpace(auth), " ")
+	return s
 }
 
 // boundUses are the requests to the MCP endpoint that present a DPoP-bound token, and the
@@ -203,7 +164,7 @@ func (v *View) boundUses() ([]dpopUse, map[string]string, *Finding) {
 	}
 	var out []dpopUse
 	for _, u := range v.dpopUses() {
-		if label, _ := presented(u.auth); !u.token && bound[label] != "" {
+		if !u.token && bound[u.cred.Label] != "" {
 			out = append(out, u)
 		}
 	}
@@ -241,7 +202,7 @@ func judgeDPoPResourceProof(v *View) Finding {
 		return *f
 	}
 	for _, u := range uses {
-		label, _ := presented(u.auth)
+		label := u.cred.Label
 		jkt, why := v.proofFault(u)
 		switch {
 		case why != "":
@@ -250,8 +211,8 @@ func judgeDPoPResourceProof(v *View) Finding {
 			return violated("%s: the proof of the %s to the MCP server (record %d) is signed by a key (thumbprint %s) other than the one the token is bound to (%s)", v.Scenario, u.method, v.seq(u.at), jkt, bound[label])
 		case u.proof.Claims.ATH == nil:
 			return violated("%s: the proof of the %s to the MCP server (record %d) has no ath, the hash of the access token it goes with", v.Scenario, u.method, v.seq(u.at))
-		case *u.proof.Claims.ATH != labelATH(label):
-			return violated("%s: the proof of the %s to the MCP server (record %d) has ath %q, not the hash of the token presented (%s)", v.Scenario, u.method, v.seq(u.at), *u.proof.Claims.ATH, labelATH(label))
+		case *u.proof.Claims.ATH != u.cred.ATH:
+			return violated("%s: the proof of the %s to the MCP server (record %d) has ath %q, not the hash of the token presented (%s)", v.Scenario, u.method, v.seq(u.at), *u.proof.Claims.ATH, u.cred.ATH)
 		}
 	}
 	return passed("%s: %s presenting the DPoP-bound token, each with a proof of its key with htm, htu and ath right (%s)", v.Scenario, plural(len(uses), "request"), v.span(uses))
@@ -263,7 +224,7 @@ func judgeDPoPScheme(v *View) Finding {
 		return *f
 	}
 	for _, u := range uses {
-		if _, scheme := presented(u.auth); !strings.EqualFold(scheme, "DPoP") {
+		if scheme := scheme(u.auth); !strings.EqualFold(scheme, "DPoP") {
 			return violated("%s: the %s to the MCP server (record %d) presents the DPoP-bound token with the %s scheme, not DPoP", v.Scenario, u.method, v.seq(u.at), scheme)
 		}
 	}
@@ -303,14 +264,14 @@ type nonceDemand struct {
 func judgeDPoPNonce(v *View) Finding {
 	var demands []nonceDemand
 	for i, r := range v.Records {
-		if r.Dir != probe.Note || !strings.HasPrefix(r.Body, probe.DPoPNonceNote) {
+		if !r.Is(probe.EvDPoPNonce) {
 			continue
 		}
-		rest := strings.TrimPrefix(r.Body, probe.DPoPNonceNote)
-		if n, ok := strings.CutPrefix(rest, "token endpoint "); ok {
-			demands = append(demands, nonceDemand{i, true, n, "token endpoint"})
-		} else if n, ok := strings.CutPrefix(rest, "resource "); ok {
-			demands = append(demands, nonceDemand{i, false, n, "MCP server"})
+		switch r.Event.Server {
+		case probe.DPoPAuthorizationServer:
+			demands = append(demands, nonceDemand{i, true, r.Event.Nonce, "token endpoint"})
+		case probe.DPoPResourceServer:
+			demands = append(demands, nonceDemand{i, false, r.Event.Nonce, "MCP server"})
 		}
 	}
 	if len(demands) == 0 {

@@ -56,10 +56,12 @@ func dpopRun(t *testing.T, key *ecdsa.PrivateKey, resource func(claims map[strin
 	}
 	recs := []probe.Record{
 		{Dir: probe.Recv, Channel: probe.ChanOAuth, Method: "POST", Path: "/token", Header: map[string]string{"Host": dpopHost, "Dpop": tokProof, "Content-Type": "application/x-www-form-urlencoded"}, Body: "grant_type=authorization_code"},
-		{Dir: probe.Note, Body: fmt.Sprintf("%s%q at unix %d", probe.DPoPSeenNote, "t1", now)},
-		{Dir: probe.Note, Body: probe.DPoPBoundNote + label + " jkt " + jkt},
-		{Dir: probe.Recv, Channel: probe.ChanPOST, Method: "POST", Path: "/mcp", Header: map[string]string{"Host": dpopHost, "Authorization": "DPoP " + label, "Dpop": dpopProof(t, key, claims)}, Body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`},
-		{Dir: probe.Note, Body: fmt.Sprintf("%s%q at unix %d", probe.DPoPSeenNote, claims["jti"], now)},
+		{Dir: probe.Note, Event: &probe.Event{Kind: probe.EvDPoPProof, JTI: "t1", At: now}},
+		{Dir: probe.Note, Event: &probe.Event{Kind: probe.EvDPoPBound, Token: label, JKT: jkt}},
+		{Dir: probe.Recv, Channel: probe.ChanPOST, Method: "POST", Path: "/mcp", Header: map[string]string{"Host": dpopHost, "Authorization": "DPoP " + label, "Dpop": dpopProof(t, key, claims)},
+			Creds: []probe.Credential{{In: probe.InHeader, Name: "Authorization", Kind: probe.SecretAccessToken, Label: label, ATH: probe.ATH("tok")}},
+			Body:  `{"jsonrpc":"2.0","id":1,"method":"ping"}`},
+		{Dir: probe.Note, Event: &probe.Event{Kind: probe.EvDPoPProof, JTI: fmt.Sprint(claims["jti"]), At: now}},
 	}
 	recs = append(recs, after...)
 	for i := range recs {
@@ -109,7 +111,7 @@ func TestDPoPResourceProof(t *testing.T) {
 // client's fault never reaches (its token request is refused first).
 func TestDPoPResourceNonce(t *testing.T) {
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	demand := probe.Record{Dir: probe.Note, Body: probe.DPoPNonceNote + "resource rs-1"}
+	demand := probe.Record{Dir: probe.Note, Event: &probe.Event{Kind: probe.EvDPoPNonce, Server: probe.DPoPResourceServer, Nonce: "rs-1"}}
 	retry := func(nonce string) probe.Record {
 		c := map[string]any{"jti": "r2-" + nonce, "htm": "POST", "htu": "http://" + dpopHost + "/mcp", "iat": time.Now().Unix(), "ath": probe.ATH("tok")}
 		if nonce != "" {
@@ -128,7 +130,7 @@ func TestDPoPResourceNonce(t *testing.T) {
 		"ignored":       {[]probe.Record{demand, retry("")}, Violation},
 		"later wrong":   {[]probe.Record{demand, retry("rs-1"), retry("rs-0")}, Violation},
 		"not retried":   {[]probe.Record{demand}, Untestable},
-		"superseded":    {[]probe.Record{demand, retry("rs-1"), {Dir: probe.Note, Body: probe.DPoPNonceNote + "resource rs-2"}, retry("rs-2")}, Pass},
+		"superseded":    {[]probe.Record{demand, retry("rs-1"), {Dir: probe.Note, Event: &probe.Event{Kind: probe.EvDPoPNonce, Server: probe.DPoPResourceServer, Nonce: "rs-2"}}, retry("rs-2")}, Pass},
 		"none demanded": {nil, Untestable},
 	} {
 		if f := judge(dpopRun(t, key, nil, tc.after...)); f.Outcome != tc.want {

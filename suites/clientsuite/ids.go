@@ -6,15 +6,15 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
-	"strings"
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/probe"
 	"github.com/mcpspec/mcpspec/harness/wire"
 )
 
-// The rules of the client's request ids and progress tokens, judged over every request it sends
-// in every scenario but the authorization ones, at every revision and transport.
+// Helpers of the rules of the client's request ids and progress tokens (the checks are in
+// overview_messages.go and patterns_progress.go), judged over every request it sends in every
+// scenario but the authorization ones, at every revision and transport.
 //
 // How they share out a bad id: MSG-REQ-ID-NOT-NULL judges a null id, MSG-REQ-ID-TYPE any other
 // that is neither a string nor an integer, and MSG-JSONRPC validates such a request with a valid
@@ -46,24 +46,6 @@ var idScenarios = []string{probe.ScenarioVersionUnsupported, probe.ScenarioSessi
 var toolScenarios = slices.DeleteFunc(slices.Clone(idScenarios), func(s string) bool {
 	return s == probe.ScenarioVersionUnsupported || s == probe.ScenarioInitialize
 })
-
-func init() {
-	all := []string{wire.Stdio, wire.HTTP, wire.SSE}
-	Register(
-		Check{ID: "MSG-REQ-ID-TYPE", Level: "MUST", Scenario: probe.ScenarioTools, Also: idScenarios, Rides: true, Versions: allRevisions, Transports: all,
-			Summary: "every request the client sends has a string or integer id (a null id is MSG-REQ-ID-NOT-NULL's matter)",
-			Judge:   judgeIDType},
-		Check{ID: "MSG-REQ-ID-NOT-NULL", Level: "MUST", Scenario: probe.ScenarioTools, Also: idScenarios, Rides: true, Versions: allRevisions, Transports: all,
-			Summary: "no request the client sends has a null id",
-			Judge:   judgeIDNotNull},
-		Check{ID: "MSG-REQ-ID-UNIQUE", Level: "MUST", Scenario: probe.ScenarioTools, Also: idScenarios, Rides: true, Versions: allRevisions, Transports: all,
-			Summary: "the client never reuses a request id within the session (at 2026-07-28: never the id of another request still in flight)",
-			Judge:   judgeIDUnique},
-		Check{ID: "PROG-TOKEN-UNIQUE", Level: "MUST", Scenario: probe.ScenarioTools, Also: toolScenarios, Rides: true, Versions: allRevisions, Transports: all,
-			Summary: "no two of the client's requests in flight at once carry the same progress token",
-			Judge:   judgeTokenUnique},
-	)
-}
 
 // clientRequests are the JSON-RPC requests the client sent, in order.
 func (v *View) clientRequests() []Msg {
@@ -121,32 +103,6 @@ func (v *View) noRequest() Finding {
 	return untestable("the client sent no request")
 }
 
-func judgeIDType(v *View) Finding {
-	reqs := v.clientRequests()
-	if len(reqs) == 0 {
-		return v.noRequest()
-	}
-	for _, m := range reqs {
-		if k := idKind(m.ID); k == "other" {
-			return violated("the client's %s (record %d) has id %s, neither a string nor an integer", m.Method, v.Records[m.Rec].Seq, m.ID)
-		}
-	}
-	return passed("all %d of the client's requests have a string or integer id (a null one is MSG-REQ-ID-NOT-NULL's matter)", len(reqs))
-}
-
-func judgeIDNotNull(v *View) Finding {
-	reqs := v.clientRequests()
-	if len(reqs) == 0 {
-		return v.noRequest()
-	}
-	for _, m := range reqs {
-		if idKind(m.ID) == "null" {
-			return violated("the client's %s (record %d) has a null id", m.Method, v.Records[m.Rec].Seq)
-		}
-	}
-	return passed("none of the client's %d requests has a null id", len(reqs))
-}
-
 // flight is the walk of the recording that tracks the client's requests in flight.
 type flight struct {
 	v        *View
@@ -166,9 +122,9 @@ func (v *View) walk(visit func(m Msg, inFlight []Msg) *Finding, reset func()) (i
 	}
 	for i, r := range v.Records {
 		switch {
-		case r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.ExpiredNote):
+		case r.Is(probe.EvSessionExpired):
 			fl.inFlight = nil // the session's requests are over: the request that met it got 404
-		case r.Dir == probe.Note && r.Body == probe.RelaunchNote:
+		case r.Is(probe.EvRelaunch):
 			fl.inFlight = nil
 			if reset != nil {
 				reset()
@@ -236,41 +192,6 @@ func skippedNote(n int) string {
 	return fmt.Sprintf("; %d never answered, their streams perhaps ended by the client, are left out", n)
 }
 
-func judgeIDUnique(v *View) Finding {
-	reqs := v.clientRequests()
-	if len(reqs) == 0 {
-		return v.noRequest()
-	}
-	if harness.IsModern(v.Revision) {
-		skipped, f := v.walk(func(m Msg, inFlight []Msg) *Finding {
-			for _, o := range inFlight {
-				if string(o.ID) == string(m.ID) {
-					f := violated("the client's %s (record %d) has id %s, the id of its %s (record %d), still in flight", m.Method, v.Records[m.Rec].Seq, m.ID, o.Method, v.Records[o.Rec].Seq)
-					return &f
-				}
-			}
-			return nil
-		}, nil)
-		if f != nil {
-			return *f
-		}
-		return passed("none of the client's %d requests reused the id of a request in flight%s", len(reqs), skippedNote(skipped))
-	}
-	seen := map[string]Msg{}
-	_, f := v.walk(func(m Msg, _ []Msg) *Finding {
-		if o, dup := seen[string(m.ID)]; dup {
-			f := violated("the client's %s (record %d) has id %s, which its %s (record %d) used before in the session", m.Method, v.Records[m.Rec].Seq, m.ID, o.Method, v.Records[o.Rec].Seq)
-			return &f
-		}
-		seen[string(m.ID)] = m
-		return nil
-	}, func() { seen = map[string]Msg{} })
-	if f != nil {
-		return *f
-	}
-	return passed("none of the client's %d requests reused an id within its session (a session begins at initialize)", len(reqs))
-}
-
 // progressToken is a request's params._meta.progressToken as compact JSON ("" if none).
 func progressToken(raw json.RawMessage) string {
 	var r struct {
@@ -288,35 +209,6 @@ func progressToken(raw json.RawMessage) string {
 		return string(r.Params.Meta.ProgressToken)
 	}
 	return b.String()
-}
-
-func judgeTokenUnique(v *View) Finding {
-	var with []string
-	for _, m := range v.clientRequests() {
-		if t := progressToken(m.Raw); t != "" {
-			with = append(with, t)
-		}
-	}
-	if len(with) == 0 {
-		return na("the client sent no progress token (asking for progress is its choice)")
-	}
-	skipped, f := v.walk(func(m Msg, inFlight []Msg) *Finding {
-		t := progressToken(m.Raw)
-		if t == "" {
-			return nil
-		}
-		for _, o := range inFlight {
-			if progressToken(o.Raw) == t {
-				f := violated("the client's %s (record %d) carries progress token %s, that of its %s (record %d), still in flight", m.Method, v.Records[m.Rec].Seq, t, o.Method, v.Records[o.Rec].Seq)
-				return &f
-			}
-		}
-		return nil
-	}, nil)
-	if f != nil {
-		return *f
-	}
-	return passed("the client's %d progress tokens (%s) were never shared by requests in flight at once%s", len(with), strings.Join(clipList(with, 3), ", "), skippedNote(skipped))
 }
 
 // clipList keeps the first n items, and says how many more there were.

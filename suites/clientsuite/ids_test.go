@@ -47,7 +47,7 @@ func TestIDUniqueAndTokenInFlight(t *testing.T) {
 		{"1 and \"1\" differ", "2026-07-28",
 			[]probe.Record{stdin(1, call("1", `1`)), stdin(2, call(`"1"`, `"1"`))}, Pass, Pass},
 		{"reused in flight on a connection since re-established", "2026-07-28",
-			[]probe.Record{stdin(1, call("1", `"t"`)), {Seq: 2, Dir: probe.Note, Body: probe.RelaunchNote}, stdin(3, call("1", `"t"`))}, Pass, Pass},
+			[]probe.Record{stdin(1, call("1", `"t"`)), {Seq: 2, Dir: probe.Note, Event: &probe.Event{Kind: probe.EvRelaunch}}, stdin(3, call("1", `"t"`))}, Pass, Pass},
 		{"legacy: reused after the answer", "2025-11-25",
 			[]probe.Record{stdin(1, call("1", `"t"`)), stdout(2, answer("1")), stdin(3, call("1", `"t"`))}, Violation, Pass},
 	} {

@@ -15,13 +15,6 @@ import (
 // valid_tool, then tools each breaking one constraint. Over stdio a client MAY ignore the
 // marks, so the check is Streamable HTTP's.
 
-func init() {
-	Register(Check{ID: "HTTP26-XMCPHEADER-CLIENT", Level: "MUST", Scenario: probe.ScenarioInvalidToolHeaders, Transports: httpOnly, Versions: modernOnly,
-		Summary:     "a client excludes a tool whose x-mcp-header marks break a constraint (empty, not a token, duplicate, not a primitive, not statically reachable): it never calls one, and still calls the valid tool",
-		LevelReason: "The text says clients using Streamable HTTP MUST reject such tool definitions, rejection meaning the tool is excluded from the result of tools/list. A call shows the client kept the tool. The contract has a client call every tool it holds, so it calls valid_tool: a client that did not shows nothing about which tools it kept (untestable).",
-		Judge:       judgeInvalidToolHeaders})
-}
-
 func judgeInvalidToolHeaders(v *View) Finding {
 	breaks := map[string]string{}
 	for _, t := range probe.InvalidHeaderTools {

@@ -21,9 +21,14 @@ type Check struct {
 	Level       string // MUST or SHOULD: a violation fails a MUST and warns a SHOULD
 	LevelReason string
 	Summary     string
-	Versions    []string // the revisions it runs at (default: the catalogue's handshake revisions)
-	Transports  []string // wire.Stdio, wire.HTTP, wire.SSE (default: all three)
-	Scenario    string   // the probe scenario whose recording it judges
+	// Revisions derives the revisions the check runs at from its catalogue row
+	// (catalog.AllCatalogued, Since, Until), as a server check's does; Versions lists them
+	// instead where no derivation says it. A check sets one of the two, and Register leaves
+	// the result in Versions.
+	Revisions  catalog.Revisions
+	Versions   []string
+	Transports []string // wire.Stdio, wire.HTTP, wire.SSE: those it runs over, each named
+	Scenario   string   // the probe scenario whose recording it judges
 	// Also: other scenarios whose recordings it judges too, those whose exchange holds what it
 	// reads (the handshake, the HTTP headers).
 	Also []string
@@ -41,6 +46,15 @@ type Check struct {
 	// conform.Check.File: where the layout test looks for it.
 	File string
 }
+
+// The transports of a client check, each named (wire.*).
+var (
+	allTransports = []string{wire.Stdio, wire.HTTP, wire.SSE}
+	httpOnly      = []string{wire.HTTP}
+	stdioOnly     = []string{wire.Stdio}
+	sseOnly       = []string{wire.SSE}
+	stdioHTTP     = []string{wire.Stdio, wire.HTTP}
+)
 
 // Title begins with the ID, so --focus 'ID' selects the check.
 func (c *Check) Title() string { return fmt.Sprintf("%s [%s] %s", c.ID, c.Level, c.Summary) }
@@ -89,12 +103,14 @@ func (c *Check) validate() error {
 	if c.Summary == "" || c.Judge == nil || c.Scenario == "" {
 		return fmt.Errorf("client check %s: needs a summary, a scenario and a Judge function", c.ID)
 	}
+	switch {
+	case c.Revisions != nil && c.Versions != nil:
+		return fmt.Errorf("client check %s: sets both Revisions and Versions", c.ID)
+	case c.Revisions != nil:
+		c.Versions = c.Revisions(e.Versions)
+	}
 	if len(c.Versions) == 0 {
-		for _, v := range e.Versions {
-			if harness.IsHandshake(v) {
-				c.Versions = append(c.Versions, v)
-			}
-		}
+		return fmt.Errorf("client check %s: runs at no revision (Revisions or Versions must name one of the catalogue's %v)", c.ID, e.Versions)
 	}
 	for _, v := range c.Versions {
 		if !slices.Contains(e.Versions, v) {
@@ -102,7 +118,12 @@ func (c *Check) validate() error {
 		}
 	}
 	if len(c.Transports) == 0 {
-		c.Transports = []string{wire.Stdio, wire.HTTP, wire.SSE}
+		return fmt.Errorf("client check %s: names no transport", c.ID)
+	}
+	for _, t := range c.Transports {
+		if !slices.Contains(allTransports, t) {
+			return fmt.Errorf("client check %s: unknown transport %q", c.ID, t)
+		}
 	}
 	if slices.ContainsFunc(c.Versions, harness.IsModern) {
 		c.Judge = gateModern(c.Judge)

@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/probe"
 )
 
-// The checks of the client chapters: the probe sends roots/list, sampling/createMessage and
+// Helpers of the checks of the client chapters (client_roots.go, client_sampling.go,
+// client_elicitation.go): the probe sends roots/list, sampling/createMessage and
 // elicitation/create whether or not the client declared the capability. A client that declared
 // it answers with a result of the revision's schema; one that did not must answer with an error,
 // not as if it had the capability.
@@ -26,35 +25,6 @@ var (
 	samplingReq = srvRequest{"sampling", "sampling/createMessage", probe.SamplingID, probe.ToolSampling, "CreateMessageResult"}
 	elicitReq   = srvRequest{"elicitation", "elicitation/create", probe.ElicitationID, probe.ToolElicitation, "ElicitResult"}
 )
-
-func init() {
-	Register(
-		Check{ID: "ROOTS-CLIENT-CAP", Level: "MUST", Scenario: probe.ScenarioTools, Capability: "roots",
-			Summary: "a client that did not declare roots answers roots/list with an error, not with roots",
-			Judge:   judgeCap(rootsReq)},
-		Check{ID: "ROOTS-CLIENT-RESULT", Level: "MUST", Scenario: probe.ScenarioTools, Capability: "roots",
-			Summary: "a client that declared roots answers roots/list with a ListRootsResult of the revision's schema",
-			Judge:   judgeResult(rootsReq, nil)},
-		Check{ID: "ROOTS-CLIENT-FILE-URI", Level: "MUST", Scenario: probe.ScenarioTools, Capability: "roots",
-			Summary: "every root the client lists has a file:// URI",
-			Judge:   judgeResult(rootsReq, judgeFileURIs)},
-		Check{ID: "SAMPLING-CLIENT-CAP", Level: "MUST", Scenario: probe.ScenarioTools, Capability: "sampling",
-			Summary: "a client that did not declare sampling answers sampling/createMessage with an error, not with a message",
-			Judge:   judgeCap(samplingReq)},
-		Check{ID: "SAMPLING-CLIENT-RESULT", Level: "MUST", Scenario: probe.ScenarioTools, Capability: "sampling",
-			Summary: "a client that declared sampling answers sampling/createMessage with a CreateMessageResult of the revision's schema",
-			Judge:   judgeResult(samplingReq, nil)},
-		Check{ID: "ELICIT-CLIENT-CAP", Level: "MUST", Scenario: probe.ScenarioTools, Also: elicitDefaults, Capability: "elicitation",
-			Summary: "a client that did not declare elicitation answers elicitation/create with an error, not with a form",
-			Judge:   judgeCap(elicitReq)},
-		Check{ID: "ELICIT-CLIENT-RESULT", Level: "MUST", Scenario: probe.ScenarioTools, Also: elicitDefaults, Capability: "elicitation",
-			Summary: "a client that declared elicitation answers elicitation/create with an ElicitResult of the revision's schema",
-			Judge:   judgeResult(elicitReq, nil)},
-		Check{ID: "ELICIT-CLIENT-DEFAULTS", Level: "SHOULD", Scenario: probe.ScenarioTools, Also: elicitDefaults, Capability: "elicitation",
-			Summary: "an accepted form carries the requested schema's defaults for the fields the user left alone",
-			Judge:   judgeResult(elicitReq, judgeDefaults)},
-	)
-}
 
 // declared reports whether the client declared the capability: in its initialize, or at the
 // stateless revision, which has none, in its requests' _meta (each request declares its own:
@@ -184,51 +154,6 @@ func judgeResult(q srvRequest, more func(v *View, result json.RawMessage) Findin
 		}
 		return passed("the answer to %s is a valid %s at %s", q.method, q.result, v.Revision)
 	}
-}
-
-func judgeFileURIs(_ *View, result json.RawMessage) Finding {
-	var res struct {
-		Roots []map[string]json.RawMessage `json:"roots"`
-	}
-	_ = json.Unmarshal(result, &res)
-	n := 0
-	for _, r := range res.Roots {
-		var uri string
-		if json.Unmarshal(r["uri"], &uri) != nil {
-			continue // not a string: ROOTS-CLIENT-RESULT's matter
-		}
-		n++
-		if !strings.HasPrefix(uri, "file://") {
-			return violated("the client lists a root with the URI %q, not a file:// URI", uri)
-		}
-	}
-	if n == 0 {
-		return untestable("the client listed no root with a URI")
-	}
-	return passed("all %d roots have file:// URIs", n)
-}
-
-func judgeDefaults(v *View, result json.RawMessage) Finding {
-	var res struct {
-		Action  string                     `json:"action"`
-		Content map[string]json.RawMessage `json:"content"`
-	}
-	_ = json.Unmarshal(result, &res)
-	if res.Action != "accept" {
-		return untestable("the client did not accept the form (action %q): no content to carry defaults", res.Action)
-	}
-	defs := probe.ElicitationDefaultsFor(v.Scenario, v.Revision)
-	var missing []string
-	for k := range defs {
-		if _, ok := res.Content[k]; !ok {
-			missing = append(missing, k)
-		}
-	}
-	sort.Strings(missing)
-	if len(missing) > 0 {
-		return violated("the accepted form lacks the defaulted fields %s (defaults %s)", strings.Join(missing, ", "), mustString(defs))
-	}
-	return passed("the accepted form carries a value for each of the %d defaulted fields", len(defs))
 }
 
 func mustString(v any) string {

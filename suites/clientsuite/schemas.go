@@ -14,19 +14,6 @@ import (
 // (a $ref to a loopback canary URL the client must not fetch) and json-schema-2020-12-preservation
 // (the client echoes the input schema it holds through json_schema_echo).
 
-func init() {
-	Register(
-		Check{ID: "SCHEMA-CLIENT-REF-NO-DEREF", Level: "MUST", Scenario: probe.ScenarioRefNoDeref, Versions: modernOnly,
-			Summary:     "a client does not dereference a tool schema's $ref that resolves to a network URI: the probe's canary URL is never fetched",
-			LevelReason: "The text says MUST NOT: implementations must not automatically dereference a $ref that resolves to a network URI (an opt-in mode may, disabled by default). The canary is the $ref's URL on a loopback listener of the probe's own, so any request to it is a dereference, whenever it comes before the client exits.",
-			Judge:       judgeRefNoDeref},
-		Check{ID: "SCHEMA-CLIENT-PRESERVE", Level: "MUST", Scenario: probe.ScenarioSchemaPreservation, Versions: []string{harness.Rev20251125, harness.Rev20260728},
-			Summary:     "the input schema a client holds for a tool keeps the JSON Schema 2020-12 keywords the server gave it (json_schema_echo shows it)",
-			LevelReason: "Clients MUST support JSON Schema 2020-12, the default dialect from 2025-11-25: a client that drops $schema, $defs or additionalProperties (and, from 2026-07-28, where tool schemas take the whole vocabulary, allOf/anyOf, if/then/else or an $anchor) no longer holds the schema the server declared, so it cannot validate or present the tool's input by it. Only a client that echoes the schema, as the official scenario asks, shows what it holds; any other is untestable.",
-			Judge:       judgeSchemaPreserve},
-	)
-}
-
 func judgeRefNoDeref(v *View) Finding {
 	for _, r := range v.Records {
 		if r.Dir == probe.Recv && r.Channel == probe.ChanCanary {

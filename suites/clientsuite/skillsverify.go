@@ -15,23 +15,6 @@ import (
 // host went on with the skill. A host that never goes on to a supporting file, even
 // probe-guide's, shows nothing by not reading pdf-processing's.
 
-func init() {
-	for _, c := range []struct{ id, scenario, summary, reason string }{
-		{"SKILL-CLIENT-VERIFY-DIGEST", probe.ScenarioSkillVerifyDigest,
-			"a host does not use a skill file whose content does not match its entry's digest: it goes no further with pdf-processing once its SKILL.md fails the digest",
-			"Hosts MUST verify a retrieved file against its entry's digest and MUST NOT use unverified content."},
-		{"SKILL-CLIENT-VERIFY-SIZE", probe.ScenarioSkillVerifySize,
-			"a host does not use a skill file whose length differs from its entry's size, even when the digest matches: it goes no further with pdf-processing",
-			"A read whose byte length differs from the entry's size is a verification failure equal to a digest mismatch, whether or not the host computes the digest; the probe's entry carries the served file's digest, so only the size betrays it."},
-		{"SKILL-CLIENT-VERIFY-FRONTMATTER", probe.ScenarioSkillVerifyFrontmatter,
-			"a host compares a fetched SKILL.md's frontmatter with its entry's field by field and does not load the skill on a discrepancy: it goes no further with pdf-processing",
-			"Hosts MUST parse the fetched SKILL.md's frontmatter and compare it with the entry's; any discrepancy is a verification failure and the skill MUST NOT be loaded. Digest and size match the served file here, so only the comparison betrays it."},
-	} {
-		Register(Check{ID: c.id, Level: "MUST", Scenario: c.scenario, Versions: modernOnly, Summary: c.summary, LevelReason: c.reason,
-			Judge: judgeSkillVerify})
-	}
-}
-
 func judgeSkillVerify(v *View) Finding {
 	if !v.declaresSkills() {
 		return na("the client does not use the skills extension: no request of it declares %s in capabilities.extensions", probe.SkillsExtension)

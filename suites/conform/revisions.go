@@ -1,24 +1,16 @@
 package conform
 
-import "slices"
+import "github.com/mcpspec/mcpspec/suites/catalog"
 
-// Revisions picks, from the revisions a requirement's catalogue row names, those its check runs
-// at: the catalogue stays the one place that says which revisions state a requirement.
-type Revisions func(catalogued []string) []string
+// Revisions and its derivations are the catalogue's (catalog.Revisions), shared with the client
+// checks; the server checks name them from here.
+type Revisions = catalog.Revisions
 
 // AllCatalogued runs the check at every revision its catalogue row names.
-var AllCatalogued Revisions = slices.Clone[[]string]
+var AllCatalogued = catalog.AllCatalogued
 
 // Since runs the check at the catalogued revisions from rev on.
-func Since(rev string) Revisions {
-	return func(catalogued []string) []string {
-		return slices.DeleteFunc(slices.Clone(catalogued), func(v string) bool { return v < rev })
-	}
-}
+func Since(rev string) Revisions { return catalog.Since(rev) }
 
 // Until runs the check at the catalogued revisions up to rev, rev included.
-func Until(rev string) Revisions {
-	return func(catalogued []string) []string {
-		return slices.DeleteFunc(slices.Clone(catalogued), func(v string) bool { return v > rev })
-	}
-}
+func Until(rev string) Revisions { return catalog.Until(rev) }

@@ -2,6 +2,7 @@ package clientsuite
 
 import (
 	"encoding/json"
+	"github.com/mcpspec/mcpspec/suites/catalog"
 	"strings"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
@@ -13,7 +14,7 @@ import (
 
 func init() {
 	Register(
-		Check{ID: "SKILL-CLIENT-NO-PREFETCH", Level: "MUST", Scenario: probe.ScenarioSkills, Versions: modernOnly,
+		Check{ID: "SKILL-CLIENT-NO-PREFETCH", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "MUST", Scenario: probe.ScenarioSkills,
 			Summary:     "a host retrieves no skill file ahead of need: it may list the skills (skills/list, skills/get) and the resources, but reads no file of a skill nothing asked it to load",
 			LevelReason: "Lazy Retrieval: hosts MUST NOT retrieve a skill's files ahead of need, not on connection, not on listing, not at approval; a listing entry already carries what a registry needs. Nothing in the scenario asks for a skill, so any read of a skill's file is a prefetch.",
 			Judge:       judgeSkillNoPrefetch},
@@ -54,4 +55,22 @@ func paramsOf(raw json.RawMessage) json.RawMessage {
 	}
 	_ = json.Unmarshal(raw, &m)
 	return m.Params
+}
+
+// The checks of verification (skillsverify.go), one per official scenario.
+func init() {
+	for _, c := range []struct{ id, scenario, summary, reason string }{
+		{"SKILL-CLIENT-VERIFY-DIGEST", probe.ScenarioSkillVerifyDigest,
+			"a host does not use a skill file whose content does not match its entry's digest: it goes no further with pdf-processing once its SKILL.md fails the digest",
+			"Hosts MUST verify a retrieved file against its entry's digest and MUST NOT use unverified content."},
+		{"SKILL-CLIENT-VERIFY-SIZE", probe.ScenarioSkillVerifySize,
+			"a host does not use a skill file whose length differs from its entry's size, even when the digest matches: it goes no further with pdf-processing",
+			"A read whose byte length differs from the entry's size is a verification failure equal to a digest mismatch, whether or not the host computes the digest; the probe's entry carries the served file's digest, so only the size betrays it."},
+		{"SKILL-CLIENT-VERIFY-FRONTMATTER", probe.ScenarioSkillVerifyFrontmatter,
+			"a host compares a fetched SKILL.md's frontmatter with its entry's field by field and does not load the skill on a discrepancy: it goes no further with pdf-processing",
+			"Hosts MUST parse the fetched SKILL.md's frontmatter and compare it with the entry's; any discrepancy is a verification failure and the skill MUST NOT be loaded. Digest and size match the served file here, so only the comparison betrays it."},
+	} {
+		Register(Check{ID: c.id, Level: "MUST", Scenario: c.scenario, Revisions: catalog.AllCatalogued, Transports: allTransports, Summary: c.summary, LevelReason: c.reason,
+			Judge: judgeSkillVerify})
+	}
 }

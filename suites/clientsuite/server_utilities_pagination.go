@@ -2,7 +2,11 @@ package clientsuite
 
 import (
 	"encoding/json"
-	"strings"
+	"fmt"
+	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/wire"
+	"github.com/mcpspec/mcpspec/suites/catalog"
+	"slices"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
 )
@@ -14,10 +18,10 @@ import (
 
 func init() {
 	Register(
-		Check{ID: "PAGE-CLIENT-OPAQUE", Level: "MUST", Scenario: probe.ScenarioTools,
+		Check{ID: "PAGE-CLIENT-OPAQUE", Revisions: catalog.Until(harness.Rev20251125), Transports: allTransports, Level: "MUST", Scenario: probe.ScenarioTools,
 			Summary: "the client treats cursors as opaque: each cursor it sends is exactly a nextCursor the server gave",
 			Judge:   judgeCursorOpaque},
-		Check{ID: "PAGE-CLIENT-NO-FIXED-SIZE", Level: "MUST", Scenario: probe.ScenarioTools,
+		Check{ID: "PAGE-CLIENT-NO-FIXED-SIZE", Revisions: catalog.Until(harness.Rev20251125), Transports: allTransports, Level: "MUST", Scenario: probe.ScenarioTools,
 			Summary: "the client assumes no fixed page size: it follows nextCursor past a short page to the last page",
 			Judge:   judgeNoFixedSize},
 	)
@@ -26,15 +30,12 @@ func init() {
 // cursorNotes are the probe's notes of the cursors it announced and of those it never issued.
 func (v *View) cursorNotes() (issued, unknown []string, last bool) {
 	for _, r := range v.Records {
-		if r.Dir != probe.Note {
-			continue
-		}
 		switch {
-		case strings.HasPrefix(r.Body, probe.CursorNote):
-			issued = append(issued, strings.TrimPrefix(r.Body, probe.CursorNote))
-		case strings.HasPrefix(r.Body, probe.UnknownCursorNote):
-			unknown = append(unknown, strings.TrimPrefix(r.Body, probe.UnknownCursorNote))
-		case r.Body == probe.LastPageNote:
+		case r.Is(probe.EvCursorIssued):
+			issued = append(issued, r.Event.Cursor)
+		case r.Is(probe.EvUnknownCursor):
+			unknown = append(unknown, fmt.Sprintf("%q; answered with page %d", r.Event.Cursor, r.Event.Page))
+		case r.Is(probe.EvLastPage):
 			last = true
 		}
 	}
@@ -110,4 +111,36 @@ func judgeNoFixedSize(v *View) Finding {
 func pageSizes(v *View) string {
 	b, _ := json.Marshal(probe.PageSizes(v.Scenario, v.Revision))
 	return string(b)
+}
+
+func init() {
+	Register(
+		Check{ID: "PAGE-EMPTY-STRING-CURSOR", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioTools, Transports: []string{wire.Stdio, wire.HTTP},
+			Summary: "a nextCursor of \"\" is not taken for the end of the list: the client asks for the page it names",
+			Judge:   judgeEmptyCursor},
+	)
+}
+
+func judgeEmptyCursor(v *View) Finding {
+	at := slices.IndexFunc(v.Records, func(r probe.Record) bool { return r.Is(probe.EvEmptyCursor) })
+	if at < 0 {
+		if !slices.ContainsFunc(v.Msgs, func(m Msg) bool { return m.IsRequest() && m.Method == "tools/list" }) {
+			return untestable("the client never listed the tools, so the probe sent no nextCursor \"\"")
+		}
+		return untestable("the client did not page: it never followed the first page's nextCursor %q, so it never met nextCursor \"\"", probe.ModernPageCursor)
+	}
+	for _, m := range v.Msgs {
+		if m.Rec <= at || m.Method != "tools/list" {
+			continue
+		}
+		var p struct {
+			Params struct {
+				Cursor *string `json:"cursor"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(m.Raw, &p) == nil && p.Params.Cursor != nil && *p.Params.Cursor == "" {
+			return passed("the client asked for the page after nextCursor \"\" (record %d)", v.Records[m.Rec].Seq)
+		}
+	}
+	return violated("answered tools/list with nextCursor \"\", the client never asked for that page: it took a valid cursor for the end of the list")
 }

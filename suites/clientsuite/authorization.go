@@ -3,6 +3,7 @@ package clientsuite
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mcpspec/mcpspec/suites/catalog"
 	"net/url"
 	"slices"
 	"strings"
@@ -15,96 +16,92 @@ import (
 // where the probe MCP server answers 401 with a Bearer challenge until the probe authorization
 // server (on the same loopback origin) has issued the client a token for it. The records hold
 // no secret: tokens, codes, verifiers and client secrets appear as the labels the probe gave
-// them (a verifier's label carries its S256 challenge).
+// them, and each request lists the credentials it carried as data (probe.Credential: a
+// verifier's syntax and S256 challenge, a token's kind and label), which the checks read.
 
-// The revisions of the checks: 2026-07-28 keeps every client obligation 2025-11-25 states
-// (its text moved to subpages), and first states RFC 9207's iss validation.
-var (
-	revsAuthAll  = []string{harness.Rev20250326, harness.Rev20250618, harness.Rev20251125, harness.Rev20260728}
-	revsAuthPRM  = []string{harness.Rev20250618, harness.Rev20251125, harness.Rev20260728}
-	revsAuth1125 = []string{harness.Rev20251125, harness.Rev20260728}
-	revsAuth0728 = []string{harness.Rev20260728}
-)
+// The checks run at every revision their catalogue rows name: 2026-07-28 keeps every client
+// obligation 2025-11-25 states (its text moved to subpages), and first states RFC 9207's iss
+// validation.
 
 func init() {
 	checks := []Check{
-		{ID: "AUTH-CLIENT-PRM-DISCOVERY", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
+		{ID: "AUTH-CLIENT-PRM-DISCOVERY", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthMetadataVar1, probe.AuthMetadataVar2, probe.AuthMetadataVar3},
 			Summary: "the client fetches the protected resource metadata the 401 challenge names, else (2025-11-25) the well-known URIs, path-based first",
 			Judge:   judgePRMDiscovery},
-		{ID: "AUTH-CLIENT-AS-DISCOVERY", Level: "MUST", Transports: httpOnly, Versions: revsAuthAll,
+		{ID: "AUTH-CLIENT-AS-DISCOVERY", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthMetadataVar1, probe.AuthMetadataVar2, probe.AuthMetadataVar3, probe.AuthBackcompat0326, probe.AuthEndpointFallback},
 			Summary: "the client asks the authorization server's metadata at the well-known URIs in its revision's order (2025-03-26: at the MCP server's origin, then the default endpoints)",
 			Judge:   judgeASDiscovery},
-		{ID: "AUTH-CLIENT-PKCE", Level: "MUST", Transports: httpOnly, Versions: revsAuthAll,
+		{ID: "AUTH-CLIENT-PKCE", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthBackcompat0326},
 			Summary: "the authorization request carries an S256 code_challenge and the token request the code_verifier that yields it, 43 to 128 unreserved characters",
 			Judge:   judgePKCE},
-		{ID: "AUTH-CLIENT-RESOURCE", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
+		{ID: "AUTH-CLIENT-RESOURCE", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthTokenRefresh},
 			Summary: "the authorization and token requests carry resource, the MCP server's canonical URI",
 			Judge:   judgeResource},
-		{ID: "AUTH-CLIENT-BEARER-HEADER", Level: "MUST", Transports: httpOnly, Versions: revsAuthAll,
-			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthBackcompat0326},
+		{ID: "AUTH-CLIENT-BEARER-HEADER", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
+			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthBackcompat0326, probe.AuthWIFJWTBearer, probe.AuthEnterpriseManaged, probe.AuthCrossAppAccess},
 			Summary: "once it holds a token the client sends it in the Authorization header of every request, never in the query string",
 			Judge:   judgeBearerHeader},
-		{ID: "AUTH-CLIENT-SCOPE", Level: "SHOULD", Transports: httpOnly, Versions: revsAuth1125,
+		{ID: "AUTH-CLIENT-SCOPE", Revisions: catalog.AllCatalogued, Level: "SHOULD", Transports: httpOnly,
 			Scenario: probe.AuthScopeFromChallenge, Also: []string{probe.AuthScopeFromSupported, probe.AuthScopeOmitted},
 			Summary: "the client asks for the challenge's scope, else all of scopes_supported, else no scope",
 			Judge:   judgeScope},
-		{ID: "AUTH-CLIENT-STEP-UP", Level: "SHOULD", Transports: httpOnly, Versions: revsAuth1125,
+		{ID: "AUTH-CLIENT-STEP-UP", Revisions: catalog.AllCatalogued, Level: "SHOULD", Transports: httpOnly,
 			Scenario: probe.AuthScopeStepUp, Also: []string{probe.AuthScopeRetryLimit},
 			Summary: "answered 403 insufficient_scope, the client re-authorizes with the challenged scope, and gives up after a few attempts",
 			Judge:   judgeStepUp},
-		{ID: "AUTH-CLIENT-STATE", Level: "SHOULD", Transports: httpOnly, Versions: revsAuthPRM,
+		{ID: "AUTH-CLIENT-STATE", Revisions: catalog.AllCatalogued, Level: "SHOULD", Transports: httpOnly,
 			Scenario: probe.AuthStateMismatch,
 			Summary:  "the client sends a state and does not redeem a code whose response carries another",
 			Judge:    judgeState},
-		{ID: "AUTH-CLIENT-PKCE-REFUSE", Level: "MUST", Transports: httpOnly, Versions: revsAuth1125,
+		{ID: "AUTH-CLIENT-PKCE-REFUSE", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Scenario: probe.AuthPKCENotAdvertised,
 			Summary:  "an authorization server whose metadata lacks code_challenge_methods_supported gets no authorization request",
 			Judge:    judgePKCERefuse},
-		{ID: "AUTH-CLIENT-PRM-RESOURCE-MATCH", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
+		{ID: "AUTH-CLIENT-PRM-RESOURCE-MATCH", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Scenario: probe.AuthResourceMismatch,
 			Summary:  "protected resource metadata naming another resource than the MCP server is not used to authorize",
 			Judge:    judgePRMResourceMatch},
-		{ID: "AUTH-CLIENT-REGISTRATION", Level: "SHOULD", Transports: httpOnly, Versions: revsAuth1125,
+		{ID: "AUTH-CLIENT-REGISTRATION", Revisions: catalog.AllCatalogued, Level: "SHOULD", Transports: httpOnly,
 			Scenario: probe.AuthPreRegistration, Also: []string{probe.AuthBasicCIMD},
 			Summary: "the client uses the pre-registered client_id it was given, else a Client ID Metadata Document URL where the server takes one, before dynamic registration",
 			Judge:   judgeRegistration},
-		{ID: "AUTH-CLIENT-REFRESH", Level: "SHOULD", Transports: httpOnly, Versions: revsAuthPRM,
+		{ID: "AUTH-CLIENT-REFRESH", Revisions: catalog.AllCatalogued, Level: "SHOULD", Transports: httpOnly,
 			Scenario: probe.AuthTokenRefresh,
 			Summary:  "answered 401 invalid_token for an expired access token, a client holding a refresh token uses the refresh_token grant",
 			Judge:    judgeRefresh},
-		{ID: "AUTH-CLIENT-TOKEN-AUTH-METHOD", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
+		{ID: "AUTH-CLIENT-TOKEN-AUTH-METHOD", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Scenario: probe.AuthTokenEndpointBasic, Also: []string{probe.AuthTokenEndpointPost, probe.AuthTokenEndpointNone, probe.AuthPreRegistration, probe.AuthClientCredentialsBa, probe.AuthClientCredentialsJWT},
 			Summary: "the client authenticates at the token endpoint by the method it registered (client_secret_basic, client_secret_post, none, or private_key_jwt with an assertion its key signed)",
 			Judge:   judgeTokenAuthMethod},
-		{ID: "AUTH-CLIENT-ISS", Level: "MUST", Transports: httpOnly, Versions: revsAuth0728,
+		{ID: "AUTH-CLIENT-ISS", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Scenario: probe.AuthISSWrongIssuer, Also: []string{probe.AuthISSMissing, probe.AuthISSUnexpected, probe.AuthISSNormalized, probe.AuthISSSupported},
 			Summary: "the client redeems no code whose authorization response has an iss other than the issuer (compared as strings), or none where the server advertises authorization_response_iss_parameter_supported; it redeems one whose iss is the issuer",
 			Judge:   judgeISS},
-		{ID: "AUTH-CLIENT-REDIRECT-URI", Level: "MUST", Transports: httpOnly, Versions: revsAuthAll,
+		{ID: "AUTH-CLIENT-REDIRECT-URI", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthBackcompat0326, probe.AuthBasicCIMD, probe.AuthPreRegistration},
 			Summary: "the redirect_uri of every authorization request is a localhost or https URL, and one the client registered (dynamically or in its Client ID Metadata Document)",
 			Judge:   judgeRedirectURI},
-		{ID: "AUTH-CLIENT-REFRESH-GRANT-TYPE", Level: "SHOULD", Transports: httpOnly, Versions: revsAuth0728,
+		{ID: "AUTH-CLIENT-REFRESH-GRANT-TYPE", Revisions: catalog.AllCatalogued, Level: "SHOULD", Transports: httpOnly,
 			Scenario: probe.AuthOfflineAccessScope, Also: []string{probe.AuthMetadataDefault, probe.AuthBasicCIMD},
 			Summary: "the client's metadata (its dynamic registration or its Client ID Metadata Document) lists refresh_token in grant_types",
 			Judge:   judgeRefreshGrantType},
-		{ID: "AUTH-CLIENT-APPLICATION-TYPE", Level: "MUST", Transports: httpOnly, Versions: revsAuth0728,
+		{ID: "AUTH-CLIENT-APPLICATION-TYPE", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthTokenEndpointBasic, probe.AuthTokenEndpointPost, probe.AuthTokenEndpointNone},
 			Summary: "a dynamic registration request carries application_type",
 			Judge:   judgeApplicationType},
-		{ID: "AUTH-CLIENT-AS-BINDING", Level: "MUST", Transports: httpOnly, Versions: revsAuth0728,
+		{ID: "AUTH-CLIENT-AS-BINDING", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Scenario: probe.AuthASMigration,
 			Summary:  "when the protected resource metadata comes to name another authorization server, the client registers with it anew and presents it no credentials the old one gave",
 			Judge:    judgeASBinding},
-		{ID: "AUTH-CLIENT-TOKEN-ISSUER", Level: "MUST", Transports: httpOnly, Versions: revsAuthPRM,
+		{ID: "AUTH-CLIENT-TOKEN-ISSUER", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Scenario: probe.AuthASMigration,
 			Summary:  "the client sends the server no token but those of the authorization server its protected resource metadata names: once it has learnt the server moved to another, never the old one's",
 			Judge:    judgeTokenIssuer},
-		{ID: "AUTH-CLIENT-AS-METADATA-ISSUER", Level: "MUST", Transports: httpOnly, Versions: revsAuth0728,
+		{ID: "AUTH-CLIENT-AS-METADATA-ISSUER", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Scenario: probe.AuthMetadataIssuerMismatch,
 			Summary:  "authorization server metadata whose issuer is not the one the client built its well-known URL from is not used",
 			Judge:    judgeMetadataIssuer},
@@ -152,7 +149,7 @@ func (v *View) seq(i int) int { return v.Records[i].Seq }
 // challenged is the index of the probe's first refusal for want of authorization, -1 if none.
 func (v *View) challenged() int {
 	for i, r := range v.Records {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.ChallengeNote) {
+		if r.Is(probe.EvChallenge) {
 			return i
 		}
 	}
@@ -389,13 +386,14 @@ func judgePKCE(v *View) Finding {
 		if t.form.Get("grant_type") != "authorization_code" {
 			continue
 		}
-		verifier := t.form.Get("code_verifier")
+		verifier := t.form.Get("code_verifier") // its label
+		c, _ := v.Records[t.at].Cred(probe.InForm, "code_verifier")
 		switch {
 		case verifier == "":
 			return violated("%s: the token request (record %d) carries no code_verifier", v.Scenario, v.seq(t.at))
-		case strings.Contains(verifier, "rfc7636=bad"):
+		case !c.VerifierOK:
 			return violated("%s: the code_verifier of the token request (record %d) is not 43 to 128 characters of the unreserved set (RFC 7636 section 4.1): %s", v.Scenario, v.seq(t.at), verifier)
-		case !strings.Contains(verifier, "S256="+challenge+">"):
+		case c.S256 != challenge:
 			return violated("%s: the code_verifier of the token request (record %d) does not yield the code_challenge %s by S256 (%s)", v.Scenario, v.seq(t.at), challenge, verifier)
 		}
 		return passed("%s: S256 challenge in the authorization request, its verifier in the token request (record %d)", v.Scenario, v.seq(t.at))
@@ -430,7 +428,7 @@ func judgeResource(v *View) Finding {
 // issued is the index of the probe's first token issue, -1 if none.
 func (v *View) issued() int {
 	for i, r := range v.Records {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.IssuedNote) {
+		if r.Is(probe.EvTokenIssued) {
 			return i
 		}
 	}
@@ -450,7 +448,7 @@ func judgeBearerHeader(v *View) Finding {
 		if r.Dir != probe.Recv || r.Channel == probe.ChanOAuth {
 			continue
 		}
-		if strings.Contains(r.Query, "access_token") || strings.Contains(r.Query, "<redacted:") {
+		if strings.Contains(r.Query, "access_token") || slices.ContainsFunc(r.Creds, func(c probe.Credential) bool { return c.In == probe.InQuery }) {
 			return violated("%s: %s to the MCP endpoint (record %d) carries a token in its query string: %s", v.Scenario, r.Channel, r.Seq, r.Query)
 		}
 		if i < first {
@@ -458,7 +456,7 @@ func judgeBearerHeader(v *View) Finding {
 		}
 		n++
 		a, _ := r.HasHeader("Authorization")
-		if !strings.HasPrefix(a, "Bearer <redacted:access_token-") {
+		if c, ok := r.Cred(probe.InHeader, "Authorization"); !ok || c.Kind != probe.SecretAccessToken || !strings.HasPrefix(a, "Bearer ") {
 			return violated("%s: %s (record %d), sent after the client was issued a token, has Authorization %q, not Bearer and the token", v.Scenario, r.Channel, r.Seq, a)
 		}
 	}
@@ -505,7 +503,7 @@ func judgeScope(v *View) Finding {
 func (v *View) stepUpChallenges() []int {
 	var out []int
 	for i, r := range v.Records {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.ChallengeNote+"403 ") {
+		if r.Is(probe.EvChallenge) && r.Event.Status == 403 {
 			out = append(out, i)
 		}
 	}
@@ -630,8 +628,8 @@ func judgeRegistration(v *View) Finding {
 		return violated("%s: the server takes Client ID Metadata Documents, yet the client_id of the authorization request (record %d) is %q, not a URL", v.Scenario, v.seq(auths[0].at), id)
 	}
 	for _, r := range v.Records {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.CIMDNote+id) && !strings.Contains(r.Body, " fetched: ") && !strings.Contains(r.Body, "taken without fetching") {
-			return violated("%s: the client's metadata document at %s did not do: %s", v.Scenario, id, strings.TrimPrefix(r.Body, probe.CIMDNote))
+		if ev := r.Event; r.Is(probe.EvCIMD) && ev.ClientID == id && ev.CIMD != probe.CIMDFetched && ev.CIMD != probe.CIMDNotFetched {
+			return violated("%s: the client's metadata document at %s did not do: %s", v.Scenario, id, r.Body)
 		}
 	}
 	return passed("%s: the client used a Client ID Metadata Document URL as its client_id, %s", v.Scenario, id)
@@ -640,7 +638,7 @@ func judgeRegistration(v *View) Finding {
 func judgeRefresh(v *View) Finding {
 	expired := -1
 	for i, r := range v.Records {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.ChallengeNote+"401 ") && strings.Contains(r.Body, "invalid_token") && strings.Contains(r.Body, "expired") {
+		if r.Is(probe.EvChallenge) && r.Event.Status == 401 && r.Event.Error == "invalid_token" && r.Event.Expired {
 			expired = i
 			break
 		}
@@ -657,7 +655,7 @@ func judgeRefresh(v *View) Finding {
 		}
 		switch {
 		case o.method == "POST" && strings.HasSuffix(o.path, "/token") && o.form.Get("grant_type") == "refresh_token":
-			if !strings.HasPrefix(o.form.Get("refresh_token"), "<redacted:refresh_token-") {
+			if c, ok := v.Records[o.at].Cred(probe.InForm, "refresh_token"); !ok || c.Kind != probe.SecretRefreshToken {
 				return violated("%s: the refresh_token grant (record %d) carries no refresh token the authorization server issued", v.Scenario, v.seq(o.at))
 			}
 			return passed("%s: answered 401 for its expired token, the client used the refresh_token grant (record %d)", v.Scenario, v.seq(o.at))
@@ -734,7 +732,7 @@ func judgeTokenAuthMethod(v *View) Finding {
 			return violated("%s: registered for %s, the client authenticated its %s token request (record %d) by %s", v.Scenario, want, t.form.Get("grant_type"), r.Seq, got)
 		}
 		if got == "private_key_jwt" {
-			if note := v.assertionVerdict(t.at); !strings.HasPrefix(note, "verified") {
+			if ok, note := v.assertionVerdict(t.at); !ok {
 				return violated("%s: the client_assertion of its %s token request (record %d) did not verify: %s", v.Scenario, t.form.Get("grant_type"), r.Seq, note)
 			}
 		}
@@ -746,7 +744,7 @@ func judgeTokenAuthMethod(v *View) Finding {
 func (v *View) codeResponses() []int {
 	var out []int
 	for i, r := range v.Records {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.CodeNote) {
+		if r.Is(probe.EvCodeIssued) {
 			out = append(out, i)
 		}
 	}
@@ -805,10 +803,8 @@ func (v *View) registeredRedirects() ([]string, string) {
 		}
 	}
 	for _, r := range v.Records {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.CIMDNote) {
-			if _, list, ok := strings.Cut(r.Body, probe.CIMDRedirects); ok {
-				return strings.Fields(strings.Trim(list, "[]")), "its Client ID Metadata Document"
-			}
+		if ev := r.Event; r.Is(probe.EvCIMD) && (ev.CIMD == probe.CIMDFetched || ev.CIMD == probe.CIMDMismatch) {
+			return ev.RedirectURIs, "its Client ID Metadata Document"
 		}
 	}
 	return nil, ""
@@ -885,9 +881,9 @@ func judgeRefreshGrantType(v *View) Finding {
 		}
 	} else {
 		for _, r := range v.Records {
-			if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.CIMDGrantsNote) {
+			if r.Is(probe.EvCIMDGrants) {
 				where = "its Client ID Metadata Document"
-				grants = strings.Fields(strings.Trim(strings.TrimPrefix(r.Body, probe.CIMDGrantsNote), "[]"))
+				grants = r.Event.GrantTypes
 				if len(grants) == 0 {
 					grants = []string{"authorization_code"}
 					where += ", which names none (the default: authorization_code)"
@@ -923,21 +919,21 @@ func judgeApplicationType(v *View) Finding {
 }
 
 // assertionVerdict is what the probe made of the client_assertion of the token request at
-// index at: the rest of its AssertionNote ("verified: …" or "rejected: …").
-func (v *View) assertionVerdict(at int) string {
+// index at: whether it verified, and the probe's words on it.
+func (v *View) assertionVerdict(at int) (bool, string) {
 	for _, r := range v.Records[at+1:] {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.AssertionNote) {
-			return strings.TrimPrefix(r.Body, probe.AssertionNote)
+		if r.Is(probe.EvAssertion) {
+			return r.Event.Verified, r.Body
 		}
 	}
-	return "the probe recorded no verdict on it"
+	return false, "the probe recorded no verdict on it"
 }
 
 // migrated is the index of the probe's note that the protected resource metadata names the
 // second authorization server from now on, -1 if the scenario never got there.
 func (v *View) migrated() int {
 	for i, r := range v.Records {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.MigratedNote) {
+		if r.Is(probe.EvMigrated) {
 			return i
 		}
 	}
@@ -961,8 +957,8 @@ func judgeASBinding(v *View) Finding {
 		return v.notMigrated()
 	}
 	for _, r := range v.Records[m:] {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.CrossASNote) {
-			return violated("%s: after the protected resource metadata came to name another authorization server, the client presented the old one's credentials to it: %s (record %d)", v.Scenario, strings.TrimPrefix(r.Body, probe.CrossASNote), r.Seq)
+		if ev := r.Event; r.Is(probe.EvCrossAS) {
+			return violated("%s: after the protected resource metadata came to name another authorization server, the client presented the old one's credentials to it: %s presented at %s, registered at %s (record %d)", v.Scenario, ev.ClientID, ev.Issuer, ev.RegisteredAt, r.Seq)
 		}
 	}
 	registered := false
@@ -988,11 +984,8 @@ func judgeASBinding(v *View) Finding {
 func (v *View) tokenIssuers() map[string]string {
 	out := map[string]string{}
 	for _, r := range v.Records {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.IssuedNote) {
-			label, _, _ := strings.Cut(strings.TrimPrefix(r.Body, probe.IssuedNote), " ")
-			if _, iss, ok := strings.Cut(r.Body, probe.IssuerMark); ok {
-				out[label] = iss
-			}
+		if r.Is(probe.EvTokenIssued) {
+			out[r.Event.Token] = r.Event.Issuer
 		}
 	}
 	return out
@@ -1003,7 +996,7 @@ func judgeTokenIssuer(v *View) Finding {
 	if m < 0 {
 		return v.notMigrated()
 	}
-	newIssuer := strings.TrimPrefix(v.Records[m].Body, probe.MigratedNote)
+	newIssuer := v.Records[m].Event.Issuer
 	// The client learns of the move when it reads the protected resource metadata again.
 	learnt := -1
 	for _, o := range v.prmReqs() {
@@ -1022,11 +1015,11 @@ func judgeTokenIssuer(v *View) Finding {
 			continue
 		}
 		a, _ := r.HasHeader("Authorization")
-		label := strings.TrimSpace(strings.TrimPrefix(a, "Bearer "))
-		if label == "" {
+		if strings.TrimSpace(strings.TrimPrefix(a, "Bearer ")) == "" {
 			continue
 		}
-		if iss := issuers[label]; iss != newIssuer {
+		c, _ := r.Cred(probe.InHeader, "Authorization")
+		if iss := issuers[c.Label]; c.Label == "" || iss != newIssuer {
 			from := "an authorization server's it was never issued by"
 			if iss != "" {
 				from = iss + "'s"
@@ -1056,4 +1049,33 @@ func judgeMetadataIssuer(v *View) Finding {
 		}
 	}
 	return passed("%s: the metadata names issuer %s, not the one the URL was built from, and the client did not use it", v.Scenario, p.MetadataIssuer)
+}
+
+// The checks of the DPoP extension (io.modelcontextprotocol/auth/dpop), in area auth: their
+// judges and helpers are in dpop.go.
+func init() {
+	Register(
+		Check{ID: "AUTH-CLIENT-DPOP-TOKEN-PROOF", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
+			Scenario: probe.AuthDPoP, Also: dpopScenarios,
+			Summary: "where the authorization server advertises DPoP, each token request carries one DPoP proof: typ dpop+jwt, an advertised algorithm, a public jwk that verifies its signature, a jti, htm POST, htu the token endpoint without query, an iat within 5 minutes",
+			Judge:   dpopGate(judgeDPoPTokenProof)},
+		Check{ID: "AUTH-CLIENT-DPOP-RESOURCE-PROOF", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
+			Scenario: probe.AuthDPoP, Also: dpopScenarios,
+			Summary: "each request that presents a DPoP-bound token carries one DPoP proof signed by the key the token is bound to, with htm the request's method, htu the MCP endpoint, ath the token's hash and a fresh iat",
+			Judge:   dpopGate(judgeDPoPResourceProof)},
+		Check{ID: "AUTH-CLIENT-DPOP-SCHEME", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
+			Scenario: probe.AuthDPoP, Also: dpopScenarios,
+			Summary: "a DPoP-bound token (token_type DPoP) is sent in Authorization with the DPoP scheme, never Bearer",
+			Judge:   dpopGate(judgeDPoPScheme)},
+		Check{ID: "AUTH-CLIENT-DPOP-JTI", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
+			Scenario: probe.AuthDPoP, Also: dpopScenarios,
+			Summary: "every DPoP proof the client sends has a jti of its own: no proof is sent twice",
+			Judge:   dpopGate(judgeDPoPJTI)},
+		Check{ID: "AUTH-CLIENT-DPOP-NONCE", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
+			Scenario: probe.AuthDPoPNonce,
+			Summary:  "a nonce a server supplied (use_dpop_nonce with DPoP-Nonce: the token endpoint's 400, the MCP server's 401) is in the nonce claim of every later proof the client sends that server",
+			LevelReason: "RFC 9449 § 8.2 (and § 9 for resource servers): the client MUST use the nonce supplied for the next request and all later ones. " +
+				"The retry itself is a \"typically\" of § 8, not a MUST: a client that never sends the server another proof is untestable, not failed.",
+			Judge: dpopGate(judgeDPoPNonce)},
+	)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpspec/mcpspec/suites/catalog"
 	"strconv"
 	"strings"
 
@@ -17,7 +18,7 @@ import (
 // lists one such tool (probe.ToolParamHeaders), whose defaults cover each encoding.
 
 func init() {
-	Register(Check{ID: "HTTP26-PARAM-HEADER-CLIENT", Level: "MUST", Scenario: probe.ScenarioTools, Transports: httpOnly, Versions: modernOnly,
+	Register(Check{ID: "HTTP26-PARAM-HEADER-CLIENT", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioTools, Transports: httpOnly,
 		Summary: "a POSTed tools/call mirrors each x-mcp-header argument into Mcp-Param-{Name}, Base64-wrapped where the value needs it",
 		Judge:   judgeParamHeaders})
 }
@@ -106,4 +107,77 @@ func needsBase64(s string) bool {
 		}
 	}
 	return false
+}
+
+func init() {
+	Register(
+		Check{ID: "HTTP26-XMCPHEADER-CLIENT", Level: "MUST", Scenario: probe.ScenarioInvalidToolHeaders, Transports: httpOnly, Revisions: catalog.AllCatalogued,
+			Summary:     "a client excludes a tool whose x-mcp-header marks break a constraint (empty, not a token, duplicate, not a primitive, not statically reachable): it never calls one, and still calls the valid tool",
+			LevelReason: "The text says clients using Streamable HTTP MUST reject such tool definitions, rejection meaning the tool is excluded from the result of tools/list. A call shows the client kept the tool. The contract has a client call every tool it holds, so it calls valid_tool: a client that did not shows nothing about which tools it kept (untestable).",
+			Judge:       judgeInvalidToolHeaders},
+		Check{ID: "HTTP-PROTO-HEADER-NEGOTIATED", Revisions: catalog.AllCatalogued, Level: "SHOULD", Scenario: probe.ScenarioTools, Also: handshakeOnly, Transports: httpOnly,
+			Summary: "the MCP-Protocol-Version the client sends is the negotiated revision",
+			Judge:   judgeVersionNegotiated},
+		Check{ID: "HTTP26-META-HEADERS-CLIENT", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioTools, Transports: httpOnly,
+			Summary: "every POST carries MCP-Protocol-Version and Mcp-Method (and Mcp-Name where the method names something) matching its body",
+			Judge:   judgeMetaHeaders},
+	)
+}
+
+func judgeVersionNegotiated(v *View) Finding {
+	reqs := v.RequestsAfter()
+	if len(reqs) == 0 {
+		return v.notProceeded()
+	}
+	n := 0
+	for _, i := range reqs {
+		r := v.Records[i]
+		got, ok := r.HasHeader("MCP-Protocol-Version")
+		if !ok {
+			continue
+		}
+		n++
+		if got != v.Offered {
+			return violated("%s (record %d) carries MCP-Protocol-Version %s, not the negotiated %s", r.Channel, r.Seq, got, v.Offered)
+		}
+	}
+	if n == 0 {
+		return na("the client sent no MCP-Protocol-Version header (LIFE-HTTP-VERSION-HEADER judges that)")
+	}
+	return passed("all %d MCP-Protocol-Version headers name the negotiated %s", n, v.Offered)
+}
+
+func judgeMetaHeaders(v *View) Finding {
+	n := 0
+	for _, m := range v.Msgs {
+		if !m.IsRequest() {
+			continue
+		}
+		r := v.Records[m.Rec]
+		if r.Channel != probe.ChanPOST {
+			continue
+		}
+		n++
+		version, method, name := mirrored(m.Raw)
+		got, ok := r.HasHeader("MCP-Protocol-Version")
+		switch {
+		case !ok:
+			return violated("POST of %s (record %d) carries no MCP-Protocol-Version header", method, r.Seq)
+		case version != "" && got != version:
+			return violated("POST of %s (record %d) has MCP-Protocol-Version %q, but its _meta names %q", method, r.Seq, got, version)
+		}
+		if got, ok := r.HasHeader("Mcp-Method"); !ok || got != method {
+			return violated("POST of %s (record %d) has Mcp-Method %q (present: %v), want the body's method", method, r.Seq, got, ok)
+		}
+		if name == "" {
+			continue
+		}
+		if got, ok := r.HasHeader("Mcp-Name"); !ok || decodeHeader(got) != name {
+			return violated("POST of %s (record %d) has Mcp-Name %q (present: %v), want %q from the body", method, r.Seq, got, ok, name)
+		}
+	}
+	if n == 0 {
+		return untestable("the client POSTed no request")
+	}
+	return passed("all %d POSTed requests carry MCP-Protocol-Version, Mcp-Method and, where due, Mcp-Name matching their bodies", n)
 }

@@ -3,7 +3,7 @@ package clientsuite
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
+	"github.com/mcpspec/mcpspec/suites/catalog"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
 	"github.com/mcpspec/mcpspec/harness/wire"
@@ -15,10 +15,10 @@ import (
 
 func init() {
 	Register(
-		Check{ID: "MRTR-CLIENT-NEW-ID", Level: "MUST", Scenario: probe.ScenarioTools, Transports: []string{wire.Stdio, wire.HTTP}, Versions: modernOnly,
+		Check{ID: "MRTR-CLIENT-NEW-ID", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioTools, Transports: []string{wire.Stdio, wire.HTTP},
 			Summary: "the retry after an InputRequiredResult is a new request, with an id other than the original's",
 			Judge:   judgeMRTRNewID},
-		Check{ID: "MRTR-CLIENT-ECHO-STATE", Level: "MUST", Scenario: probe.ScenarioTools, Transports: []string{wire.Stdio, wire.HTTP}, Versions: modernOnly,
+		Check{ID: "MRTR-CLIENT-ECHO-STATE", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioTools, Transports: []string{wire.Stdio, wire.HTTP},
 			Summary: "the retry after an InputRequiredResult echoes its requestState exactly",
 			Judge:   judgeMRTREchoState},
 	)
@@ -35,8 +35,8 @@ type inputCall struct {
 func (v *View) mrtrRound() (state string, original, retry inputCall, f *Finding) {
 	at := -1
 	for i, r := range v.Records {
-		if r.Dir == probe.Note && strings.HasPrefix(r.Body, probe.InputRequiredNote) {
-			at, state = i, strings.TrimPrefix(r.Body, probe.InputRequiredNote)
+		if r.Is(probe.EvInputRequired) {
+			at, state = i, r.Event.RequestState
 			break
 		}
 	}

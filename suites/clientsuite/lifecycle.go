@@ -1,0 +1,146 @@
+package clientsuite
+
+import (
+	"fmt"
+	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/suites/catalog"
+	"slices"
+)
+
+// The client checks of basic/lifecycle: the handshake, the version a client speaks, the header
+// that carries it, and what a client does with a request left unanswered.
+
+func init() {
+	Register(
+		Check{ID: "LIFE-INITIALIZED-NOTIF", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly,
+			Summary: "after the InitializeResult the client sends notifications/initialized before any request but ping",
+			Judge:   judgeInitialized},
+		Check{ID: "LIFE-CLIENT-VERSION-DISCONNECT", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "SHOULD", Scenario: probe.ScenarioVersionUnsupported, Once: true,
+			Summary: "a client offered a protocol version it does not support disconnects instead of going on",
+			Judge:   judgeVersionDisconnect},
+		Check{ID: "LIFE-HTTP-VERSION-HEADER", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioTools, Also: everyExchange, Rides: true, Transports: httpOnly,
+			Summary: "every HTTP request after initialization carries MCP-Protocol-Version",
+			Judge:   judgeVersionHeader},
+		Check{ID: "LIFE-PRE-INIT-REQUEST", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "SHOULD", Scenario: probe.ScenarioTools, Also: handshakeOnly,
+			Summary: "the client sends no request but ping before the server has answered initialize",
+			LevelReason: "The spec's SHOULD NOT for a request sent while initialize is unanswered. A request sent before initialize itself " +
+				"breaks \"the initialization phase MUST be the first interaction\" and fails. A dual-era client's server/discover before initialize is no breach: " +
+				"2026-07-28 asks a client that speaks it to try discovery first and fall back to initialize when refused.",
+			Judge: judgePreInit},
+		Check{ID: "LIFE-TIMEOUT-CANCEL", Revisions: catalog.AllCatalogued, Level: "SHOULD", Scenario: probe.ScenarioRequestTimeout, Transports: stdioHTTP,
+			Summary: "a request unanswered within the client's timeout is cancelled with notifications/cancelled naming it, and no longer waited for",
+			Judge:   judgeTimeoutCancel},
+	)
+}
+
+func judgeInitialized(v *View) Finding {
+	after := v.After()
+	if len(after) == 0 {
+		return v.notProceeded()
+	}
+	// Judged in the client's own order from its initialize on, not from the moment the probe
+	// answered: a notification sent right behind initialize (fire and forget, before the
+	// result was read) is sent all the same, and where the probe happened to record it beside
+	// its answer must not decide the verdict.
+	start := slices.IndexFunc(v.Msgs, func(m Msg) bool { return m.Method == "initialize" && m.IsRequest() })
+	for _, m := range v.Msgs[start+1:] {
+		switch {
+		case m.Method == "notifications/initialized":
+			return passed("notifications/initialized came before any request but ping after initialize (record %d)", v.Records[m.Rec].Seq)
+		case m.IsRequest() && m.Method != "ping":
+			return violated("the client sent %s (record %d) before notifications/initialized", m.Method, v.Records[m.Rec].Seq)
+		}
+	}
+	return violated("the client went on after the InitializeResult without ever sending notifications/initialized")
+}
+
+func judgeVersionDisconnect(v *View) Finding {
+	if v.InitAnswered < 0 {
+		return untestable("the client sent no initialize the probe could answer")
+	}
+	for _, m := range v.After() {
+		return violated("offered protocol version %s, which no client supports, the client went on: it sent %s", v.Offered, describe(m))
+	}
+	return passed("the client sent nothing more after the probe offered protocol version %s", v.Offered)
+}
+
+func judgeVersionHeader(v *View) Finding {
+	reqs := v.RequestsAfter()
+	if len(reqs) == 0 {
+		return v.notProceeded()
+	}
+	n := 0
+	for _, i := range reqs {
+		r := v.Records[i]
+		if isInitialize(r) {
+			continue // a re-initialize negotiates anew
+		}
+		n++
+		if _, ok := r.HasHeader("MCP-Protocol-Version"); !ok {
+			return violated("%s (record %d) after initialization at %s carries no MCP-Protocol-Version header", r.Channel, r.Seq, v.Offered)
+		}
+	}
+	return passed("all %d requests after initialization carry MCP-Protocol-Version", n)
+}
+
+func judgePreInit(v *View) Finding {
+	if len(v.Msgs) == 0 {
+		return untestable("the client sent no message")
+	}
+	n := 0
+	initSent := false
+	for _, m := range v.Msgs {
+		if v.InitAnswered >= 0 && m.Rec > v.InitAnswered {
+			break
+		}
+		if !m.IsRequest() {
+			continue
+		}
+		n++
+		switch m.Method {
+		case "initialize":
+			initSent = true
+			continue
+		case "ping", "server/discover":
+			continue
+		}
+		if !initSent {
+			f := violated("the client sent %s (record %d) before initialize: the initialization phase MUST be the first interaction", m.Method, v.Records[m.Rec].Seq)
+			f.Severe = true
+			return f
+		}
+		when := "before the probe answered its initialize"
+		if v.InitAnswered < 0 {
+			when = "and the probe never answered an initialize"
+		}
+		return violated("the client sent %s (record %d) %s", m.Method, v.Records[m.Rec].Seq, when)
+	}
+	if v.InitAnswered < 0 {
+		return untestable("the client sent no initialize the probe could answer")
+	}
+	return passed("before the InitializeResult the client sent no request but initialize, ping or server/discover (%d in all)", n)
+}
+
+func judgeTimeoutCancel(v *View) Finding {
+	at, id, f := v.held()
+	if f != nil {
+		return *f
+	}
+	c := v.cancellation(at)
+	switch {
+	case before(c.notice, c.lateRec):
+		if f := v.judgeNotice(c, id); f != nil {
+			return *f
+		}
+		went := "and sent nothing more"
+		if c.wentOn != nil {
+			went = fmt.Sprintf("and went on (%s, record %d)", describe(*c.wentOn), v.Records[c.wentOn.Rec].Seq)
+		}
+		return passed("the client cancelled the timed-out request %s with notifications/cancelled (record %d) %s", id, v.Records[c.notice.Rec].Seq, went)
+	case before(c.wentOn, c.lateRec):
+		return violated("the client stopped waiting for request %s (it sent %s, record %d) without a notifications/cancelled for it", id, describe(*c.wentOn), v.Records[c.wentOn.Rec].Seq)
+	case c.lateRec >= 0:
+		return violated("the client never cancelled request %s: it waited past its own timeout until the probe's late answer (%s)", id, v.Records[c.lateRec].Body)
+	}
+	return violated("the client never cancelled request %s: it left with the request unanswered and no notifications/cancelled", id)
+}
