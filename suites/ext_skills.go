@@ -41,6 +41,10 @@ func init() {
 			Summary:     "every file of a listed skill's manifest, as resources/read serves it, has the manifest's size in bytes and SHA-256 digest",
 			LevelReason: "A digest is the SHA-256 of the file's raw bytes and size their length; a host MUST NOT use a file that does not match, so a wrong manifest makes the skill unusable.",
 			Run:         checkSkillDigest},
+		conform.Check{ID: "SKILL-LIMITS", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: streamTransport,
+			Summary:     "no listed skill's manifest exceeds 512 files or 16 MiB (16,777,216 bytes) summed over its sizes",
+			LevelReason: "Servers SHOULD NOT serve a skill over either limit: hosts need accept no more, so such a skill may load nowhere. Counted from the entry alone, as a host counts it before reading any file.",
+			Run:         checkSkillLimits},
 		conform.Check{ID: "SKILL-FRONTMATTER", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "every listed entry's frontmatter is identical in content to the YAML frontmatter of the SKILL.md it describes: every field the author wrote, none added",
 			Run:     checkSkillFrontmatter},
@@ -72,6 +76,9 @@ const (
 	skillDirMime    = "inode/directory"
 	// skillUnknownURI names a skill no server serves, for skills/get to refuse.
 	skillUnknownURI = "skill://mcpspec-no-such-skill-7c1e/SKILL.md"
+	// The per-skill limits every host must accept.
+	skillMaxFiles = 512
+	skillMaxBytes = 16 << 20
 	// skillMaxReads bounds the files SKILL-DIGEST reads, whatever a listing holds.
 	skillMaxReads = 64
 )
@@ -287,6 +294,35 @@ func checkSkillEntry(t *conform.T) conform.Finding {
 		}
 	}
 	return conform.Passed("%d entries", len(entries))
+}
+
+func checkSkillLimits(t *conform.T) conform.Finding {
+	entries, f := listedSkills(t)
+	if f != nil {
+		return *f
+	}
+	counted := 0
+	for _, e := range entries {
+		files, ok := e.files()
+		if !ok || entryProblem(e) != "" {
+			continue // dynamic (nothing to count), or malformed (SKILL-ENTRY's matter)
+		}
+		total := 0.0
+		for _, file := range files {
+			total += *file.Size
+		}
+		switch {
+		case len(files) > skillMaxFiles:
+			return conform.Violated("%s lists %d files, over the %d a host must accept", e.uri(), len(files), skillMaxFiles)
+		case total > skillMaxBytes:
+			return conform.Violated("%s lists %.0f bytes of files, over the %d (16 MiB) a host must accept", e.uri(), total, skillMaxBytes)
+		}
+		counted++
+	}
+	if counted == 0 {
+		return conform.NA("no listed skill has a manifest to count (all dynamic, or judged by SKILL-ENTRY)")
+	}
+	return conform.Passed("%d skills within the limits", counted)
 }
 
 // readSkillBytes reads a skill file's raw bytes: its text, or its blob decoded.
