@@ -608,6 +608,9 @@ func checkTaskXListen(t *conform.T) conform.Finding {
 	}
 	first, f := l.start(t)
 	if f != nil {
+		if methodNotFound(first) {
+			return conform.NA("the server serves no subscriptions/listen (-32601): task notifications are a MAY of the extension: %s", show(first))
+		}
 		return *f
 	}
 	if first.Method != methodAcknowledged {
