@@ -11,27 +11,29 @@ import (
 	"github.com/mcpspec/mcpspec/suites/conform"
 )
 
-// Checks of client/elicitation: the elicitation requests a server makes. At 2026-07-28 they
-// arrive as the inputRequests of the input tool's InputRequiredResult (--input-tool), which the
-// harness answers as a willing client would, round after round (inputtool.go).
+// Checks of client/elicitation: the form-mode elicitation requests a server makes during the
+// calls of its tools that elicit (the input tool, and tools named for elicitation): at the
+// handshake revisions as requests of its own on a session that declared elicitation, at
+// 2026-07-28 as the inputRequests of an InputRequiredResult, which the harness answers as a
+// willing client would (elicitations.go, inputtool.go).
 
 func init() {
 	conform.Register(
-		conform.Check{ID: "ELICIT-SCHEMA-FLAT", Level: "MUST", Revisions: conform.Since(harness.Rev20260728), Transports: streamTransport,
+		conform.Check{ID: "ELICIT-SCHEMA-FLAT", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "a form-mode elicitation asks with a flat object schema: each property a string, number, integer, boolean or enum (an array only as a multi-select enum)",
-			LevelReason: "A restriction stated without a keyword, which the schema enforces (requestedSchema's properties are primitive schema definitions): a nested or non-primitive property fails." + inputsAtModern,
-			Ready:       inputToolReady, Run: checkElicitSchemaFlat},
-		conform.Check{ID: "ELICIT-NO-SENSITIVE", Level: "SHOULD", Revisions: conform.Since(harness.Rev20260728), Transports: streamTransport,
+			LevelReason: "A restriction stated without a keyword, which the schema enforces (requestedSchema's properties are primitive schema definitions): a nested or non-primitive property fails." + elicitFormsFrom,
+			Run:         checkElicitSchemaFlat},
+		conform.Check{ID: "ELICIT-NO-SENSITIVE", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "a form-mode elicitation asks for no field whose name, title or format says password, secret, API key, access token or payment card",
-			LevelReason: "MUST NOT in the spec, but a field's name can only suggest that it asks for something sensitive, never prove it: mcpspec warns. URL-mode elicitations, the spec's way to handle secrets, are not judged." + inputsAtModern,
-			Ready:       inputToolReady, Run: checkElicitNoSensitive},
+			LevelReason: "MUST NOT in the spec, but a field's name can only suggest that it asks for something sensitive, never prove it: mcpspec warns. URL-mode elicitations, the spec's way to handle secrets, are not judged." + elicitFormsFrom,
+			Run:         checkElicitNoSensitive},
 		conform.Check{ID: "ELICIT-ENUM-FORMS", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "every enum field of a form-mode elicitation takes one of the revision's enum forms: a string enum (with enumNames as long, where given); from 2025-11-25 also a titled oneOf of const and title, or a multi-select array whose items hold a string enum or an anyOf of const and title",
-			LevelReason: "The schema's PrimitiveSchemaDefinition admits these forms and no other; a form of a later revision, or a titled option without its title, fails. Gathered from the tools that elicit (--input-tool, or named *elicit*): at the handshake revisions as the server's elicitation/create during a call on a session declaring elicitation, at 2026-07-28 as input requests.",
+			LevelReason: "The schema's PrimitiveSchemaDefinition admits these forms and no other; a form of a later revision, or a titled option without its title, fails." + elicitFormsFrom,
 			Run:         checkElicitEnumForms},
 		conform.Check{ID: "ELICIT-DEFAULT-TYPES", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "every default in a form-mode elicitation has its field's type: a string, an integer, a number or a boolean, one of the choices of a single-select, an array of choices of a multi-select",
-			LevelReason: "The schema (2025-11-25 on, SEP-1034) types each primitive schema's default; a default of another type, or outside the choices, is one a client cannot apply. Gathered as ELICIT-ENUM-FORMS gathers.",
+			LevelReason: "The schema (2025-11-25 on, SEP-1034) types each primitive schema's default; a default of another type, or outside the choices, is one a client cannot apply." + elicitFormsFrom,
 			Run:         checkElicitDefaultTypes},
 	)
 }
@@ -331,8 +333,11 @@ func flatnessFault(raw json.RawMessage) string {
 	return ""
 }
 
+// elicitFormsFrom says where the elicitation checks find what they judge.
+const elicitFormsFrom = " The forms are those of the tools that elicit (--input-tool, and tools named *elicit* but not *url*): at the handshake revisions the server's elicitation/create during a call on a session of the check's own declaring elicitation, at 2026-07-28 the calls' input requests. No such tool is na; tools that elicit nothing are untestable."
+
 func checkElicitSchemaFlat(t *conform.T) conform.Finding {
-	forms, f := requestsOf(t, "form-mode elicitation", isFormElicitation)
+	forms, f := gatherElicitations(t)
 	if f != nil {
 		return *f
 	}
@@ -379,7 +384,7 @@ func sensitive(name string, raw json.RawMessage) (string, bool) {
 }
 
 func checkElicitNoSensitive(t *conform.T) conform.Finding {
-	forms, f := requestsOf(t, "form-mode elicitation", isFormElicitation)
+	forms, f := gatherElicitations(t)
 	if f != nil {
 		return *f
 	}
