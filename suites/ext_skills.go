@@ -61,6 +61,10 @@ func init() {
 		conform.Check{ID: "SKILL-MANIFEST-META", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "a SKILL.md resource in resources/list has the mimeType text/markdown, and the name and description of its frontmatter",
 			Run:     checkSkillManifestMeta},
+		conform.Check{ID: "SKILL-META-PREFIX", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: streamTransport,
+			Summary:     "every _meta key of a SKILL.md resource, as listed and as read, carries a reverse-domain prefix (io.modelcontextprotocol.skills/ for the extension's own keys)",
+			LevelReason: "SHOULD as the official suite reads SEP-2640: only a bare key, without any vendor.tld/ prefix, is flagged, since a key of another namespace is the shape the rule asks for. No _meta key at all is na, never a pass.",
+			Run:         checkSkillMetaPrefix},
 		conform.Check{ID: "SKILL-DIRECTORY", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "with directoryRead declared, resources/directory/read of a skill directory lists its direct children (directories as inode/directory), and of a file gets -32602",
 			LevelReason: "The capability is read where the stable text puts it, directoryRead inline on the extension's object (and, as the official suite once read it, under config).",
@@ -665,6 +669,48 @@ func checkSkillManifestMeta(t *conform.T) conform.Finding {
 		return conform.NA("no SKILL.md is in resources/list (only skills/list names them)")
 	}
 	return conform.Passed("%d listed skills", judged)
+}
+
+// namespacedMetaKey matches a _meta key with a reverse-domain prefix: labels joined by dots,
+// at least two, then a slash.
+var namespacedMetaKey = regexp.MustCompile(`^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+/`)
+
+func checkSkillMetaPrefix(t *conform.T) conform.Finding {
+	manifests, f := skillManifests(t)
+	if f != nil {
+		return *f
+	}
+	var keys int
+	for _, uri := range sortedURIs(manifests) {
+		c, f := extRead(t, uri, skillCaps())
+		if f != nil {
+			return *f
+		}
+		metas := map[string]json.RawMessage{"resources/list": manifests[uri]["_meta"]}
+		obj, _ := c.resp.ResultObject()
+		var contents []struct {
+			Meta json.RawMessage `json:"_meta"`
+		}
+		if json.Unmarshal(obj["contents"], &contents) == nil && len(contents) > 0 {
+			metas["resources/read"] = contents[0].Meta
+		}
+		for _, where := range []string{"resources/list", "resources/read"} {
+			var meta map[string]json.RawMessage
+			if json.Unmarshal(metas[where], &meta) != nil {
+				continue // absent, or not an object (the schema's matter)
+			}
+			for _, k := range sortedKeys(meta) {
+				keys++
+				if !namespacedMetaKey.MatchString(k) {
+					return conform.Violated("%s gives %s the _meta key %q, with no reverse-domain prefix (the extension's own keys go under io.modelcontextprotocol.skills/)", where, uri, k)
+				}
+			}
+		}
+	}
+	if keys == 0 {
+		return conform.NA("no SKILL.md resource carries _meta keys, as listed or as read")
+	}
+	return conform.Passed("%d _meta keys", keys)
 }
 
 func sortedURIs(m map[string]map[string]json.RawMessage) []string {
