@@ -143,12 +143,22 @@ func (e *InitError) Error() string {
 // Open attaches to conn and runs the handshake: initialize at revision, then
 // notifications/initialized. A target that never answers is an InfraError with its stderr.
 func Open(ctx context.Context, conn wire.Conn, env *Env, revision, owner string) (*Session, error) {
+	return OpenDeclaring(ctx, conn, env, revision, owner, nil)
+}
+
+// OpenDeclaring is Open with the client capabilities caps declared at initialize (nil: none),
+// for a session in which the server may send requests of its own.
+func OpenDeclaring(ctx context.Context, conn wire.Conn, env *Env, revision, owner string, caps map[string]any) (*Session, error) {
 	s := Attach(conn, env, revision)
 	s.SetOwner(owner)
 	ctx, cancel := context.WithTimeout(ctx, env.Timeouts.Startup)
 	defer cancel()
 	id := s.NextID()
-	frame, err := jsonrpc.NewRequest(id, "initialize", InitializeParams(revision))
+	params := InitializeParams(revision)
+	if caps != nil {
+		params["capabilities"] = caps
+	}
+	frame, err := jsonrpc.NewRequest(id, "initialize", params)
 	if err != nil {
 		return s, err
 	}

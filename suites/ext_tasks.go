@@ -65,6 +65,10 @@ func init() {
 			Summary:     "tasks/cancel of a task is acknowledged with an empty result (resultType \"complete\")",
 			LevelReason: "Cancellation is cooperative: whether and when the task becomes cancelled is the server's, so only the acknowledgement is judged.",
 			Run:         checkTaskXCancel},
+		conform.Check{ID: "TASKX-TOOL-ERROR", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport, Ready: slow,
+			Summary:     "a task whose tool fails in execution (the slow tool given an argument of the wrong type) ends completed with a result whose isError is true, never failed: failed is for protocol errors",
+			LevelReason: "Invalid arguments are a tool execution error from 2025-11-25 on; a server that refuses them before creating a task, answers without a task, or accepts them leaves nothing to judge (untestable).",
+			Run:         checkTaskXToolError},
 		conform.Check{ID: "TASKX-INPUT", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport, Ready: taskxInputReady,
 			Summary:     "a task waiting for input shows status input_required with its inputRequests on tasks/get, and tasks/update with the inputResponses is acknowledged with an empty result",
 			LevelReason: "The input tool is called declaring the extension and every input capability; input asked before the task is created (InputRequiredResult, multi round-trip) is answered first, as composition asks. A task that never asks for input is untestable.",
@@ -608,6 +612,9 @@ func checkTaskXListen(t *conform.T) conform.Finding {
 	}
 	first, f := l.start(t)
 	if f != nil {
+		if methodNotFound(first) {
+			return conform.NA("the server serves no subscriptions/listen (-32601): task notifications are a MAY of the extension: %s", show(first))
+		}
 		return *f
 	}
 	if first.Method != methodAcknowledged {
@@ -752,4 +759,79 @@ func checkTaskXNameHeader(t *conform.T) conform.Finding {
 		return conform.Violated("tasks/get with Mcp-Name equal to params.taskId was not served: %v %s", err, show(resp))
 	}
 	return conform.Passed("")
+}
+
+// badSlowArgs are the slow tool's arguments with one of its typed inputSchema properties given
+// a value of another type (a number's a string, a string's a number), and that property; ok is
+// false when the schema types none of them.
+func badSlowArgs(t *conform.T) (args map[string]any, prop string, ok bool) {
+	defs, err := listTools(t)
+	if err != nil {
+		return nil, "", false
+	}
+	for _, d := range defs {
+		if d.name != t.Options().SlowTool {
+			continue
+		}
+		var schema struct {
+			Properties map[string]struct {
+				Type string `json:"type"`
+			} `json:"properties"`
+		}
+		_ = json.Unmarshal(d.obj["inputSchema"], &schema)
+		args = taskxSlowParams(t)["arguments"].(map[string]any)
+		for _, want := range []string{"integer", "number", "boolean", "string"} {
+			for _, name := range slices.Sorted(maps.Keys(schema.Properties)) {
+				if schema.Properties[name].Type != want {
+					continue
+				}
+				args[name] = "mcpspec-not-a-number"
+				if want == "string" {
+					args[name] = 12345
+				}
+				return args, name, true
+			}
+		}
+	}
+	return nil, "", false
+}
+
+func checkTaskXToolError(t *conform.T) conform.Finding {
+	args, prop, ok := badSlowArgs(t)
+	if !ok {
+		return conform.CannotTest("the slow tool %q is not listed with a typed property in its inputSchema, so no argument can be made invalid", t.Options().SlowTool)
+	}
+	params := map[string]any{"name": t.Options().SlowTool, "arguments": args}
+	resp, _, err := taskxRequest(t, "tools/call", params, taskxCaps(false), nil)
+	if err != nil {
+		return conform.Crashed("tools/call of %q with an invalid %s got no reply: %v", t.Options().SlowTool, prop, err)
+	}
+	obj, ok := resp.ResultObject()
+	if !ok {
+		return conform.CannotTest("tools/call of %q with an invalid %s was refused before any task was created (TOOL-INVALID-ARGS judges that): %s", t.Options().SlowTool, prop, show(resp))
+	}
+	if rt, _ := jsonString(obj["resultType"]); rt != "task" {
+		return conform.CannotTest("tools/call of %q with an invalid %s was answered without a task (resultType %q)", t.Options().SlowTool, prop, rt)
+	}
+	id, _ := jsonString(obj["taskId"])
+	if id == "" {
+		return conform.CannotTest("the CreateTaskResult has no string taskId (judged by TASKX-CREATE): %s", show(resp))
+	}
+	p, f := pollXTask(t, id, taskxTerminal, nil)
+	if f != nil {
+		return *f
+	}
+	var result struct {
+		IsError bool `json:"isError"`
+	}
+	_ = json.Unmarshal(p.last["result"], &result)
+	switch {
+	case p.status == "failed":
+		return conform.Violated("the task of %q given an invalid %s, a tool execution error, ended failed, the status of protocol errors; it must end completed with isError: %s", t.Options().SlowTool, prop, show(p.resp))
+	case p.status == "completed" && !result.IsError:
+		return conform.CannotTest("the task of %q given an invalid %s completed without isError: the server took the argument, so no tool error came: %s", t.Options().SlowTool, prop, show(p.resp))
+	case p.status != "completed":
+		return conform.CannotTest("the task of %q given an invalid %s ended %s", t.Options().SlowTool, prop, p.status)
+	}
+	return conform.Passed("an invalid %s ended the task completed with isError", prop)
 }

@@ -34,18 +34,27 @@ type inputRequest struct {
 	params      map[string]json.RawMessage
 	raw         json.RawMessage
 	round       int
+	// tool is the tool whose call made the request (set where it is not the input tool), and
+	// serverRequest says it came as a request of the server's own (handshake revisions).
+	tool          string
+	serverRequest bool
 }
 
 // gatherInputRequests calls the input tool declaring form-mode elicitation, sampling (neither
 // tools nor context) and roots, and follows up to inputRounds rounds, answering every request
 // as a willing client would. It returns every input request made, or why there is none.
 func gatherInputRequests(t *conform.T) ([]inputRequest, *conform.Finding) {
+	return gatherInputRequestsOf(t, t.Options().InputTool, inputArgs(t))
+}
+
+// gatherInputRequestsOf is gatherInputRequests for the tool name called with args.
+func gatherInputRequestsOf(t *conform.T, name string, args map[string]any) ([]inputRequest, *conform.Finding) {
 	var out []inputRequest
 	var extra map[string]any
 	for round := 1; round <= inputRounds; round++ {
-		resp, _, err := callInputTool(t, allInputCaps(), inputArgs(t), extra)
+		resp, _, err := callToolModern(t, name, allInputCaps(), args, extra)
 		if err != nil && round == 1 {
-			f := conform.CannotTest("the input tool %q got no reply: %v", t.Options().InputTool, err)
+			f := conform.CannotTest("the tool %q got no reply: %v", name, err)
 			return nil, &f
 		}
 		ir, ok := asInputRequired(resp)
@@ -58,7 +67,7 @@ func gatherInputRequests(t *conform.T) ([]inputRequest, *conform.Finding) {
 				Params map[string]json.RawMessage `json:"params"`
 			}
 			_ = json.Unmarshal(ir.requests[key], &r)
-			out = append(out, inputRequest{key: key, method: r.Method, params: r.Params, raw: ir.requests[key], round: round})
+			out = append(out, inputRequest{key: key, method: r.Method, params: r.Params, raw: ir.requests[key], round: round, tool: name})
 		}
 		if len(ir.requests) == 0 {
 			break
@@ -92,6 +101,9 @@ func requestsOf(t *conform.T, what string, kind func(inputRequest) bool) ([]inpu
 
 // where names an input request for a finding.
 func (r inputRequest) where() string {
+	if r.serverRequest {
+		return fmt.Sprintf("the %s request sent during the call of %s: %s", r.method, r.tool, clip(string(r.raw), 300))
+	}
 	return fmt.Sprintf("input request %q (round %d): %s", r.key, r.round, clip(string(r.raw), 300))
 }
 
@@ -179,8 +191,13 @@ func inputArgs(t *conform.T) map[string]any {
 // declaring caps, plus the members in extra (requestState, inputResponses). Each call has an
 // id of its own, as retries must.
 func callInputTool(t *conform.T, caps any, args map[string]any, extra map[string]any) (jsonrpc.Message, *wire.Delivery, error) {
+	return callToolModern(t, t.Options().InputTool, caps, args, extra)
+}
+
+// callToolModern is callInputTool for the tool name.
+func callToolModern(t *conform.T, name string, caps any, args map[string]any, extra map[string]any) (jsonrpc.Message, *wire.Delivery, error) {
 	params := map[string]any{
-		"name":      t.Options().InputTool,
+		"name":      name,
 		"arguments": args,
 		"_meta": map[string]any{
 			harness.MetaProtocolVersion:    t.Revision,

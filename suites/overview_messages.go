@@ -222,12 +222,34 @@ func checkMetaReserved(t *conform.T) conform.Finding {
 	for _, r := range replies {
 		var v any
 		_ = json.Unmarshal(r.Result, &v)
-		metaKeys(v, func(k string, _ any) { keys[k] = true })
+		metaKeys(v, func(k string, _ any) {
+			if !declaredExtensionKey(t, k) {
+				keys[k] = true
+			}
+		})
 		if undefined := undefinedReserved(t.Revision, keys); undefined != "" {
 			return conform.Violated("the _meta key %q is under a prefix reserved for MCP but not defined at %s: %s", undefined, t.Revision, show(r))
 		}
 	}
 	return conform.Passed("%d _meta key(s) in %d result(s)", len(keys), len(replies))
+}
+
+// extensionMetaPrefixes are the _meta key prefixes an extension reserves for itself, under the
+// ones reserved for MCP: the skills extension's stable text reserves io.modelcontextprotocol.skills/
+// for keys on skill resources.
+var extensionMetaPrefixes = map[string]string{skillsExtension: "io.modelcontextprotocol.skills/"}
+
+// declaredExtensionKey reports whether key is under the prefix of an extension the server
+// declares, which defines it there rather than the base revision.
+func declaredExtensionKey(t *conform.T, key string) bool {
+	for ext, prefix := range extensionMetaPrefixes {
+		if strings.HasPrefix(key, prefix) {
+			if _, ok := conform.ServerExtension(t.S, ext); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // undefinedReserved is a key of keys under a reserved prefix that revision does not define.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mcpspec/mcpspec/harness"
@@ -48,6 +49,10 @@ func init() {
 			Summary:     "resources/read of a listed resource validates against the revision's schema, each content holding a uri and exactly one of text or blob",
 			LevelReason: "A schema row: the revision's schema defines the result, and text or blob content is one or the other.",
 			Run:         checkResourceReadSchema},
+		conform.Check{ID: "RES-TEMPLATE-READ", Revisions: conform.AllCatalogued, Level: "MUST",
+			Summary:     "a resource read through a listed template (its variables filled with values completion offers, or plain ones) is served with contents, one of them under the URI read",
+			LevelReason: "Templates describe resources a client reads by expanding them, and a ResourceContents' uri is the URI of that resource: a result without contents, or none under the URI asked for, fails. A value mcpspec chose that the server refuses (an error) proves nothing: only when no template could be read is the check untestable.",
+			Run:         checkResourceTemplateRead},
 		conform.Check{ID: "RES-URI-VALIDATE", Revisions: conform.AllCatalogued, Level: "MUST",
 			Summary: "resources/read of a malformed URI (no scheme, control characters, 10 kB long) is refused with an error, and the server keeps serving",
 			Run:     checkResourceURIValidate},
@@ -333,6 +338,156 @@ func checkResourceReadSchema(t *conform.T) conform.Finding {
 		}
 	}
 	return conform.Passed("%d resources read", len(reads))
+}
+
+// templateReads bounds how many listed templates RES-TEMPLATE-READ reads through.
+const templateReads = 4
+
+func checkResourceTemplateRead(t *conform.T) conform.Finding {
+	if f, ok := needCapability(t, "resources"); !ok {
+		return f
+	}
+	w, err := walkList(t, t.S, "resources/templates/list", "resourceTemplates")
+	if err != nil {
+		return conform.NA("resources/templates/list is not served: %v", err)
+	}
+	var refused []string
+	read := 0
+	for _, raw := range w.items {
+		var tpl struct {
+			URITemplate string `json:"uriTemplate"`
+		}
+		if json.Unmarshal(raw, &tpl) != nil || tpl.URITemplate == "" {
+			continue // RES-LIST-SCHEMA's matter
+		}
+		if read+len(refused) == templateReads {
+			break
+		}
+		uri := expandTemplate(tpl.URITemplate, templateValues(t, tpl.URITemplate))
+		resp, d, err := readResource(t, uri)
+		switch {
+		case err != nil && d != nil && d.Status >= 400:
+			refused = append(refused, fmt.Sprintf("%s (HTTP %d)", uri, d.Status))
+			continue
+		case err != nil:
+			return conform.Crashed("resources/read of %s, from the template %s, got no reply: %v", uri, tpl.URITemplate, err)
+		case resp.HasError:
+			code, _ := errorCode(resp)
+			refused = append(refused, fmt.Sprintf("%s (error %d)", uri, code))
+			continue
+		}
+		contents := resourceContents(resp)
+		if len(contents) == 0 {
+			return conform.Violated("resources/read of %s, from the template %s, was served without contents: %s", uri, tpl.URITemplate, show(resp))
+		}
+		var uris []string
+		for _, c := range contents {
+			u, _ := jsonString(c["uri"])
+			uris = append(uris, u)
+		}
+		if !slices.Contains(uris, uri) {
+			return conform.Violated("resources/read of %s, from the template %s, was served with contents under %q, none under the URI read: %s", uri, tpl.URITemplate, uris, show(resp))
+		}
+		read++
+	}
+	switch {
+	case read > 0:
+		return conform.Passed("%d templates read through", read)
+	case len(refused) > 0:
+		return conform.CannotTest("no template could be read with the values mcpspec chose: %s", strings.Join(refused, ", "))
+	}
+	return conform.NA("the server lists no resource templates")
+}
+
+// templateValues picks a value for each of a template's variables: the first value completion
+// offers (given the values already picked), or "1" when it offers none.
+func templateValues(t *conform.T, template string) map[string]string {
+	values := map[string]string{}
+	completes := t.Revision == harness.Rev20241105 || t.S.HasCapability("completions")
+	for _, v := range templateVariables(template) {
+		values[v] = "1"
+		if !completes {
+			continue
+		}
+		var context map[string]any
+		if len(values) > 1 {
+			args := map[string]any{}
+			for k, val := range values {
+				if k != v {
+					args[k] = val
+				}
+			}
+			context = map[string]any{"arguments": args}
+		}
+		target := completionTarget{ref: map[string]any{"type": "ref/resource", "uri": template}, argument: v}
+		resp, err := complete(t, target, "", context)
+		if err != nil || !resp.HasResult {
+			continue
+		}
+		var r struct {
+			Completion struct {
+				Values []string `json:"values"`
+			} `json:"completion"`
+		}
+		if json.Unmarshal(resp.Result, &r) == nil && len(r.Completion.Values) > 0 && r.Completion.Values[0] != "" {
+			values[v] = r.Completion.Values[0]
+		}
+	}
+	return values
+}
+
+// expandTemplate expands an RFC 6570 URI template with values, for the operators of levels 1
+// to 3 (no prefix or explode modifiers are honoured beyond dropping them).
+func expandTemplate(template string, values map[string]string) string {
+	return templateVar.ReplaceAllStringFunc(template, func(expr string) string {
+		expr = strings.Trim(expr, "{}")
+		op := ""
+		if expr != "" && strings.ContainsRune("+#./;?&", rune(expr[0])) {
+			op, expr = expr[:1], expr[1:]
+		}
+		prefix, sep, named := op, ",", false
+		switch op {
+		case "", "+":
+			prefix = ""
+		case ".", "/":
+			sep = op
+		case ";":
+			sep, named = ";", true
+		case "?", "&":
+			sep, named = "&", true
+		}
+		reserved := op == "+" || op == "#"
+		var parts []string
+		for _, name := range strings.Split(expr, ",") {
+			name = strings.TrimRight(name, "*")
+			if i := strings.IndexByte(name, ':'); i >= 0 {
+				name = name[:i]
+			}
+			v := escapeTemplateValue(values[name], reserved)
+			if named {
+				v = name + "=" + v
+			}
+			parts = append(parts, v)
+		}
+		return prefix + strings.Join(parts, sep)
+	})
+}
+
+// escapeTemplateValue percent-encodes all but the unreserved characters (and, for the + and #
+// operators, the reserved ones).
+func escapeTemplateValue(v string, reserved bool) string {
+	var b strings.Builder
+	for _, c := range []byte(v) {
+		switch {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9', strings.IndexByte("-._~", c) >= 0:
+			b.WriteByte(c)
+		case reserved && strings.IndexByte(":/?#[]@!$&'()*+,;=", c) >= 0:
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
 }
 
 func checkResourceURIValidate(t *conform.T) conform.Finding {

@@ -126,6 +126,7 @@ func TestJudgedWithoutTheirOwnFlags(t *testing.T) {
 		{"task ignored on a read-only tool", "--without tasks", "^TASK-IGNORE-IF-UNDECLARED", nil, reports.Pass},
 		{"task refused on a read-only tool", "--without tasks --fault TASK-IGNORE-IF-UNDECLARED", "^TASK-IGNORE-IF-UNDECLARED", nil, reports.Fail},
 		{"no task notifications to refuse", "--without subscriptions", "^TASKX-LISTEN-UNDECLARED", nil, reports.NA},
+		{"no task notifications offered", "--without subscriptions", "^TASKX-LISTEN ", []string{"--slow-tool", "slow", "--slow-tool-args", `{"steps":3,"stepMs":20}`}, reports.NA},
 		{"refused as unknown while served declared", "--fault TASKX-LISTEN-UNDECLARED:not-found", "^TASKX-LISTEN-UNDECLARED", nil, reports.Fail},
 		{"progress with an id, no log tool", "--fault MSG-NOTIF-NO-ID:progress", "^MSG-NOTIF-NO-ID", []string{"--slow-tool", "slow", "--slow-tool-args", `{"steps":3,"stepMs":20}`}, reports.Fail},
 	} {

@@ -8,14 +8,15 @@ import (
 	"github.com/mcpspec/mcpspec/harness/probe"
 )
 
-// The skills extension (SEP-2640) on the client side, judged on the official suite's
-// sep-2640-client-no-prefetch scenario: the probe offers two skills and asks for none.
+// The skills extension (ext-skills, stable) on the client side, judged on the official suite's
+// sep-2640-client-no-prefetch scenario: the probe's skills/list gives two skills, each a
+// complete manifest, and nothing asks the client to load one.
 
 func init() {
 	Register(
-		Check{ID: "SKILL-CLIENT-NO-PREFETCH", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "SHOULD", Scenario: probe.ScenarioSkills,
-			Summary:     "a client reads no skill file it was not asked to load: listing the resources and reading skill://index.json is all it does unasked",
-			LevelReason: "SEP-2640 loads skills progressively: the index and the listing say what there is, a skill's files are read when it is used. Nothing in the scenario asks for a skill, so any read of a skill:// file but the index is a prefetch.",
+		Check{ID: "SKILL-CLIENT-NO-PREFETCH", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "MUST", Scenario: probe.ScenarioSkills,
+			Summary:     "a host retrieves no skill file ahead of need: it may list the skills (skills/list, skills/get) and the resources, but reads no file of a skill nothing asked it to load",
+			LevelReason: "Lazy Retrieval: hosts MUST NOT retrieve a skill's files ahead of need, not on connection, not on listing, not at approval; a listing entry already carries what a registry needs. Nothing in the scenario asks for a skill, so any read of a skill's file is a prefetch.",
 			Judge:       judgeSkillNoPrefetch},
 	)
 }
@@ -29,7 +30,7 @@ func judgeSkillNoPrefetch(v *View) Finding {
 		if !m.IsRequest() {
 			continue
 		}
-		listed = listed || m.Method == "resources/list"
+		listed = listed || m.Method == "skills/list"
 		if m.Method != "resources/read" {
 			continue
 		}
@@ -37,14 +38,14 @@ func judgeSkillNoPrefetch(v *View) Finding {
 			URI string `json:"uri"`
 		}
 		_ = json.Unmarshal(paramsOf(m.Raw), &p)
-		if strings.HasPrefix(p.URI, "skill://") && p.URI != probe.SkillsIndexURI {
-			return violated("the client read %s, a file of a skill nothing asked it to load (record %d)", p.URI, m.Rec)
+		if probe.IsSkillFile(p.URI) || strings.HasPrefix(p.URI, "skill://") {
+			return violated("the client read %s, a file of a skill nothing asked it to load (record %d)", p.URI, v.Records[m.Rec].Seq)
 		}
 	}
 	if !listed {
-		return passed("the client did not list the resources: it fetched no skill")
+		return passed("the client did not call skills/list and read no skill file")
 	}
-	return passed("the client listed the resources and read no skill file")
+	return passed("the client listed the skills and read no skill file")
 }
 
 // paramsOf is a message's params.

@@ -289,6 +289,21 @@ func (t *T) Connect() (*harness.Session, error) {
 	return s, nil
 }
 
+// OpenDeclaring opens another session initialized at a handshake revision with the client
+// capabilities caps, closed when the check ends.
+func (t *T) OpenDeclaring(revision string, caps map[string]any) (*harness.Session, error) {
+	conn, err := t.run.launcher(t.Transport).Connect(t.Ctx)
+	if err != nil {
+		return nil, err
+	}
+	t.extra = append(t.extra, conn)
+	s, err := harness.OpenDeclaring(t.Ctx, conn, t.run.env, revision, t.Check.ID, caps)
+	if s != nil {
+		t.sessions = append(t.sessions, s)
+	}
+	return s, err
+}
+
 // Open opens another initialized session at revision, closed when the check ends.
 func (t *T) Open(revision string) (*harness.Session, error) {
 	conn, err := t.run.launcher(t.Transport).Connect(t.Ctx)

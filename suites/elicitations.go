@@ -1,0 +1,216 @@
+package suites
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/harness/wire"
+	"github.com/mcpspec/mcpspec/suites/conform"
+)
+
+// Helpers, no checks: the form-mode elicitations a server makes during tool calls, at every
+// revision that has elicitation. At the handshake revisions (2025-06-18 on) they are requests
+// of the server's own, sent while a tools/call runs on a session that declared elicitation,
+// which the harness answers as a willing user would; at 2026-07-28 they are input requests
+// (inputtool.go). The tools called are the input tool and those whose name says they elicit
+// (the official suite's test_elicitation_* fixtures, server-everything's
+// trigger-elicitation-request).
+
+var (
+	// elicitingToolName picks the tools worth calling to see an elicitation.
+	elicitingToolName = regexp.MustCompile(`(?i)elicit`)
+	// urlElicitationTool: a tool that elicits in URL mode, which a form-only client is not asked.
+	urlElicitationTool = regexp.MustCompile(`(?i)url`)
+)
+
+// Bounds of gathering: how many tools are called, and how many requests of the server's own
+// one call may make before it answers.
+const (
+	elicitingTools   = 3
+	serverRequestCap = 8
+)
+
+// elicitCall is a tool to call and its arguments.
+type elicitCall struct {
+	name string
+	args map[string]any
+}
+
+// elicitingCalls are the calls worth making among the tools defs lists: the input tool when
+// listed (or, at 2026-07-28, given at all), then tools named for elicitation.
+func elicitingCalls(t *conform.T, defs []toolDef, modern bool) []elicitCall {
+	var out []elicitCall
+	input := t.Options().InputTool
+	listed := slices.ContainsFunc(defs, func(d toolDef) bool { return d.name == input })
+	if input != "" && (listed || modern) {
+		out = append(out, elicitCall{input, inputArgs(t)})
+	}
+	for _, d := range defs {
+		if len(out) == elicitingTools || d.name == input || !elicitingToolName.MatchString(d.name) || urlElicitationTool.MatchString(d.name) {
+			continue
+		}
+		if args, ok := sampleArgs(d.obj["inputSchema"]); ok {
+			out = append(out, elicitCall{d.name, args})
+		}
+	}
+	return out
+}
+
+func elicitCallNames(calls []elicitCall) string {
+	var names []string
+	for _, c := range calls {
+		names = append(names, c.name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// noElicitingTool is the finding when the server has no tool to call.
+func noElicitingTool() conform.Finding {
+	return conform.NA("the server has no tool that elicits: none is named for elicitation (*elicit*), and no --input-tool was given")
+}
+
+// gatherElicitations calls the eliciting tools and returns the form-mode elicitations they
+// made, or why there are none: na without such a tool, untestable when none of them elicited.
+func gatherElicitations(t *conform.T) ([]inputRequest, *conform.Finding) {
+	if harness.IsModern(t.Revision) {
+		return gatherModernElicitations(t)
+	}
+	caps := map[string]any{"elicitation": map[string]any{}}
+	if t.Revision >= harness.Rev20251125 {
+		caps["elicitation"] = map[string]any{"form": map[string]any{}}
+	}
+	s, err := t.OpenDeclaring(t.Revision, caps)
+	if err != nil {
+		f := conform.CannotTest("a session declaring elicitation could not be opened: %v", err)
+		return nil, &f
+	}
+	if !s.HasCapability("tools") {
+		f := noElicitingTool()
+		return nil, &f
+	}
+	defs, _, err := listToolsOn(t, s)
+	if err != nil {
+		f := conform.CannotTest("the tools list of a session declaring elicitation could not be read: %v", err)
+		return nil, &f
+	}
+	calls := elicitingCalls(t, defs, false)
+	if len(calls) == 0 {
+		f := noElicitingTool()
+		return nil, &f
+	}
+	var forms []inputRequest
+	for _, c := range calls {
+		reqs, err := callAnswering(t, s, c)
+		if err != nil {
+			f := conform.Crashed("%v", err)
+			return nil, &f
+		}
+		for _, r := range reqs {
+			if isFormElicitation(r) {
+				forms = append(forms, r)
+			}
+		}
+	}
+	if len(forms) == 0 {
+		f := conform.CannotTest("called %s on a session declaring form-mode elicitation: no form-mode elicitation/create came", elicitCallNames(calls))
+		return nil, &f
+	}
+	return forms, nil
+}
+
+// gatherModernElicitations is gatherElicitations at 2026-07-28: the input requests of each
+// eliciting tool, answered round after round.
+func gatherModernElicitations(t *conform.T) ([]inputRequest, *conform.Finding) {
+	var defs []toolDef
+	if t.S.HasCapability("tools") {
+		defs, _ = listTools(t) // a list that cannot be read leaves the input tool alone
+	}
+	calls := elicitingCalls(t, defs, true)
+	if len(calls) == 0 || !t.S.HasCapability("tools") {
+		f := noElicitingTool()
+		return nil, &f
+	}
+	var forms []inputRequest
+	for _, c := range calls {
+		reqs, f := gatherInputRequestsOf(t, c.name, c.args)
+		if f != nil {
+			return nil, f
+		}
+		for _, r := range reqs {
+			if isFormElicitation(r) {
+				forms = append(forms, r)
+			}
+		}
+	}
+	if len(forms) == 0 {
+		f := conform.CannotTest("called %s declaring form-mode elicitation (answering up to %d rounds): no form-mode elicitation was among the input requests", elicitCallNames(calls), inputRounds)
+		return nil, &f
+	}
+	return forms, nil
+}
+
+// callAnswering calls a tool on s and answers every request the server sends until the call's
+// response comes: elicitations as a willing user would, pings, and anything else with -32601.
+// It returns the requests the server sent.
+func callAnswering(t *conform.T, s *harness.Session, c elicitCall) ([]inputRequest, error) {
+	id := s.NextID()
+	s.Sent(id, "tools/call")
+	from := s.Mark()
+	d, err := s.Send(t.Ctx, rawRequest(id, "tools/call", map[string]any{"name": c.name, "arguments": c.args}))
+	if err != nil {
+		return nil, fmt.Errorf("sending the call of %s: %w", c.name, err)
+	}
+	var out []inputRequest
+	for n := 1; n <= serverRequestCap+1; n++ {
+		r, err := s.WaitFor(t.Ctx, d, from, func(r wire.Received) bool {
+			return slices.ContainsFunc(flatten(r.Msg), func(m jsonrpc.Message) bool {
+				return m.Kind == jsonrpc.Request || (m.Kind == jsonrpc.Response && m.ID == id)
+			})
+		})
+		if err != nil {
+			s.NoteUnanswered(id, err.Error())
+			return out, fmt.Errorf("the call of %s got no response: %v", c.name, err)
+		}
+		from = r.Index + 1
+		done := false
+		for _, m := range flatten(r.Msg) {
+			switch {
+			case m.Kind == jsonrpc.Response && m.ID == id:
+				done = true
+			case m.Kind == jsonrpc.Request:
+				var params map[string]json.RawMessage
+				_ = json.Unmarshal(m.Params, &params)
+				out = append(out, inputRequest{method: m.Method, params: params, raw: m.Raw, round: n, tool: c.name, serverRequest: true})
+				if _, err := s.Send(t.Ctx, answerServerRequest(m)); err != nil {
+					return out, fmt.Errorf("answering the server's %s: %w", m.Method, err)
+				}
+			}
+		}
+		if done {
+			return out, nil
+		}
+	}
+	return out, fmt.Errorf("the call of %s sent more than %d requests of its own without answering", c.name, serverRequestCap)
+}
+
+// answerServerRequest is the harness's answer to a request of the server's: an accepted
+// form for an elicitation, an empty result for ping, -32601 for what it did not declare.
+func answerServerRequest(m jsonrpc.Message) []byte {
+	var result any
+	switch m.Method {
+	case "elicitation/create":
+		result = elicitAnswer(m.Params)
+	case "ping":
+		result = map[string]any{}
+	default:
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID.JSON(), "error": map[string]any{"code": codeMethodNotFound, "message": "Method not found"}})
+		return b
+	}
+	b, _ := jsonrpc.NewResult(m.ID, result)
+	return b
+}
