@@ -77,7 +77,7 @@ func noElicitingTool() conform.Finding {
 // gatherElicitations calls the eliciting tools and returns the form-mode elicitations they
 // made, or why there are none: na without such a tool, untestable when none of them elicited.
 func gatherElicitations(t *conform.T) ([]inputRequest, *conform.Finding) {
-	if harness.IsModern(t.Revision) {
+	if harness.IsStateless(t.Revision) {
 		return gatherModernElicitations(t)
 	}
 	caps := map[string]any{"elicitation": map[string]any{}}

@@ -716,7 +716,7 @@ func cancelListen(t *conform.T, l *listen) {
 	if _, ok := t.S.Conn.(*streamhttp.Conn); ok {
 		return
 	}
-	_, _ = t.S.Send(t.Ctx, rawNotification("notifications/cancelled", t.S.ModernParams(map[string]any{"requestId": l.id.JSON(), "reason": "mcpspec: done"})))
+	_, _ = t.S.Send(t.Ctx, rawNotification("notifications/cancelled", t.S.StatelessParams(map[string]any{"requestId": l.id.JSON(), "reason": "mcpspec: done"})))
 }
 
 func checkTaskXV1Removed(t *conform.T) conform.Finding {

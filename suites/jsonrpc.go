@@ -119,10 +119,10 @@ func checkNotificationNoReply(t *conform.T) conform.Finding {
 		params any
 	}
 	known := note{"notifications/initialized", nil}
-	if t.S.Modern() {
+	if t.S.Stateless() {
 		// 2026-07-28 has no initialized notification; a cancellation of a request that never
 		// existed is a notification of that revision every server must take without a reply.
-		known = note{"notifications/cancelled", t.S.ModernParams(cancelParams(t.S.NextID()))}
+		known = note{"notifications/cancelled", t.S.StatelessParams(cancelParams(t.S.NextID()))}
 	}
 	for _, n := range []note{
 		known,
@@ -411,7 +411,7 @@ func checkRPCPrefix(t *conform.T) conform.Finding {
 // without it a modern server would refuse the frame for its _meta, not for what the check
 // probes. Other frames, and every frame of a handshake session, are sent as written.
 func modernFrame(s *harness.Session, frame []byte) []byte {
-	if !s.Modern() {
+	if !s.Stateless() {
 		return frame
 	}
 	dec := json.NewDecoder(bytes.NewReader(frame))
@@ -428,7 +428,7 @@ func modernFrame(s *harness.Session, frame []byte) []byte {
 	if _, isObj := p.(map[string]any); has && !isObj {
 		return frame
 	}
-	obj["params"] = s.ModernParams(p)
+	obj["params"] = s.StatelessParams(p)
 	out, err := json.Marshal(obj)
 	if err != nil {
 		return frame

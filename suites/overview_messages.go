@@ -120,7 +120,7 @@ func checkSchemaValid(t *conform.T) conform.Finding {
 }
 
 func checkCoreSupport(t *conform.T) conform.Finding {
-	if !t.S.Modern() {
+	if !t.S.Stateless() {
 		if !t.S.InitResponse().HasResult {
 			return conform.Violated("initialize was not answered with a result: %s", show(t.S.InitResponse()))
 		}
@@ -448,7 +448,7 @@ func checkMetaNoAssumptions(t *conform.T) conform.Finding {
 	}
 	plain := map[string]any{}
 	extra := map[string]any{"_meta": map[string]any{unknownMetaKey: "mcpspec"}}
-	if t.S.Modern() {
+	if t.S.Stateless() {
 		plain = map[string]any{"_meta": modernMeta(t.Revision, nil)}
 		extra = map[string]any{"_meta": modernMeta(t.Revision, map[string]any{unknownMetaKey: "mcpspec"})}
 	}
@@ -532,7 +532,7 @@ func errorProbes(t *conform.T) []errorProbe {
 // probeReply sends a probe with an integer id and returns the response that answers it, whatever
 // id that response carries (ids the harness gave other requests excepted).
 func probeReply(t *conform.T, p errorProbe, id jsonrpc.ID) (jsonrpc.Message, error) {
-	frame := rawRequest(id, p.method, t.S.ModernParams(p.params))
+	frame := rawRequest(id, p.method, t.S.StatelessParams(p.params))
 	from := t.S.Mark()
 	var d *wire.Delivery
 	if hc, ok := t.S.Conn.(*streamhttp.Conn); ok {

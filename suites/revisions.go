@@ -25,7 +25,7 @@ var streamTransport = []string{wire.Stdio, wire.HTTP}
 // the HTTP headers given, and returns the reply and its delivery.
 func modernRequest(t *conform.T, method string, params map[string]any, header http.Header) (jsonrpc.Message, *wire.Delivery, error) {
 	id := t.S.NextID()
-	frame := rawRequest(id, method, t.S.ModernParams(params))
+	frame := rawRequest(id, method, t.S.StatelessParams(params))
 	from := t.S.Mark()
 	var d *wire.Delivery
 	if hc, ok := t.S.Conn.(*streamhttp.Conn); ok {
@@ -69,7 +69,7 @@ func modernResults(t *conform.T) (map[string]jsonrpc.Message, *conform.Finding) 
 // probeMethod is a request every server of the session's revision serves with a result: ping
 // in the handshake revisions, server/discover in the stateless one (which has no ping).
 func probeMethod(s *harness.Session) string {
-	if s.Modern() {
+	if s.Stateless() {
 		return "server/discover"
 	}
 	return "ping"
@@ -77,5 +77,5 @@ func probeMethod(s *harness.Session) string {
 
 // probeRequest is a request frame of probeMethod with id, carrying _meta in a modern session.
 func probeRequest(s *harness.Session, id jsonrpc.ID) []byte {
-	return rawRequest(id, probeMethod(s), s.ModernParams(nil))
+	return rawRequest(id, probeMethod(s), s.StatelessParams(nil))
 }

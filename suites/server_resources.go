@@ -246,7 +246,7 @@ var malformedURIs = []string{
 // uri in Base64, so that any uri can travel in it.
 func readResource(t *conform.T, uri string) (jsonrpc.Message, *wire.Delivery, error) {
 	params := map[string]any{"uri": uri}
-	if t.S.Modern() {
+	if t.S.Stateless() {
 		var h http.Header
 		if t.Transport == wire.HTTP {
 			h = http.Header{streamhttp.HeaderName: {base64Header(uri)}}

@@ -595,7 +595,7 @@ func toolListChangedReady(t *conform.T) (conform.Finding, bool) {
 }
 
 func checkToolListChanged(t *conform.T) conform.Finding {
-	if t.S.Modern() {
+	if t.S.Stateless() {
 		return checkToolListChangedModern(t)
 	}
 	if t.Transport == wire.HTTP {

@@ -371,7 +371,7 @@ func allArrived(t *conform.T, calls []slowCall) error {
 // withProgressToken returns request params carrying token (unless "") in their _meta, beside
 // the required _meta keys of a modern session.
 func withProgressToken(s *harness.Session, params map[string]any, token jsonrpc.ID) any {
-	p := s.ModernParams(params)
+	p := s.StatelessParams(params)
 	obj, ok := p.(map[string]any)
 	if token == "" || !ok {
 		return p

@@ -69,7 +69,7 @@ func init() {
 			Summary:     "every 400 or 404 a stateless request provokes (unknown method, unsupported version, missing _meta field, header mismatch) carries a JSON-RPC error body",
 			LevelReason: "The catalogue files this as guidance: the backward-compatibility section explains why dual-era clients need a readable error body, without a keyword. A plain body breaks their fallback, so it is a warning.",
 			Run:         checkModernErrorBody},
-		conform.Check{ID: "HTTP26-PROTO-HEADER", Level: "MUST", Revisions: conform.AllCatalogued, Transports: httpOnly, Connection: conform.Raw, ModernOnlyServer: true,
+		conform.Check{ID: "HTTP26-PROTO-HEADER", Level: "MUST", Revisions: conform.AllCatalogued, Transports: httpOnly, Connection: conform.Raw, StatelessOnlyServer: true,
 			Summary: "a modern-only server refuses a POST without MCP-Protocol-Version with 400 and -32020",
 			Run:     checkProtoHeaderRequired},
 	)
@@ -142,7 +142,7 @@ func checkHeaderMismatch(t *conform.T) conform.Finding {
 // and returns the reply and its delivery.
 func modernDo(t *conform.T, method string, params map[string]any, r streamhttp.Request) (jsonrpc.Message, *wire.Delivery, error) {
 	id := t.S.NextID()
-	frame := rawRequest(id, method, t.S.ModernParams(params))
+	frame := rawRequest(id, method, t.S.StatelessParams(params))
 	t.S.Sent(id, method)
 	from := t.S.Mark()
 	d := httpConn(t).Do(t.Ctx, frame, r)
@@ -196,7 +196,7 @@ var namedMethods = []struct {
 
 func checkStdHeaders(t *conform.T) conform.Finding {
 	method := listMethodModern(t)
-	resp, d, err := modernDo(t, method, nil, streamhttp.Request{NoModernHeaders: true})
+	resp, d, err := modernDo(t, method, nil, streamhttp.Request{NoStatelessHeaders: true})
 	if f := expectHeaderMismatch(t, method+" without Mcp-Method", resp, d, err); f.Outcome != conform.Pass {
 		return f
 	}
@@ -205,7 +205,7 @@ func checkStdHeaders(t *conform.T) conform.Finding {
 		if !t.S.HasCapability(nm.cap) {
 			continue
 		}
-		resp, d, err := modernDo(t, nm.method, nm.params, streamhttp.Request{NoModernHeaders: true, Header: http.Header{streamhttp.HeaderMethod: {nm.method}}})
+		resp, d, err := modernDo(t, nm.method, nm.params, streamhttp.Request{NoStatelessHeaders: true, Header: http.Header{streamhttp.HeaderMethod: {nm.method}}})
 		if f := expectHeaderMismatch(t, nm.method+" without Mcp-Name", resp, d, err); f.Outcome != conform.Pass {
 			return f
 		}
@@ -596,7 +596,7 @@ func checkIntNumeric(t *conform.T) conform.Finding {
 func checkHeaderCase(t *conform.T) conform.Finding {
 	method := listMethodModern(t)
 	for _, names := range [][2]string{{"mcp-protocol-version", "mcp-method"}, {"MCP-PROTOCOL-VERSION", "MCP-METHOD"}} {
-		r := streamhttp.Request{NoProtocol: true, NoModernHeaders: true, RawHeader: http.Header{names[0]: {t.Revision}, names[1]: {method}}}
+		r := streamhttp.Request{NoProtocol: true, NoStatelessHeaders: true, RawHeader: http.Header{names[0]: {t.Revision}, names[1]: {method}}}
 		resp, d, err := modernDo(t, method, nil, r)
 		if f, ok := servedFinding(fmt.Sprintf("%s with headers named %s and %s", method, names[0], names[1]), resp, d, err); !ok {
 			return f

@@ -23,7 +23,7 @@ func init() {
 		conform.Check{ID: "VER26-EXT-ID", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "extension identifiers in capabilities.extensions are _meta-style keys with a prefix",
 			Run:     checkExtensionIDs},
-		conform.Check{ID: "VER26-LEGACY-INIT-ERROR", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: streamTransport, Connection: conform.Raw, ModernOnlyServer: true,
+		conform.Check{ID: "VER26-LEGACY-INIT-ERROR", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: streamTransport, Connection: conform.Raw, StatelessOnlyServer: true,
 			Summary: "a server that serves only the stateless revision answers a legacy initialize with an error naming the versions it supports",
 			Run:     checkLegacyInitError},
 		conform.Check{ID: "VER26-EXT-FALLBACK", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,

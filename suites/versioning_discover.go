@@ -58,7 +58,7 @@ func checkDiscoverConsistent(t *conform.T) conform.Finding {
 	var versions []string
 	_ = json.Unmarshal(t.S.InitResult()["supportedVersions"], &versions)
 	for _, v := range versions {
-		if !harness.IsModern(v) || v == t.Revision {
+		if !harness.IsStateless(v) || v == t.Revision {
 			continue
 		}
 		resp, _, err := modernRequest(t, "server/discover", map[string]any{"_meta": modernMeta(v, nil)}, http.Header{streamhttp.HeaderProtocol: {v}})

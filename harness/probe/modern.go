@@ -16,7 +16,7 @@ import (
 // the checks' job; the probe answers whatever it gets.
 
 // Modern reports whether the script's revision is the stateless one.
-func (s Script) Modern() bool { return harness.IsModern(s.Revision) }
+func (s Script) Stateless() bool { return harness.IsStateless(s.Revision) }
 
 // ToolInput (2026-07-28): called without the state of an earlier round, it answers with an
 // InputRequiredResult carrying a requestState and, for each of elicitation and roots the
@@ -169,7 +169,7 @@ func (s *server) inputRound(m message) []byte {
 }
 
 // ModernPageCursor is the nextCursor of the stateless revision's first tools/list page.
-const ModernPageCursor = "mcpspec-page-2"
+const StatelessPageCursor = "mcpspec-page-2"
 
 // listModern pages the tools at the stateless revision: the first page holds them all with
 // nextCursor ModernPageCursor; the page that names is empty with nextCursor "", a valid
@@ -184,8 +184,8 @@ func (s *server) listModern(m message) []byte {
 	res := map[string]any{"resultType": "complete", "tools": s.modernToolsFor(), "ttlMs": 0, "cacheScope": "public", "_meta": serverMeta()}
 	switch {
 	case p.Cursor == nil:
-		res["nextCursor"] = ModernPageCursor
-	case *p.Cursor == ModernPageCursor:
+		res["nextCursor"] = StatelessPageCursor
+	case *p.Cursor == StatelessPageCursor:
 		res["tools"] = []map[string]any{}
 		res["nextCursor"] = ""
 		s.rec.note(Event{Kind: EvEmptyCursor}, `nextCursor "" sent`)

@@ -63,13 +63,13 @@ func ServesAt(scenario, revision string) bool {
 	}
 	switch scenario {
 	case ScenarioInitialize:
-		return !harness.IsModern(revision)
+		return !harness.IsStateless(revision)
 	case ScenarioElicitDefaults:
 		return revision == elicitDefaultsRevision
 	case ScenarioTaskCancel: // tasks exist at 2025-11-25 only
 		return revision == harness.Rev20251125
 	case ScenarioSubscriptions, ScenarioSkills: // subscriptions/listen and extensions are 2026-07-28's
-		return harness.IsModern(revision)
+		return harness.IsStateless(revision)
 	}
 	return true
 }
@@ -193,7 +193,7 @@ func (s *server) handle(ctx context.Context, m message, emit func([]byte)) []byt
 		return nil
 	case !m.isRequest():
 		return nil
-	case s.script.Modern():
+	case s.script.Stateless():
 		return s.handleModern(m)
 	}
 	switch m.Method {
@@ -266,7 +266,7 @@ func ToolNames(revision string) []string {
 func (s Script) toolNames() []string {
 	srv := &server{script: s}
 	ts := srv.tools()
-	if s.Modern() {
+	if s.Stateless() {
 		ts = srv.modernToolsFor()
 	}
 	var out []string

@@ -532,7 +532,7 @@ func judgeStepUp(v *View) Finding {
 	// At 2026-07-28 the challenge names the operation's scope alone, and the client asks for
 	// the union of it and what it asked before (§ Step-Up Authorization Flow, step 2).
 	want, challenged := []string{probe.ScopeWrite}, probe.StepUpScope
-	if harness.IsModern(v.Revision) {
+	if harness.IsStateless(v.Revision) {
 		challenged = probe.ScopeWrite
 		for _, a := range auths {
 			if a.at < ups[0] {

@@ -125,7 +125,7 @@ func (c *Check) validate() error {
 			return fmt.Errorf("client check %s: unknown transport %q", c.ID, t)
 		}
 	}
-	if slices.ContainsFunc(c.Versions, harness.IsModern) {
+	if slices.ContainsFunc(c.Versions, harness.IsStateless) {
 		c.Judge = gateModern(c.Judge)
 	}
 	return nil

@@ -37,7 +37,7 @@ func judgeSchemaPreserve(v *View) Finding {
 	wantJSON, _ := json.Marshal(want)
 	var norm map[string]any
 	_ = json.Unmarshal(wantJSON, &norm) // numbers as float64, as the echo decodes them
-	modern := harness.IsModern(v.Revision)
+	modern := harness.IsStateless(v.Revision)
 	var lost []string
 	for _, k := range probe.PreservationKeywords(v.Revision) {
 		got, ok := echoed[k]

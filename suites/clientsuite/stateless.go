@@ -18,7 +18,7 @@ import (
 // it: it sent initialize only, which the probe refused, and left.
 func gateModern(judge func(*View) Finding) func(*View) Finding {
 	return func(v *View) Finding {
-		if harness.IsModern(v.Revision) && !v.SpeaksModern() {
+		if harness.IsStateless(v.Revision) && !v.SpeaksStateless() {
 			if len(v.Msgs) == 0 {
 				return untestable("the client sent no message")
 			}
@@ -32,7 +32,7 @@ func gateModern(judge func(*View) Finding) func(*View) Finding {
 // server/discover, or sent a request whose _meta names a protocol version, which only that
 // revision defines. Any other request (a ping before initialize, say) is no such sign: an
 // older client is not judged by rules it never claimed to follow.
-func (v *View) SpeaksModern() bool {
+func (v *View) SpeaksStateless() bool {
 	return slices.ContainsFunc(v.Msgs, func(m Msg) bool {
 		return m.IsRequest() && (m.Method == "server/discover" || metaNamesVersion(m.Raw))
 	})

@@ -16,7 +16,7 @@ const call26 = `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"
 
 // A client that speaks only the handshake era sends initialize at 2026-07-28, is refused and
 // leaves: the checks of that revision are na with the reason, not failures.
-func TestModernChecksNAForLegacyClient(t *testing.T) {
+func TestStatelessChecksNAForLegacyClient(t *testing.T) {
 	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
 	v := NewView(probe.ScenarioTools, "2026-07-28", "http", "2026-07-28", []probe.Record{post(1, initialize, nil)}, schema.New())
 	for _, id := range []string{"HTTP26-META-HEADERS-CLIENT", "MSG-JSONRPC", "HTTP-POST-ACCEPT"} {

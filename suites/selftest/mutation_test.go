@@ -172,7 +172,7 @@ func runAll(t *testing.T, faults ...string) map[key]reports.Result {
 
 // runStateless executes the checks that need a modern-only server against one.
 func runStateless(t *testing.T, faults ...string) map[key]reports.Result {
-	return runOn(t, statelessTargets(t, faults...), func(c *conform.Check) bool { return c.ModernOnlyServer })
+	return runOn(t, statelessTargets(t, faults...), func(c *conform.Check) bool { return c.StatelessOnlyServer })
 }
 
 // runOn executes the checks include selects over each target, at each of its revisions (all
@@ -284,7 +284,7 @@ func statelessResults(t *testing.T) map[key]reports.Result {
 func expectAllPass(t *testing.T, results map[key]reports.Result, round string, dualEra, authMode bool) {
 	t.Helper()
 	for k, res := range results {
-		if c, _ := conform.Lookup(k.id); dualEra && c != nil && c.ModernOnlyServer {
+		if c, _ := conform.Lookup(k.id); dualEra && c != nil && c.StatelessOnlyServer {
 			if res.Status != reports.NA {
 				t.Errorf("%s%s: %s against the dual-era reference, want na: %s", round, k, res.Status, res.Message)
 			}
@@ -340,7 +340,7 @@ func TestEveryFaultFailsItsCheck(t *testing.T) {
 				want = reports.Warn
 			}
 			targets, baseline := referenceTargets(t, f.ID), base
-			if c.ModernOnlyServer {
+			if c.StatelessOnlyServer {
 				targets, baseline = statelessTargets(t, f.ID), statelessResults(t)
 			}
 			if isAuth(c) {
@@ -352,7 +352,7 @@ func TestEveryFaultFailsItsCheck(t *testing.T) {
 			if sideEffectsWanted {
 				// A check proven under other arguments (provenWith) has no comparable baseline.
 				include = func(o *conform.Check) bool {
-					return (!c.ModernOnlyServer || o.ModernOnlyServer) && (!isAuth(c) || isAuth(o)) && (o.ID == c.ID || provenWith[o.ID] == nil)
+					return (!c.StatelessOnlyServer || o.StatelessOnlyServer) && (!isAuth(c) || isAuth(o)) && (o.ID == c.ID || provenWith[o.ID] == nil)
 				}
 			}
 			slowArgs := selftestSlowArgs
