@@ -316,7 +316,7 @@ func (h *HTTPServer) post(w http.ResponseWriter, body []byte) {
 	}
 	status := http.StatusOK
 	if h.srv.script.Stateless() {
-		status = modernStatus(out)
+		status = statelessStatus(out)
 	}
 	h.answer(w, ChanPOST, status, "application/json", out)
 }

@@ -27,7 +27,7 @@ const ToolInput = "probe_input"
 // the client no requests of its own (ping is gone), so the probe's other tools give way to
 // probe_input, whose input travels in InputRequiredResult round trips. The official fixture
 // add_numbers comes first, as in the official tools_call (fixtures.go).
-func modernTools() []map[string]any {
+func statelessTools() []map[string]any {
 	return []map[string]any{addNumbersTool(), {"name": ToolEcho, "description": "Answers with its text argument.", "inputSchema": map[string]any{
 		"type":       "object",
 		"properties": map[string]any{"text": map[string]any{"type": "string", "default": EchoDefault}},
@@ -36,11 +36,11 @@ func modernTools() []map[string]any {
 }
 
 // modernToolsFor are the tools listed at the stateless revision in the script's scenario.
-func (s *server) modernToolsFor() []map[string]any {
+func (s *server) statelessToolsFor() []map[string]any {
 	if ts, ok := s.scenarioTools(); ok {
 		return ts
 	}
-	return modernTools()
+	return statelessTools()
 }
 
 // serverMeta is the _meta every modern result carries (META26-SERVERINFO).
@@ -49,7 +49,7 @@ func serverMeta() map[string]any {
 }
 
 // handleModern answers one request at the stateless revision.
-func (s *server) handleModern(m message) []byte {
+func (s *server) handleStateless(m message) []byte {
 	if s.script.Scenario == ScenarioSkills {
 		if resp, ok := s.handleSkills(m); ok {
 			return resp
@@ -79,7 +79,7 @@ func (s *server) handleModern(m message) []byte {
 			"data": map[string]any{"supported": []string{s.script.Revision}},
 		}})
 	case "tools/list":
-		return s.listModern(m)
+		return s.listStateless(m)
 	case "tools/call":
 		var p struct {
 			Name      string         `json:"name"`
@@ -112,7 +112,7 @@ func (s *server) handleModern(m message) []byte {
 
 // modernStatus is the HTTP status of a modern answer: 404 for an unknown method
 // (HTTP26-METHOD-404), 400 for any other error, 200 for a result.
-func modernStatus(resp []byte) int {
+func statelessStatus(resp []byte) int {
 	var m struct {
 		Error *struct {
 			Code int `json:"code"`
@@ -176,12 +176,12 @@ const StatelessPageCursor = "mcpspec-page-2"
 // cursor a client must not take for the end (PAGE-EMPTY-STRING-CURSOR); the page "" names is
 // empty and the last. A client that never follows the first cursor did not page, which shows
 // nothing of how it reads "".
-func (s *server) listModern(m message) []byte {
+func (s *server) listStateless(m message) []byte {
 	var p struct {
 		Cursor *string `json:"cursor"`
 	}
 	_ = json.Unmarshal(m.Params, &p)
-	res := map[string]any{"resultType": "complete", "tools": s.modernToolsFor(), "ttlMs": 0, "cacheScope": "public", "_meta": serverMeta()}
+	res := map[string]any{"resultType": "complete", "tools": s.statelessToolsFor(), "ttlMs": 0, "cacheScope": "public", "_meta": serverMeta()}
 	switch {
 	case p.Cursor == nil:
 		res["nextCursor"] = StatelessPageCursor

@@ -194,7 +194,7 @@ func (s *server) handle(ctx context.Context, m message, emit func([]byte)) []byt
 	case !m.isRequest():
 		return nil
 	case s.script.Stateless():
-		return s.handleModern(m)
+		return s.handleStateless(m)
 	}
 	switch m.Method {
 	case "initialize":
@@ -267,7 +267,7 @@ func (s Script) toolNames() []string {
 	srv := &server{script: s}
 	ts := srv.tools()
 	if s.Stateless() {
-		ts = srv.modernToolsFor()
+		ts = srv.statelessToolsFor()
 	}
 	var out []string
 	for _, t := range ts {
