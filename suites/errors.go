@@ -106,7 +106,7 @@ func dualEra(t *conform.T, resp jsonrpc.Message) (conform.Finding, bool) {
 // expectRemoved judges a modern request for a method the revision removed: -32601, over HTTP
 // with 404.
 func expectRemoved(t *conform.T, method string, params map[string]any) conform.Finding {
-	resp, d, err := modernRequest(t, method, params, nil)
+	resp, d, err := statelessRequest(t, method, params, nil)
 	if err != nil {
 		return conform.Violated("a modern %s got no JSON-RPC reply: %v", method, err)
 	}

@@ -53,7 +53,7 @@ func init() {
 func checkJSONRPCVersion(t *conform.T) conform.Finding {
 	for _, frame := range []string{`{"jsonrpc":"1.0","id":%s,"method":"%s"}`, `{"id":%s,"method":"%s"}`} {
 		id := t.S.NextID()
-		sent := string(modernFrame(t.S, []byte(fmt.Sprintf(frame, id, probeMethod(t.S)))))
+		sent := string(statelessFrame(t.S, []byte(fmt.Sprintf(frame, id, probeMethod(t.S)))))
 		resp, _, err := reply(t, []byte(sent), id)
 		if err != nil {
 			return conform.Violated("%s: %v", sent, err)
@@ -297,7 +297,7 @@ func checkParseError(t *conform.T) conform.Finding {
 func checkInvalidRequest(t *conform.T) conform.Finding {
 	id := t.S.NextID()
 	for _, frame := range []string{nonStringMethod, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"params":{}}`, id)} {
-		frame = string(modernFrame(t.S, []byte(frame)))
+		frame = string(statelessFrame(t.S, []byte(frame)))
 		resp, _, err := reply(t, []byte(frame), id)
 		if err != nil {
 			return conform.Violated("%s got no error reply: %v", frame, err)
@@ -380,7 +380,7 @@ func checkIDProbe(literal string) func(t *conform.T) conform.Finding {
 			method = unknownMethod // answered with an error under the id: enough to judge it
 		}
 		t.S.Sent(id, method)
-		frame := modernFrame(t.S, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q}`, literal, method)))
+		frame := statelessFrame(t.S, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q}`, literal, method)))
 		resp, _, err := reply(t, frame, id)
 		switch {
 		case err != nil:
@@ -410,7 +410,7 @@ func checkRPCPrefix(t *conform.T) conform.Finding {
 // params are absent or an object:
 // without it a modern server would refuse the frame for its _meta, not for what the check
 // probes. Other frames, and every frame of a handshake session, are sent as written.
-func modernFrame(s *harness.Session, frame []byte) []byte {
+func statelessFrame(s *harness.Session, frame []byte) []byte {
 	if !s.Stateless() {
 		return frame
 	}

@@ -23,7 +23,7 @@ var streamTransport = []string{wire.Stdio, wire.HTTP}
 
 // modernRequest sends method with params (required _meta added unless meta overrides it) and
 // the HTTP headers given, and returns the reply and its delivery.
-func modernRequest(t *conform.T, method string, params map[string]any, header http.Header) (jsonrpc.Message, *wire.Delivery, error) {
+func statelessRequest(t *conform.T, method string, params map[string]any, header http.Header) (jsonrpc.Message, *wire.Delivery, error) {
 	id := t.S.NextID()
 	frame := rawRequest(id, method, t.S.StatelessParams(params))
 	from := t.S.Mark()
@@ -41,7 +41,7 @@ func modernRequest(t *conform.T, method string, params map[string]any, header ht
 }
 
 // listMethodModern is a list method the discovered capabilities promise, or server/discover.
-func listMethodModern(t *conform.T) string {
+func listMethodStateless(t *conform.T) string {
 	var caps map[string]json.RawMessage
 	_ = json.Unmarshal(t.S.InitResult()["capabilities"], &caps)
 	for _, c := range []struct{ cap, method string }{{"tools", "tools/list"}, {"resources", "resources/list"}, {"prompts", "prompts/list"}} {
@@ -53,9 +53,9 @@ func listMethodModern(t *conform.T) string {
 }
 
 // modernResults gathers the results of discover and of a list method.
-func modernResults(t *conform.T) (map[string]jsonrpc.Message, *conform.Finding) {
+func statelessResults(t *conform.T) (map[string]jsonrpc.Message, *conform.Finding) {
 	out := map[string]jsonrpc.Message{"server/discover": t.S.InitResponse()}
-	if m := listMethodModern(t); m != "server/discover" {
+	if m := listMethodStateless(t); m != "server/discover" {
 		resp, err := t.S.Request(t.Ctx, m, nil)
 		if err != nil {
 			f := conform.Violated("%s: %v", m, err)

@@ -596,7 +596,7 @@ func toolListChangedReady(t *conform.T) (conform.Finding, bool) {
 
 func checkToolListChanged(t *conform.T) conform.Finding {
 	if t.S.Stateless() {
-		return checkToolListChangedModern(t)
+		return checkToolListChangedStateless(t)
 	}
 	if t.Transport == wire.HTTP {
 		// Somewhere for a notification unrelated to a request to go; a server without GET
@@ -618,7 +618,7 @@ func checkToolListChanged(t *conform.T) conform.Finding {
 
 // checkToolListChangedModern listens for tool list changes, changes the list and expects the
 // notification on the listen stream.
-func checkToolListChangedModern(t *conform.T) conform.Finding {
+func checkToolListChangedStateless(t *conform.T) conform.Finding {
 	l, _, f := acknowledged(t, t.S, t.S.NextID(), map[string]any{"toolsListChanged": true})
 	if f != nil {
 		return *f

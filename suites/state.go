@@ -310,8 +310,8 @@ func sendInvalidLevel(t *conform.T) (string, jsonrpc.Message, error) {
 	if meta, ok := params["_meta"].(map[string]any); ok {
 		meta[metaLogLevel] = unknownLogLevel
 	}
-	method := listMethodModern(t)
-	resp, _, err := modernRequest(t, method, params, nil)
+	method := listMethodStateless(t)
+	resp, _, err := statelessRequest(t, method, params, nil)
 	return method + " with _meta log level", resp, err
 }
 

@@ -393,7 +393,7 @@ func checkDisconnectNotCancel(t *conform.T) conform.Finding {
 
 // modernSlowCall calls the slow tool with a progress token on the session's connection and
 // waits for its response and for the end of its HTTP response.
-func modernSlowCall(t *conform.T) (*wire.Delivery, []wire.Received, *conform.Finding) {
+func statelessSlowCall(t *conform.T) (*wire.Delivery, []wire.Received, *conform.Finding) {
 	if f, ok := needSlowTool(t); !ok {
 		return nil, nil, &f
 	}
@@ -422,7 +422,7 @@ func modernSlowCall(t *conform.T) (*wire.Delivery, []wire.Received, *conform.Fin
 }
 
 func checkNoStreamRequests(t *conform.T) conform.Finding {
-	d, got, f := modernSlowCall(t)
+	d, got, f := statelessSlowCall(t)
 	if f != nil {
 		return *f
 	}
@@ -440,7 +440,7 @@ func checkNoStreamRequests(t *conform.T) conform.Finding {
 }
 
 func checkXAccel(t *conform.T) conform.Finding {
-	d, _, f := modernSlowCall(t)
+	d, _, f := statelessSlowCall(t)
 	if f != nil {
 		return *f
 	}

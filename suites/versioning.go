@@ -36,7 +36,7 @@ func init() {
 func checkUnsupportedVersion(t *conform.T) conform.Finding {
 	const bogus = "1900-01-01"
 	meta := map[string]any{harness.MetaProtocolVersion: bogus, harness.MetaClientCapabilities: map[string]any{}}
-	resp, d, err := modernRequest(t, "server/discover", map[string]any{"_meta": meta}, http.Header{streamhttp.HeaderProtocol: {bogus}})
+	resp, d, err := statelessRequest(t, "server/discover", map[string]any{"_meta": meta}, http.Header{streamhttp.HeaderProtocol: {bogus}})
 	if err != nil {
 		return conform.Violated("a request at %s got no JSON-RPC reply: %v", bogus, err)
 	}
