@@ -109,7 +109,7 @@ func init() {
 	// At the stateless revision a client that speaks only the handshake era never got past
 	// initialize: its authorization, however it went, is not judged as 2026-07-28's.
 	for i := range checks {
-		checks[i].Judge = gateModern(checks[i].Judge)
+		checks[i].Judge = gateStateless(checks[i].Judge)
 	}
 	Register(checks...)
 }

@@ -126,7 +126,7 @@ func (c *Check) validate() error {
 		}
 	}
 	if slices.ContainsFunc(c.Versions, harness.IsStateless) {
-		c.Judge = gateModern(c.Judge)
+		c.Judge = gateStateless(c.Judge)
 	}
 	return nil
 }

@@ -16,7 +16,7 @@ import (
 
 // gateModern makes a check judging a stateless revision na for a client that does not speak
 // it: it sent initialize only, which the probe refused, and left.
-func gateModern(judge func(*View) Finding) func(*View) Finding {
+func gateStateless(judge func(*View) Finding) func(*View) Finding {
 	return func(v *View) Finding {
 		if harness.IsStateless(v.Revision) && !v.SpeaksStateless() {
 			if len(v.Msgs) == 0 {
@@ -55,7 +55,7 @@ func metaNamesVersion(raw json.RawMessage) bool {
 
 // modernRequests counts the client's requests past discovery (neither initialize nor
 // server/discover): at the stateless revision, going on.
-func (v *View) modernRequests() int {
+func (v *View) statelessRequests() int {
 	n := 0
 	for _, m := range v.Msgs {
 		if m.IsRequest() && m.Method != "initialize" && m.Method != "server/discover" {
