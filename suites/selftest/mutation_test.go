@@ -94,10 +94,10 @@ func statelessTargets(t *testing.T, faults ...string) []harness.Target {
 		argv = append(argv, "--fault", f)
 	}
 	httpAddr := freeAddr(t)
-	modern := []string{harness.Rev20260728}
+	stateless := []string{harness.Rev20260728}
 	return []harness.Target{
-		{Transport: wire.Stdio, Command: stdio.Command{Argv: argv}, Revisions: modern},
-		{Transport: wire.HTTP, URL: "http://" + httpAddr + "/mcp", Command: stdio.Command{Argv: append(slices.Clone(argv), "--http", httpAddr)}, Revisions: modern},
+		{Transport: wire.Stdio, Command: stdio.Command{Argv: argv}, Revisions: stateless},
+		{Transport: wire.HTTP, URL: "http://" + httpAddr + "/mcp", Command: stdio.Command{Argv: append(slices.Clone(argv), "--http", httpAddr)}, Revisions: stateless},
 	}
 }
 
