@@ -46,7 +46,7 @@ func TestEras(t *testing.T) {
 			t.Errorf("EraOf(%q) = %q, want %q", rev, got, want)
 		}
 		if IsStateless(rev) != (want == EraStateless) {
-			t.Errorf("IsModern(%q) disagrees with EraOf", rev)
+			t.Errorf("IsStateless(%q) disagrees with EraOf", rev)
 		}
 	}
 }

@@ -18,12 +18,12 @@ const (
 	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
 )
 
-// IsModern reports whether revision is of the stateless era (EraOf): no initialize, _meta on
+// IsStateless reports whether revision is of the stateless era (EraOf): no initialize, _meta on
 // every request. The name is the old one of EraStateless, kept until its callers in suites/
 // read EraOf instead.
 func IsStateless(revision string) bool { return EraOf(revision) == EraStateless }
 
-// NotModernError is a server's answer to server/discover that shows it does not serve the
+// NotStatelessError is a server's answer to server/discover that shows it does not serve the
 // stateless revision (it is a handshake-era server, or it does not list the revision).
 type NotStatelessError struct {
 	Answer string
@@ -33,7 +33,7 @@ func (e *NotStatelessError) Error() string {
 	return "server/discover was answered " + e.Answer
 }
 
-// OpenModern attaches to conn and discovers the server at the stateless revision: there is no
+// OpenStateless attaches to conn and discovers the server at the stateless revision: there is no
 // handshake, every request carries the revision and the client's capabilities in its _meta.
 func OpenStateless(ctx context.Context, conn wire.Conn, env *Env, revision, owner string) (*Session, error) {
 	s := Attach(conn, env, revision)
@@ -85,7 +85,7 @@ func OpenStateless(ctx context.Context, conn wire.Conn, env *Env, revision, owne
 	return s, nil
 }
 
-// Modern reports whether the session speaks the stateless revision.
+// Stateless reports whether the session speaks the stateless revision.
 func (s *Session) Stateless() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -120,5 +120,5 @@ func (s *Session) withMeta(params any) any {
 	return obj
 }
 
-// ModernParams returns params with the required _meta, for checks that build frames themselves.
+// StatelessParams returns params with the required _meta, for checks that build frames themselves.
 func (s *Session) StatelessParams(params any) any { return s.withMeta(params) }

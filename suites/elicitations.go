@@ -123,7 +123,7 @@ func gatherElicitations(t *conform.T) ([]inputRequest, *conform.Finding) {
 	return forms, nil
 }
 
-// gatherModernElicitations is gatherElicitations at 2026-07-28: the input requests of each
+// gatherStatelessElicitations is gatherElicitations at 2026-07-28: the input requests of each
 // eliciting tool, answered round after round.
 func gatherStatelessElicitations(t *conform.T) ([]inputRequest, *conform.Finding) {
 	var defs []toolDef

@@ -19,7 +19,7 @@ import (
 // kind of input after another.
 const inputRounds = 3
 
-// inputsAtModern says why the checks of this file run at 2026-07-28 only.
+// inputsAtStateless says why the checks of this file run at 2026-07-28 only.
 const inputsAtStateless = " Checked at 2026-07-28 only, on the input tool's input requests: at the handshake revisions the rule binds server-initiated requests, which mcpspec does not provoke."
 
 // inputToolReady ends a check at once when mcpspec was given no input tool.
@@ -194,7 +194,7 @@ func callInputTool(t *conform.T, caps any, args map[string]any, extra map[string
 	return callToolStateless(t, t.Options().InputTool, caps, args, extra)
 }
 
-// callToolModern is callInputTool for the tool name.
+// callToolStateless is callInputTool for the tool name.
 func callToolStateless(t *conform.T, name string, caps any, args map[string]any, extra map[string]any) (jsonrpc.Message, *wire.Delivery, error) {
 	params := map[string]any{
 		"name":      name,

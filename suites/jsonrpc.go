@@ -405,10 +405,10 @@ func checkRPCPrefix(t *conform.T) conform.Finding {
 	return conform.Passed("")
 }
 
-// modernFrame adds the stateless revision's required _meta to a raw frame a check built itself,
-// in a modern session and when the frame is a request-like object (a method, or params) whose
+// statelessFrame adds the stateless revision's required _meta to a raw frame a check built itself,
+// in a stateless session and when the frame is a request-like object (a method, or params) whose
 // params are absent or an object:
-// without it a modern server would refuse the frame for its _meta, not for what the check
+// without it a stateless server would refuse the frame for its _meta, not for what the check
 // probes. Other frames, and every frame of a handshake session, are sent as written.
 func statelessFrame(s *harness.Session, frame []byte) []byte {
 	if !s.Stateless() {

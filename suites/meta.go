@@ -63,7 +63,7 @@ func serverInfoProblem(obj map[string]json.RawMessage) string {
 	return ""
 }
 
-// modernMeta is the required _meta of a request at version, with extra keys set (nil values
+// statelessMeta is the required _meta of a request at version, with extra keys set (nil values
 // remove a key).
 func statelessMeta(version string, extra map[string]any) map[string]any {
 	meta := map[string]any{

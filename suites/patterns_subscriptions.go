@@ -179,7 +179,7 @@ func checkSubAckSubset(t *conform.T) conform.Finding {
 	return conform.Passed("")
 }
 
-// startModernSlow calls the slow tool with a progress token in a request of the stateless
+// startStatelessSlow calls the slow tool with a progress token in a request of the stateless
 // revision (its own _meta carries the required keys beside the token).
 func startStatelessSlow(t *conform.T, token jsonrpc.ID) (slowCall, error) {
 	meta := map[string]any{harness.MetaProtocolVersion: t.Revision, harness.MetaClientCapabilities: map[string]any{}, "progressToken": token.JSON()}

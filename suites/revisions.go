@@ -21,7 +21,7 @@ const unsupportedRevision = "1999-01-01"
 // streamTransport: the stateless revision has no legacy HTTP+SSE transport.
 var streamTransport = []string{wire.Stdio, wire.HTTP}
 
-// modernRequest sends method with params (required _meta added unless meta overrides it) and
+// statelessRequest sends method with params (required _meta added unless meta overrides it) and
 // the HTTP headers given, and returns the reply and its delivery.
 func statelessRequest(t *conform.T, method string, params map[string]any, header http.Header) (jsonrpc.Message, *wire.Delivery, error) {
 	id := t.S.NextID()
@@ -40,7 +40,7 @@ func statelessRequest(t *conform.T, method string, params map[string]any, header
 	return resp, d, err
 }
 
-// listMethodModern is a list method the discovered capabilities promise, or server/discover.
+// listMethodStateless is a list method the discovered capabilities promise, or server/discover.
 func listMethodStateless(t *conform.T) string {
 	var caps map[string]json.RawMessage
 	_ = json.Unmarshal(t.S.InitResult()["capabilities"], &caps)
@@ -52,7 +52,7 @@ func listMethodStateless(t *conform.T) string {
 	return "server/discover"
 }
 
-// modernResults gathers the results of discover and of a list method.
+// statelessResults gathers the results of discover and of a list method.
 func statelessResults(t *conform.T) (map[string]jsonrpc.Message, *conform.Finding) {
 	out := map[string]jsonrpc.Message{"server/discover": t.S.InitResponse()}
 	if m := listMethodStateless(t); m != "server/discover" {
@@ -75,7 +75,7 @@ func probeMethod(s *harness.Session) string {
 	return "ping"
 }
 
-// probeRequest is a request frame of probeMethod with id, carrying _meta in a modern session.
+// probeRequest is a request frame of probeMethod with id, carrying _meta in a stateless session.
 func probeRequest(s *harness.Session, id jsonrpc.ID) []byte {
 	return rawRequest(id, probeMethod(s), s.StatelessParams(nil))
 }

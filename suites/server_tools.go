@@ -616,7 +616,7 @@ func checkToolListChanged(t *conform.T) conform.Finding {
 	return conform.Passed("")
 }
 
-// checkToolListChangedModern listens for tool list changes, changes the list and expects the
+// checkToolListChangedStateless listens for tool list changes, changes the list and expects the
 // notification on the listen stream.
 func checkToolListChangedStateless(t *conform.T) conform.Finding {
 	l, _, f := acknowledged(t, t.S, t.S.NextID(), map[string]any{"toolsListChanged": true})

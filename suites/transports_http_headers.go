@@ -138,7 +138,7 @@ func checkHeaderMismatch(t *conform.T) conform.Finding {
 	return expectHeaderMismatch(t, "Mcp-Method: tools/list on a server/discover request", resp, d, err)
 }
 
-// modernDo sends method with params (required _meta added) as one HTTP request shaped by r,
+// statelessDo sends method with params (required _meta added) as one HTTP request shaped by r,
 // and returns the reply and its delivery.
 func statelessDo(t *conform.T, method string, params map[string]any, r streamhttp.Request) (jsonrpc.Message, *wire.Delivery, error) {
 	id := t.S.NextID()

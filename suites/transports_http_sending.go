@@ -391,7 +391,7 @@ func checkDisconnectNotCancel(t *conform.T) conform.Finding {
 	}
 }
 
-// modernSlowCall calls the slow tool with a progress token on the session's connection and
+// statelessSlowCall calls the slow tool with a progress token on the session's connection and
 // waits for its response and for the end of its HTTP response.
 func statelessSlowCall(t *conform.T) (*wire.Delivery, []wire.Received, *conform.Finding) {
 	if f, ok := needSlowTool(t); !ok {

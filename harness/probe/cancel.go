@@ -97,7 +97,7 @@ func (s *server) intercept(ctx context.Context, m message, emit func([]byte)) (r
 	case "tools/list":
 		res := map[string]any{"tools": cancelTools(s.script.Scenario)}
 		if s.script.Stateless() {
-			// As listModern's one page (the empty-cursor rule is tools_call's matter).
+			// As listStateless's one page (the empty-cursor rule is tools_call's matter).
 			res["resultType"], res["_meta"], res["ttlMs"], res["cacheScope"] = "complete", serverMeta(), 0, "public"
 		}
 		return result(m.ID, res), true

@@ -14,7 +14,7 @@ import (
 // the client's capabilities in _meta; over HTTP the request metadata headers mirror the body.
 // The checks live in the files of their pages.
 
-// gateModern makes a check judging a stateless revision na for a client that does not speak
+// gateStateless makes a check judging a stateless revision na for a client that does not speak
 // it: it sent initialize only, which the probe refused, and left.
 func gateStateless(judge func(*View) Finding) func(*View) Finding {
 	return func(v *View) Finding {
@@ -28,7 +28,7 @@ func gateStateless(judge func(*View) Finding) func(*View) Finding {
 	}
 }
 
-// SpeaksModern reports whether the client says it speaks the stateless revision: it asked
+// SpeaksStateless reports whether the client says it speaks the stateless revision: it asked
 // server/discover, or sent a request whose _meta names a protocol version, which only that
 // revision defines. Any other request (a ping before initialize, say) is no such sign: an
 // older client is not judged by rules it never claimed to follow.
@@ -53,7 +53,7 @@ func metaNamesVersion(raw json.RawMessage) bool {
 	return ok
 }
 
-// modernRequests counts the client's requests past discovery (neither initialize nor
+// statelessRequests counts the client's requests past discovery (neither initialize nor
 // server/discover): at the stateless revision, going on.
 func (v *View) statelessRequests() int {
 	n := 0

@@ -45,14 +45,14 @@ type Check struct {
 	Revisions  Revisions
 	Versions   []string
 	Transports []string
-	// ModernTransports narrows Transports at the stateless revision (nil: the same), for checks
+	// StatelessTransports narrows Transports at the stateless revision (nil: the same), for checks
 	// whose probe means something else there on some transport.
 	StatelessTransports []string
 	Connection          Connection
 	// Once: the check does not depend on the session's revision (it probes the server with its
 	// own initialize); it runs at the newest selected revision only.
 	Once bool
-	// ModernOnlyServer: the requirement binds only a server that serves no handshake revision;
+	// StatelessOnlyServer: the requirement binds only a server that serves no handshake revision;
 	// against a dual-era server the check reports na.
 	StatelessOnlyServer bool
 	// Waits: the check spends most of its time waiting out a bounded window (a cancelled

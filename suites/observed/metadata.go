@@ -8,7 +8,7 @@ import (
 	"github.com/mcpspec/mcpspec/suites/clientsuite"
 )
 
-// modernChecks: the 2026-07-28 request metadata, and cursors.
+// statelessChecks: the 2026-07-28 request metadata, and cursors.
 func statelessChecks() []Check {
 	return []Check{
 		{ID: "HTTP26-META-HEADERS-CLIENT", Side: Client, Level: "MUST", Transports: httpOnly, Versions: []string{harness.Rev20260728},
