@@ -200,7 +200,7 @@ func readUnknownResource(t *conform.T) (jsonrpc.Message, conform.Finding, bool) 
 	if !t.S.HasCapability("resources") {
 		return jsonrpc.Message{}, conform.NA("server/discover declares no resources capability"), false
 	}
-	resp, _, err := modernRequest(t, "resources/read", map[string]any{"uri": unknownResourceURI}, nil)
+	resp, _, err := statelessRequest(t, "resources/read", map[string]any{"uri": unknownResourceURI}, nil)
 	if err != nil {
 		return resp, conform.Violated("resources/read of %s got no JSON-RPC reply: %v", unknownResourceURI, err), false
 	}
@@ -246,12 +246,12 @@ var malformedURIs = []string{
 // uri in Base64, so that any uri can travel in it.
 func readResource(t *conform.T, uri string) (jsonrpc.Message, *wire.Delivery, error) {
 	params := map[string]any{"uri": uri}
-	if t.S.Modern() {
+	if t.S.Stateless() {
 		var h http.Header
 		if t.Transport == wire.HTTP {
 			h = http.Header{streamhttp.HeaderName: {base64Header(uri)}}
 		}
-		return modernRequest(t, "resources/read", params, h)
+		return statelessRequest(t, "resources/read", params, h)
 	}
 	resp, err := t.S.Request(t.Ctx, "resources/read", params)
 	return resp, nil, err

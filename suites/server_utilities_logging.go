@@ -92,7 +92,7 @@ type logParams struct {
 
 func checkLogCap(t *conform.T) conform.Finding {
 	level := "debug" // at 2026-07-28 in the call's _meta
-	if !t.S.Modern() {
+	if !t.S.Stateless() {
 		// The server may refuse this; the log tool's messages are what matter.
 		_, _ = setLevel(t, level)
 		level = ""
@@ -189,7 +189,7 @@ func checkInvalidLevel(t *conform.T) conform.Finding {
 	if obs.invalidErr != nil {
 		return conform.Crashed("%s %q got no reply: %v", obs.invalidMethod, unknownLogLevel, obs.invalidErr)
 	}
-	if harness.IsModern(t.Revision) {
+	if harness.IsStateless(t.Revision) {
 		if !obs.invalid.HasError {
 			return conform.Violated("%s %q was served: %s", obs.invalidMethod, unknownLogLevel, show(obs.invalid))
 		}

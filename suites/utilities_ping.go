@@ -24,7 +24,7 @@ func init() {
 }
 
 func checkPingRemoved(t *conform.T) conform.Finding {
-	resp, _, err := modernRequest(t, "ping", nil, nil)
+	resp, _, err := statelessRequest(t, "ping", nil, nil)
 	if err != nil {
 		return conform.Violated("a modern ping got no JSON-RPC reply: %v", err)
 	}
