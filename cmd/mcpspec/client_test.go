@@ -39,7 +39,8 @@ var clientTestFlags = []string{"--timeout-request", "3s", "--timeout-idle", "10s
 // header scenarios), so that every check has a result.
 var selfTestScenarios = strings.Join(append(slices.Clone(probe.Scenarios), probe.ScenarioTaskCancel, probe.ScenarioSubscriptions, probe.ScenarioSkills,
 	probe.ScenarioInvalidToolHeaders, probe.ScenarioRefNoDeref, probe.ScenarioSchemaPreservation,
-	probe.ScenarioSkillVerifyDigest, probe.ScenarioSkillVerifySize, probe.ScenarioSkillVerifyFrontmatter), ",")
+	probe.ScenarioSkillVerifyDigest, probe.ScenarioSkillVerifySize, probe.ScenarioSkillVerifyFrontmatter,
+	probe.ScenarioTasksExtension, probe.ScenarioTasksUndeclared), ",")
 
 // runClient runs `mcpspec client` on the reference client (with faults) over a transport, in
 // the self-test's scenarios.

@@ -155,7 +155,7 @@ func judgeTaskXPollInterval(v *View) Finding {
 		}
 	}
 	if polls == 0 {
-		return untestable("the client polled no task with tasks/get")
+		return na("the client polled none of its tasks with tasks/get: no interval to judge")
 	}
 	return passed("each of the client's %d tasks/get came at least pollIntervalMs after the probe's last word on its task", polls)
 }
@@ -193,7 +193,7 @@ func judgeTaskXPollTerminal(v *View) Finding {
 		}
 	}
 	if judged == 0 {
-		return untestable("the client polled no task of %s", probe.ToolTaskX)
+		return na("the client polled no task of %s (never polled at all: TASKX-CLIENT-RESULT's matter)", probe.ToolTaskX)
 	}
 	return passed("the client polled each task of %s until a terminal status, or cancelled it", probe.ToolTaskX)
 }
@@ -290,7 +290,7 @@ func judgeTaskXNameHeader(v *View) Finding {
 		if len(v.tasksX()) == 0 {
 			return v.noTaskX()
 		}
-		return untestable("the client sent no tasks/get, tasks/update or tasks/cancel")
+		return na("the client sent no tasks/get, tasks/update or tasks/cancel: no header to judge")
 	}
 	return passed("each of the client's %d tasks/* requests carried Mcp-Name set to its taskId", n)
 }
