@@ -9,13 +9,15 @@ import (
 	"strings"
 )
 
-// DiffEntry is one requirement × revision × transport whose status differs
-// between two runs. OldStatus is empty for an added check, NewStatus for a
-// removed one.
+// DiffEntry is one requirement × revision × transport (× side of an observed
+// run, × scenario of a client run) whose status differs between two runs.
+// OldStatus is empty for an added check, NewStatus for a removed one.
 type DiffEntry struct {
 	ID        string `json:"id"`
 	Version   string `json:"version"`
 	Transport string `json:"transport"`
+	Side      string `json:"side,omitempty"`
+	Scenario  string `json:"scenario,omitempty"`
 	Title     string `json:"title"`
 	OldStatus Status `json:"oldStatus,omitempty"`
 	NewStatus Status `json:"newStatus,omitempty"`
@@ -56,7 +58,8 @@ func (d DiffReport) MarshalJSON() ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// Diff compares two runs keyed by (id, version, transport).
+// Diff compares two runs keyed by (id, version, transport, side, scenario): a client
+// check's rows of two scenarios are two results, never one overwriting the other.
 func Diff(old, new *Run) DiffReport {
 	oldByKey := indexResults(old)
 	newByKey := indexResults(new)
@@ -87,7 +90,7 @@ func Diff(old, new *Run) DiffReport {
 	}
 	for _, list := range []*[]DiffEntry{&d.Regressions, &d.Fixes, &d.Added, &d.Removed, &d.Changed} {
 		slices.SortFunc(*list, func(a, b DiffEntry) int {
-			return key{ID: a.ID, Version: a.Version, Transport: a.Transport}.compare(key{ID: b.ID, Version: b.Version, Transport: b.Transport})
+			return a.key().compare(b.key())
 		})
 	}
 	return d
@@ -118,9 +121,11 @@ func indexResults(r *Run) map[key]Result {
 }
 
 func diffEntry(r Result, old, new Status) DiffEntry {
-	return DiffEntry{ID: r.ID, Version: r.Version, Transport: r.Transport, Title: r.Title,
-		OldStatus: old, NewStatus: new, Message: r.Message}
+	return DiffEntry{ID: r.ID, Version: r.Version, Transport: r.Transport, Side: r.Side, Scenario: r.Scenario,
+		Title: r.Title, OldStatus: old, NewStatus: new, Message: r.Message}
 }
+
+func (e DiffEntry) key() key { return key{e.ID, e.Version, e.Transport, e.Side, e.Scenario} }
 
 // HasRegressions reports whether anything regressed.
 func (d DiffReport) HasRegressions() bool { return len(d.Regressions) > 0 }
@@ -149,8 +154,14 @@ func (d DiffReport) Write(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "%s (%d):\n", s.name, len(s.entries))
 		for _, e := range s.entries {
-			fmt.Fprintf(&b, "  %s %s %s: %s", oneLine(e.ID, messageWidth), oneLine(e.Version, messageWidth),
-				oneLine(e.Transport, messageWidth), transition(e))
+			fmt.Fprintf(&b, "  %s %s %s", oneLine(e.ID, messageWidth), oneLine(e.Version, messageWidth),
+				oneLine(e.Transport, messageWidth))
+			for _, qualifier := range []string{e.Side, e.Scenario} {
+				if qualifier != "" {
+					b.WriteString(" " + oneLine(qualifier, messageWidth))
+				}
+			}
+			b.WriteString(": " + transition(e))
 			if e.Message != "" && e.NewStatus != Pass && e.NewStatus != "" {
 				b.WriteString("  " + oneLine(e.Message, messageWidth))
 			}

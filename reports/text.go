@@ -62,14 +62,16 @@ func escapeControls(s string, keepLayout bool) string {
 }
 
 // key identifies a result across runs and in baselines. Side tells apart the two verdicts an
-// observed requirement may have (mcpspec judge); a baseline entry has none and covers both.
-type key struct{ ID, Version, Transport, Side string }
+// observed requirement may have (mcpspec judge), Scenario the rows of a client check that judges
+// several scenarios' recordings (mcpspec client); a baseline entry has neither and covers all.
+type key struct{ ID, Version, Transport, Side, Scenario string }
 
-func resultKey(r Result) key { return key{r.ID, r.Version, r.Transport, r.Side} }
+func resultKey(r Result) key { return key{r.ID, r.Version, r.Transport, r.Side, r.Scenario} }
 
-// compare orders keys by ID, then revision, then transport, then side.
+// compare orders keys by ID, then revision, then transport, then side, then scenario.
 func (k key) compare(o key) int {
-	return cmp.Or(cmp.Compare(k.ID, o.ID), cmp.Compare(k.Version, o.Version), cmp.Compare(k.Transport, o.Transport), cmp.Compare(k.Side, o.Side))
+	return cmp.Or(cmp.Compare(k.ID, o.ID), cmp.Compare(k.Version, o.Version), cmp.Compare(k.Transport, o.Transport),
+		cmp.Compare(k.Side, o.Side), cmp.Compare(k.Scenario, o.Scenario))
 }
 
 // exchangeHeader is the first line of one exchange in textual evidence,

@@ -44,7 +44,7 @@ func init() {
 		conform.Check{
 			ID: "LIFE-PRE-INIT-REQUEST", Revisions: conform.AllCatalogued, Level: "MUST", Connection: conform.Raw,
 			Summary:     "a request before initialize neither crashes nor hangs the server, and initialize still works after it",
-			LevelReason: "The spec leaves the answer to a premature request open, so any response (or HTTP error status) passes; dying or staying silent makes the server unusable and fails.",
+			LevelReason: "The SHOULD NOT binds the client and leaves the server's answer open, so any response (or HTTP error status) passes. What fails is the server's own MUST: JSON-RPC obliges it to answer every request, so staying silent fails, and so does dying, which leaves the initialize after it unanswered.",
 			Run:         checkPreInitRequest,
 		},
 		conform.Check{ID: "LIFE-INIT-FIRST", Revisions: conform.AllCatalogued, Level: "MUST", Connection: conform.Raw, Once: true, Transports: stdioOnly,

@@ -85,6 +85,30 @@ func itemSet(items []json.RawMessage) []string {
 	return out
 }
 
+// identitySet is the items as a sorted list of what identifies each (itemIdentity), apart from
+// what the items say.
+func identitySet(items []json.RawMessage) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		var v map[string]any
+		_ = json.Unmarshal(it, &v)
+		out[i] = itemIdentity(v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// itemIdentity names a list item by what identifies it: a resource's uri, a template's
+// uriTemplate, a tool's or prompt's name, or lacking all three its whole canonical text.
+func itemIdentity(item map[string]any) string {
+	for _, k := range []string{"uri", "uriTemplate", "name"} {
+		if v, ok := item[k].(string); ok {
+			return k + "=" + v
+		}
+	}
+	return canonical(item)
+}
+
 // firstDifference describes how two item sets differ.
 func firstDifference(a, b []string) string {
 	for _, x := range a {
@@ -147,6 +171,17 @@ func compareListOnce(t *conform.T, fresh *harness.Session, method, key string) (
 	if err != nil {
 		return fail("%v", err)
 	}
+	// Items that change from one walk to the next with nothing in between are unstable
+	// (PAGE-STABLE's SHOULD), not varying with the connection or other requests: then only
+	// which items the list holds is compared.
+	control, err := walkList(t, t.S, method, key)
+	if err != nil {
+		return fail("%v", err)
+	}
+	set := itemSet
+	if !slices.Equal(itemSet(before.items), itemSet(control.items)) {
+		set = identitySet
+	}
 	// Other requests on the same connection: discover and the other lists.
 	for _, other := range append([]string{"server/discover"}, otherLists(t, method)...) {
 		if _, err := t.S.Request(t.Ctx, other, nil); err != nil {
@@ -157,14 +192,14 @@ func compareListOnce(t *conform.T, fresh *harness.Session, method, key string) (
 	if err != nil {
 		return fail("after other requests, %v", err)
 	}
-	if a, b := itemSet(before.items), itemSet(after.items); !slices.Equal(a, b) {
+	if a, b := set(before.items), set(after.items); !slices.Equal(a, b) {
 		return fmt.Sprintf("%s changed after other requests on the connection: %s", method, firstDifference(a, b)), nil
 	}
 	other, err := walkList(t, fresh, method, key)
 	if err != nil {
 		return fail("on another connection, %v", err)
 	}
-	if a, b := itemSet(before.items), itemSet(other.items); !slices.Equal(a, b) {
+	if a, b := set(before.items), set(other.items); !slices.Equal(a, b) {
 		return fmt.Sprintf("%s differs on another connection: %s", method, firstDifference(a, b)), nil
 	}
 	return "", nil
@@ -332,17 +367,27 @@ func listedURIs(items []json.RawMessage) []string {
 // or a finding when it got no answer or was refused; where says which cursor it is ("on the
 // connection that received it").
 func pageItems(t *conform.T, s *harness.Session, method, key, cursor, where string) (string, *conform.Finding) {
+	items, refused, f := pageOrRefusal(t, s, method, key, cursor, where)
+	if f == nil && refused != nil {
+		g := conform.Violated("%s with the cursor %q %s was refused: %s", method, cursor, where, show(*refused))
+		f = &g
+	}
+	return items, f
+}
+
+// pageOrRefusal is pageItems with a refusal (an answer that is not a result) given back
+// instead of judged, for a check to which a refusal is another requirement's matter.
+func pageOrRefusal(t *conform.T, s *harness.Session, method, key, cursor, where string) (string, *jsonrpc.Message, *conform.Finding) {
 	resp, err := s.Request(t.Ctx, method, map[string]any{"cursor": cursor})
 	if err != nil {
 		f := conform.Violated("%s with a cursor %s: %v", method, where, err)
-		return "", &f
+		return "", nil, &f
 	}
 	obj, ok := resp.ResultObject()
 	if !ok {
-		f := conform.Violated("%s with the cursor %q %s was refused: %s", method, cursor, where, show(resp))
-		return "", &f
+		return "", &resp, nil
 	}
 	var items any
 	_ = json.Unmarshal(obj[key], &items)
-	return canonical(items), nil
+	return canonical(items), nil, nil
 }

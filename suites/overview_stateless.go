@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -19,7 +20,7 @@ func init() {
 			Run:         checkNoSameConnection},
 		conform.Check{ID: "STATELESS-EXPLICIT-STATE", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "state between requests lives in the identifier the client sends: a cursor replayed, on the same or another connection, gives the same page",
-			LevelReason: "mcpspec reads 'referenced by an explicit identifier' as: the identifier alone selects the state, so its replay selects the same page.",
+			LevelReason: "mcpspec reads 'referenced by an explicit identifier' as: the identifier alone selects the state, so its replay selects the same items (a tool's or prompt's name, a resource's uri). Items whose content changes between replays break only PAGE-STABLE's SHOULD (stable cursors), and a replay served on its own connection but refused on another only STATELESS-NO-SAME-CONN's SHOULD NOT, so both pass here.",
 			Run:         checkExplicitState},
 		conform.Check{ID: "STATELESS-NO-PRIOR-CONTEXT", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "capabilities declared by an earlier request on the connection are not carried over: a later request declaring none gets no input requests",
@@ -96,19 +97,49 @@ func checkExplicitState(t *conform.T) conform.Finding {
 	if f != nil {
 		return *f
 	}
+	var unstable []string
 	for _, r := range []struct {
 		s     *harness.Session
 		where string
 	}{{a, "sent again on the same connection"}, {b, "sent again on another connection"}} {
-		got, f := pageItems(t, r.s, method, key, cursor, r.where)
+		got, refused, f := pageOrRefusal(t, r.s, method, key, cursor, r.where)
 		if f != nil {
 			return *f
 		}
-		if got != want {
+		if refused != nil {
+			if r.s == b {
+				// The replay was served on its own connection: refusing it on another requires
+				// the same connection, STATELESS-NO-SAME-CONN's SHOULD NOT, not this MUST.
+				unstable = append(unstable, "refused when "+r.where+" (STATELESS-NO-SAME-CONN's matter)")
+				continue
+			}
+			return conform.Violated("%s with the cursor %q %s was refused: %s", method, cursor, r.where, show(*refused))
+		}
+		if pageIdentity(got) != pageIdentity(want) {
 			return conform.Violated("%s with the same cursor %s gave another page:\n%s\nversus\n%s", method, r.where, clip(got, 300), clip(want, 300))
 		}
+		if got != want {
+			unstable = append(unstable, r.where+": the same items, their content changed (PAGE-STABLE's matter)")
+		}
+	}
+	if len(unstable) > 0 {
+		return conform.Passed("%s with the same cursor, replayed on the connection that received it, selected the same items; %s", method, strings.Join(unstable, "; "))
 	}
 	return conform.Passed("")
+}
+
+// pageIdentity names each item of a page (canonical JSON) by what identifies it (itemIdentity):
+// what a cursor selects, apart from what the items say.
+func pageIdentity(items string) string {
+	var list []map[string]any
+	if json.Unmarshal([]byte(items), &list) != nil {
+		return items
+	}
+	ids := make([]string, len(list))
+	for i, item := range list {
+		ids[i] = itemIdentity(item)
+	}
+	return strings.Join(ids, "\n")
 }
 
 func checkNoPriorContext(t *conform.T) conform.Finding {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
-	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/suites/conform"
 )
 
@@ -22,7 +21,7 @@ func init() {
 		// LOG-SETLEVEL and LOG-INVALID-LEVEL judge the state session (state.go).
 		conform.Check{ID: "LOG-SETLEVEL", Revisions: conform.AllCatalogued, Level: "MUST", Connection: conform.Observed,
 			Summary:     "a server that declares logging accepts logging/setLevel with an empty result",
-			LevelReason: "The client MAY send logging/setLevel; a server declaring logging must then serve it, and the schema's result is EmptyResult.",
+			LevelReason: "The row's MAY binds the client (it may send logging/setLevel). The server's rules: declaring logging announces the method (a declaration is held to its methods, as the *-CAP checks hold it), JSON-RPC obliges an answer, and the schema's result is EmptyResult.",
 			Ready:       loggingReady, Run: checkSetLevel},
 		conform.Check{ID: "LOG-SETLEVEL-FILTER", Revisions: conform.AllCatalogued, Level: "SHOULD", Connection: conform.Fresh,
 			Summary:     "after logging/setLevel, log messages below the set level are not sent",
@@ -32,10 +31,12 @@ func init() {
 			Summary:     "an unknown log level is refused: logging/setLevel with -32602; at 2026-07-28 a request whose _meta names it is rejected",
 			LevelReason: "At 2026-07-28 the spec says only that the request should be rejected, so any JSON-RPC error passes there.",
 			Ready:       loggingReady, Run: checkInvalidLevel},
-		conform.Check{ID: "LOG-LEVEL-ENUM", Level: "MUST", Revisions: conform.AllCatalogued, Connection: conform.Fresh,
+		// LOG-LEVEL-ENUM judges the log tool's messages on a server of its own, or without a log
+		// tool those the state session got (a server that logs on its own logs there).
+		conform.Check{ID: "LOG-LEVEL-ENUM", Level: "MUST", Revisions: conform.AllCatalogued, Connection: conform.Observed,
 			Summary:     "every log message has an RFC 5424 level, data, and a string logger if any",
 			LevelReason: "The levels are the schema's LoggingLevel enumeration; data is required by the schema.",
-			Ready:       logToolReady, Run: checkLogLevelEnum},
+			Ready:       loggingReady, Run: checkLogLevelEnum},
 		conform.Check{ID: "LOG26-SETLEVEL-REMOVED", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "logging/setLevel no longer exists: a modern request for it gets -32601 (over HTTP with 404)", LevelReason: removedMethodLevelReason,
 			Run: checkSetLevelRemoved},
@@ -200,26 +201,61 @@ func checkInvalidLevel(t *conform.T) conform.Finding {
 	return conform.Passed("")
 }
 
+// logToolRun is what one call of the log tool at debug gave, on a server of its own.
+type logToolRun struct {
+	logs []jsonrpc.Message
+	f    *conform.Finding
+}
+
 func checkLogLevelEnum(t *conform.T) conform.Finding {
-	run, f := logsAt(t, "debug")
-	if f != nil {
-		return *f
-	}
-	if len(run.logs) == 0 {
-		return conform.CannotTest("the log tool %q logged nothing at debug", t.Options().LogTool)
-	}
-	for _, r := range run.logs {
-		if why := badLogMessage(r); why != "" {
-			return conform.Violated("%s: %s", why, show(r.Msg))
+	var logs []jsonrpc.Message
+	from := "of the log tool"
+	if t.Options().LogTool != "" {
+		v, f := t.Observe("log-tool-debug", conform.Fresh, func(o *conform.T) any {
+			run, f := logsAt(o, "debug")
+			out := logToolRun{f: f}
+			for _, r := range run.logs {
+				out.logs = append(out.logs, r.Msg)
+			}
+			return out
+		})
+		if f != nil {
+			return *f
+		}
+		run := v.(logToolRun)
+		if run.f != nil {
+			return *run.f
+		}
+		if logs = run.logs; len(logs) == 0 {
+			return conform.CannotTest("the log tool %q logged nothing at debug", t.Options().LogTool)
+		}
+	} else {
+		// No log tool: the log messages the run has already, those of the state session,
+		// which sets a log level. Only a run without any is untestable.
+		from = "the state session got unasked (no --log-tool)"
+		if st, f := observeState(t); f == nil {
+			for _, m := range st.notifications {
+				if m.Method == "notifications/message" {
+					logs = append(logs, m)
+				}
+			}
+		}
+		if len(logs) == 0 {
+			return conform.CannotTest("no log message came, not even in the state session, which sets a log level; %s", noLogTool)
 		}
 	}
-	return conform.Passed("%d log message(s)", len(run.logs))
+	for _, m := range logs {
+		if why := badLogMessage(m); why != "" {
+			return conform.Violated("%s: %s", why, show(m))
+		}
+	}
+	return conform.Passed("%d log message(s) %s", len(logs), from)
 }
 
 // badLogMessage says what is wrong with a log message's params, or "".
-func badLogMessage(r wire.Received) string {
+func badLogMessage(m jsonrpc.Message) string {
 	var p logParams
-	if json.Unmarshal(r.Msg.Params, &p) != nil {
+	if json.Unmarshal(m.Params, &p) != nil {
 		return "the params are not an object"
 	}
 	if p.Level == nil {

@@ -19,7 +19,7 @@ func init() {
 	conform.Register(
 		conform.Check{ID: "SSE-MESSAGE-EVENTS", Level: "MUST", Transports: []string{wire.SSE}, Revisions: conform.AllCatalogued, Connection: conform.Observed,
 			Summary:     "on the legacy SSE stream every server message comes as a message event whose data is one JSON-RPC message",
-			LevelReason: "The row describes the transport rather than using a keyword; a message sent in another event type, or as data that is not JSON-RPC, is not delivered to a client of this transport, so mcpspec reads it as a MUST.",
+			LevelReason: "The row describes the transport without a keyword, but what breaks it breaks a MUST: data that is not one JSON-RPC message breaks 'messages MUST follow JSON-RPC' (MSG-JSONRPC), and a message in another event type never reaches a client of this transport (a response so sent leaves its request unanswered, which JSON-RPC forbids).",
 			Run:         checkSSEMessageEvents},
 		conform.Check{ID: "SSE-TWO-ENDPOINTS", Level: "MUST", Transports: sseOnly, Revisions: conform.AllCatalogued, Connection: conform.Raw,
 			Summary: "the SSE URL answers GET with an event stream, and the announced endpoint accepts POSTed messages (answers arrive on the stream)",

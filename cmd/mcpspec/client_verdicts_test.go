@@ -132,3 +132,33 @@ func TestSessionRuleInEveryScenario(t *testing.T) {
 		t.Error("HTTP-SESSION-CLIENT was not judged in session-expiry")
 	}
 }
+
+// Untestable only with nothing to judge: a client that leaves the probe's roots/list unanswered
+// while the probe waits broke JSON-RPC's reply rule, and the roots checks fail on it (they were
+// untestable, as if the request had never been sent); no other check does.
+func TestUnansweredServerRequestFails(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	out := t.TempDir()
+	args := append([]string{"client", "--cmd", d.mcpspec + " reference-client --fault ROOTS-CLIENT-RESULT:unanswered", "--out", out,
+		"--scenario", "tools_call", "--versions", "2025-06-18"}, clientTestFlags...)
+	r := runBinary(t, clientRunTimeout, d.mcpspec, args...)
+	if r.code != reports.ExitFailures {
+		t.Errorf("exit %d, want %d\n%s", r.code, reports.ExitFailures, r.stdout)
+	}
+	failed := 0
+	for _, res := range assertReports(t, out).Results {
+		switch {
+		case strings.HasPrefix(res.ID, "ROOTS-CLIENT-"):
+			failed++
+			if res.Status != reports.Fail || !strings.Contains(res.Message, "never answered the probe's roots/list") {
+				t.Errorf("%s: %s, want fail naming the unanswered roots/list: %s", res.ID, res.Status, res.Message)
+			}
+		case res.Status == reports.Fail || res.Status == reports.Warn || res.Status == reports.Error:
+			t.Errorf("%s: %s: %s", res.ID, res.Status, res.Message)
+		}
+	}
+	if failed != 3 {
+		t.Errorf("%d roots results, want the three roots checks", failed)
+	}
+}

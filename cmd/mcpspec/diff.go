@@ -12,8 +12,9 @@ import (
 
 const diffUsage = `Usage: mcpspec diff [--json] OLD NEW
 
-Compares two results.json files (OLD, then NEW) by requirement × revision × transport and lists
-regressions, fixes, other changes, and checks added or removed.
+Compares two results.json files (OLD, then NEW) by requirement × revision × transport (× side
+of a judgement, × scenario of a client run) and lists regressions, fixes, other changes, and
+checks added or removed.
 
 Exit codes: 0 no regression, 1 at least one regression, 2 bad usage or an unreadable or invalid file.
 

@@ -198,3 +198,48 @@ func TestDiffHelp(t *testing.T) {
 		t.Fatalf("exit %d, err %v, output:\n%s", code, err, out)
 	}
 }
+
+// A client check judges several scenarios' recordings, one row each with the same (id,
+// revision, transport): diff pairs them by scenario too, so a regression in one scenario is
+// neither hidden by a pass in another nor reported against the wrong one.
+func TestDiffPairsClientRowsByScenario(t *testing.T) {
+	row := func(status reports.Status, scenario string) reports.Result {
+		r := diffResult("HTTP-POST-ACCEPT", status, "http")
+		r.Scenario = scenario
+		return r
+	}
+	oldPath := writeDiffRun(t, row(reports.Pass, "session-expiry"), row(reports.Pass, "tools_call"))
+	// The failing scenario first: were rows keyed without their scenario, the pass after it
+	// would stand for both.
+	newPath := writeDiffRun(t, row(reports.Fail, "session-expiry"), row(reports.Pass, "tools_call"))
+
+	code, out, err := runDiff(t, oldPath, newPath)
+	if err != nil || code != reports.ExitFailures {
+		t.Fatalf("exit %d, err %v; want %d\n%s", code, err, reports.ExitFailures, out)
+	}
+	for _, want := range []string{"Regressions (1):", "  HTTP-POST-ACCEPT 2025-06-18 http session-expiry: pass → fail",
+		"1 regressions, 0 fixes, 0 changed, 0 added, 0 removed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+
+	code, out, err = runDiff(t, "--json", oldPath, newPath)
+	if err != nil || code != reports.ExitFailures {
+		t.Fatalf("--json: exit %d, err %v\n%s", code, err, out)
+	}
+	var got map[string][]reports.DiffEntry
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("--json: not JSON: %v\n%s", err, out)
+	}
+	if len(got["regressions"]) != 1 || got["regressions"][0].Scenario != "session-expiry" {
+		t.Errorf("--json: regressions %+v, want one of scenario session-expiry", got["regressions"])
+	}
+
+	// A scenario served in one run only is a row added or removed, not a change of another's.
+	onePath := writeDiffRun(t, row(reports.Pass, "tools_call"))
+	code, out, err = runDiff(t, oldPath, onePath)
+	if err != nil || code != reports.ExitOK || !strings.Contains(out, "  HTTP-POST-ACCEPT 2025-06-18 http session-expiry: gone, was pass") {
+		t.Errorf("exit %d, err %v; want exit 0 and session-expiry removed:\n%s", code, err, out)
+	}
+}

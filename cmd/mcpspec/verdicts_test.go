@@ -170,3 +170,82 @@ func TestAbruptCloseAfterACompleteAnswer(t *testing.T) {
 		}
 	}
 }
+
+// Untestable only when the run had nothing to judge: without --log-tool, LOG-LEVEL-ENUM judges
+// the log messages a server that logs on its own sent the state session (which sets a log
+// level), and fails on a bad one; without --slow-tool, PROG-TASK-TOKEN judges the progress of
+// the listed task tool the 2025-11-25 tasks checks call.
+func TestJudgedWithoutTheNamedTools(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, server, focus string
+		want                reports.Status
+	}{
+		{"log messages of the state session", "--log-on-set-level", "^LOG-LEVEL-ENUM", reports.Pass},
+		{"a bad one among them", "--log-on-set-level --fault LOG-LEVEL-ENUM", "^LOG-LEVEL-ENUM", reports.Fail},
+		{"no log message at all", "", "^LOG-LEVEL-ENUM", reports.Untestable},
+		{"the listed task tool's progress", "", "^PROG-TASK-TOKEN", reports.Pass},
+		{"its progress after the task ended", "--fault PROG-TASK-TOKEN", "^PROG-TASK-TOKEN", reports.Fail},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "out")
+			r := runBinary(t, referenceRunTimeout, bins.mcpspec, "run", "--stdio", bins.mcpspec+" reference "+c.server,
+				"--versions", "2025-11-25", "--focus", c.focus, "--out", out)
+			// A run whose one check could not test ran nothing (exit 4).
+			want := map[reports.Status]int{reports.Pass: reports.ExitOK, reports.Fail: reports.ExitFailures, reports.Untestable: reports.ExitNothingRan}[c.want]
+			if r.code != want {
+				t.Errorf("exit code %d, want %d\n%s", r.code, want, r.stdout)
+			}
+			run := assertReports(t, out)
+			if len(run.Results) == 0 {
+				t.Fatal("no result")
+			}
+			for _, res := range run.Results {
+				if res.Status != c.want {
+					t.Errorf("%s %s %s: %s, want %s: %s", res.ID, res.Version, res.Transport, res.Status, c.want, res.Message)
+				}
+			}
+		})
+	}
+}
+
+// A MUST check judges only MUST evidence. Pages whose items change each time they are served
+// (the PAGE-STABLE fault) warn PAGE-STABLE, and are neither state kept outside a cursor
+// (STATELESS-EXPLICIT-STATE) nor a list that varies with the connection or other requests (the
+// *26-LIST-STABLE checks), which failed on them at MUST; a cursor served on its own connection
+// but refused on another (the STATELESS-NO-SAME-CONN fault) warns STATELESS-NO-SAME-CONN, and
+// failed STATELESS-EXPLICIT-STATE at MUST.
+func TestSHOULDEvidenceWarnsOnly(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		fault string
+		ids   int // the checks the focus selects
+	}{{"PAGE-STABLE", 5}, {"STATELESS-NO-SAME-CONN", 5}} {
+		t.Run(c.fault, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "out")
+			r := runBinary(t, referenceRunTimeout, bins.mcpspec, "run", "--stdio", bins.mcpspec+" reference --fault "+c.fault,
+				"--focus", "^("+c.fault+"|STATELESS-EXPLICIT-STATE|[A-Z]+26-LIST-STABLE) ", "--out", out)
+			if r.code != reports.ExitOK {
+				t.Errorf("exit code %d, want %d\n%s", r.code, reports.ExitOK, r.stdout)
+			}
+			warned, ids := 0, map[string]bool{}
+			for _, res := range assertReports(t, out).Results {
+				ids[res.ID] = true
+				want := reports.Pass
+				if res.ID == c.fault {
+					want = reports.Warn
+					warned++
+				}
+				if res.Status != want {
+					t.Errorf("%s %s: %s, want %s: %s", res.ID, res.Version, res.Status, want, res.Message)
+				}
+			}
+			if warned == 0 || len(ids) != c.ids {
+				t.Errorf("checks run: %v, want %s, STATELESS-EXPLICIT-STATE and the three *26-LIST-STABLE", ids, c.fault)
+			}
+		})
+	}
+}

@@ -107,10 +107,28 @@ func (v *View) exchange(q srvRequest) (Msg, *Finding) {
 	}
 	m, ok := v.answerTo(q.id)
 	if !ok {
-		f := untestable("the client never answered the probe's %s (id %q)", q.method, q.id)
+		// A request the probe waited out unanswered is evidence, not its absence: the client
+		// broke JSON-RPC's rule that every request gets a response, whatever it declared.
+		if r, waited := v.waitedOut(q); waited {
+			f := violated("the client never answered the probe's %s (id %q): %s (record %d); every request gets a response (JSON-RPC), a result or an error", q.method, q.id, r.Body, r.Seq)
+			f.Severe = true
+			return Msg{}, &f
+		}
+		f := untestable("the client never answered the probe's %s (id %q): it left before the probe stopped waiting", q.method, q.id)
 		return Msg{}, &f
 	}
 	return m, nil
+}
+
+// waitedOut finds the probe's note that it waited its AnswerWait for the answer to q in vain.
+func (v *View) waitedOut(q srvRequest) (probe.Record, bool) {
+	id, _ := json.Marshal(q.id)
+	for _, r := range v.Records {
+		if r.Is(probe.EvUnanswered) && r.Event.Method == q.method && r.Event.RequestID == string(id) {
+			return r, true
+		}
+	}
+	return probe.Record{}, false
 }
 
 func judgeCap(q srvRequest) func(*View) Finding {

@@ -21,7 +21,9 @@ func init() {
 			Judge:   judgeNoClientResponses},
 		Check{ID: "STDIO26-CANCEL", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioRequestTimeout, Transports: []string{wire.Stdio},
 			Summary: "the client cancels an in-flight request with a notifications/cancelled whose requestId is the request's id",
-			Judge:   judgeStdioCancel},
+			LevelReason: "The MUST says how a client cancels over stdio, so it judges the notifications/cancelled a client sends. A client that stops waiting " +
+				"for a timed-out request without sending one cancelled nothing: it breaks the Timeouts section's SHOULD (LIFE-TIMEOUT-CANCEL), not this MUST, and is na here.",
+			Judge: judgeStdioCancel},
 		Check{ID: "STDIO26-SUB-CORRELATE", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioSubscriptions, Transports: []string{wire.Stdio},
 			Summary: "the client takes a notification for its subscription by the io.modelcontextprotocol/subscriptionId in its _meta, not by its type",
 			Judge:   judgeSubCorrelate},
@@ -103,7 +105,9 @@ func judgeStdioCancel(v *View) Finding {
 		}
 		return passed("the client cancelled the in-flight request %s with notifications/cancelled naming it (record %d)", id, v.Records[c.notice.Rec].Seq)
 	case before(c.wentOn, c.lateRec):
-		return violated("the client abandoned the in-flight request %s (it went on with %s, record %d) without the notifications/cancelled that cancels a request over stdio", id, describe(*c.wentOn), v.Records[c.wentOn.Rec].Seq)
+		// Going on without a word is not a cancellation sent wrongly: the timed-out request is
+		// still in flight for the server. That breaks the Timeouts SHOULD, not this MUST.
+		return na("the client did not cancel request %s: it stopped waiting for it (it went on with %s, record %d) without a notifications/cancelled, so it cancelled nothing (not cancelling a timed-out request is the Timeouts section's SHOULD, LIFE-TIMEOUT-CANCEL)", id, describe(*c.wentOn), v.Records[c.wentOn.Rec].Seq)
 	case c.lateRec >= 0:
 		return na("the client did not cancel request %s: it waited for the probe's late answer, so it cancelled nothing", id)
 	}

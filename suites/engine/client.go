@@ -321,7 +321,7 @@ func interruptedResults(sr Launch, transport, why, when string) []reports.Result
 	var out []reports.Result
 	for _, c := range sr.Checks {
 		e, _ := catalog.Lookup(c.ID)
-		out = append(out, reports.Result{ID: c.ID, Title: c.Title(), Area: c.Area(), Level: c.Level, Version: sr.Revision, Transport: transport,
+		out = append(out, reports.Result{ID: c.ID, Title: c.Title(), Area: c.Area(), Level: c.Level, Version: sr.Revision, Transport: transport, Scenario: sr.Script.Scenario,
 			SpecURL: e.SpecURL(sr.Revision), Status: reports.Error, Message: fmt.Sprintf("interrupted (%s) %s: the check was not judged", why, when)})
 	}
 	return out

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpspec/mcpspec/harness/stdio"
 	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/reports"
+	"github.com/mcpspec/mcpspec/suites/clientsuite"
 )
 
 // TestEvidenceKeepsCitedRecord: past the evidence bound, the record a verdict cites stays.
@@ -188,6 +189,21 @@ func TestUnknownScenarioLine(t *testing.T) {
 	} {
 		if got := unknownScenario(c.scenario, c.stderr); got != c.want {
 			t.Errorf("unknownScenario(%q, %q) = %q, want %q", c.scenario, c.stderr, got, c.want)
+		}
+	}
+}
+
+// TestInterruptedRowsNameTheirScenario: the rows of a launch a signal ended before its judgement
+// name its scenario as judged rows do, so they stay apart from the check's other scenarios.
+func TestInterruptedRowsNameTheirScenario(t *testing.T) {
+	checks, err := clientsuite.Checks()
+	if err != nil || len(checks) == 0 {
+		t.Fatalf("client checks: %v", err)
+	}
+	l := Launch{Script: probe.Script{Scenario: probe.ScenarioSessionExpiry}, Revision: "2025-06-18", Checks: checks[:1]}
+	for _, r := range interruptedResults(l, "http", "SIGINT", "before its launch") {
+		if r.Scenario != probe.ScenarioSessionExpiry || r.Status != reports.Error {
+			t.Errorf("%s: scenario %q, status %s; want %q, error", r.ID, r.Scenario, r.Status, probe.ScenarioSessionExpiry)
 		}
 	}
 }

@@ -57,19 +57,29 @@ func judgePreInit(v *View) Finding {
 		end = v.InitAnswer
 	}
 	n := 0
-	for _, m := range v.Msgs[:end] {
+	for i, m := range v.Msgs[:end] {
 		if m.From != Client || !m.IsRequest() || m.Method == "initialize" {
 			continue
 		}
 		n++
-		if m.Method != "ping" {
+		before := v.Init >= 0 && i < v.Init // an initialize follows: the recording holds the start
+		switch {
+		case m.Method == "ping":
+		case m.Method == "server/discover" && (before || v.Init < 0):
+			// A dual-era client tries discovery first and falls back to initialize when refused.
+		case before:
+			// Not only the SHOULD NOT: "the initialization phase MUST be the first interaction".
+			f := violated("record %d: the client sent %s before initialize: the initialization phase MUST be the first interaction", v.seq(m), describe(m))
+			f.Severe = true
+			return f
+		default:
 			return violated("record %d: the client sent %s before the server answered initialize", v.seq(m), describe(m))
 		}
 	}
 	if v.Init < 0 && n == 0 {
 		return notExercised("the client sent no request")
 	}
-	return passed("the client sent %d requests besides initialize before its answer, none but ping", n)
+	return passed("the client sent %d requests besides initialize before its answer, none but ping or server/discover", n)
 }
 
 func judgeServerWaits(v *View) Finding {

@@ -223,6 +223,9 @@ func (c *Check) result(v *View, f finding.Finding) reports.Result {
 	r := reports.Result{ID: c.ID, Title: c.Title(), Area: e.Area, Level: level, Version: v.Revision,
 		Transport: v.Transport, Side: c.Side, Mode: reports.ModeObserved, Status: f.Outcome.Status(level),
 		SpecURL: e.SpecURL(v.Revision), Message: f.Message}
+	if f.Outcome == finding.Violation && f.Severe {
+		r.Status = reports.Fail // a SHOULD check whose evidence breaks a MUST, as in a client run
+	}
 	if r.Status != reports.Pass && r.Status != reports.NA {
 		r.Evidence = v.evidence(f.Message)
 	}

@@ -104,6 +104,30 @@ func TestFaultsSeen(t *testing.T) {
 	}
 }
 
+// TestPreInitLevels: a request before initialize itself breaks "initialization MUST be the first
+// interaction" and fails, as in a client run; one while initialize is unanswered warns (the
+// SHOULD NOT); a dual-era client's server/discover before initialize is no breach.
+func TestPreInitLevels(t *testing.T) {
+	list := `c:{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	discover := `c:{"jsonrpc":"2.0","id":0,"method":"server/discover"}`
+	refused := `s:{"jsonrpc":"2.0","id":0,"error":{"code":-32601,"message":"Method not found"}}`
+	cases := []struct {
+		name   string
+		frames []string
+		want   reports.Status
+	}{
+		{"request before initialize", []string{list, initReq, initResp, initedNote}, reports.Fail},
+		{"request before the answer", []string{initReq, list, initResp, initedNote}, reports.Warn},
+		{"discovery first", []string{discover, refused, initReq, initResp, initedNote}, reports.Pass},
+	}
+	for _, c := range cases {
+		res, _ := Judge(stdio(c.frames...), Options{})
+		if r := verdict(t, res, "LIFE-PRE-INIT-REQUEST", Client); r.Status != c.want {
+			t.Errorf("%s: %s, want %s: %s", c.name, r.Status, c.want, r.Message)
+		}
+	}
+}
+
 func TestNeverAnsweredNeedsTheBound(t *testing.T) {
 	frames := stdio(initReq, initResp, initedNote, `c:{"jsonrpc":"2.0","id":2,"method":"ping"}`)
 	res, _ := Judge(frames, Options{ReplyBound: time.Hour})
