@@ -224,8 +224,9 @@ func TestClientFaultsFail(t *testing.T) {
 
 // clientFaultBreaksMust are the faults that break a MUST in a SHOULD check's exchange: their
 // check fails, not warns (the reference client's tools/list before initialize breaks
-// "initialization MUST be the first interaction").
-var clientFaultBreaksMust = map[string]bool{refclient.FaultPreInitRequest: true}
+// "initialization MUST be the first interaction"; its tasks/update answering a key the task
+// never asked breaks "each key MUST correspond to a currently-outstanding inputRequest key").
+var clientFaultBreaksMust = map[string]bool{refclient.FaultPreInitRequest: true, refclient.FaultTaskXUpdate: true}
 
 // undeclares reports whether the fault of check c leaves a capability undeclared that the
 // check id needs.

@@ -31,7 +31,7 @@ func init() {
 			Judge:       judgeTaskXPollTerminal},
 		Check{ID: "TASKX-CLIENT-UPDATE", Revisions: catalog.AllCatalogued, Transports: stdioHTTP, Level: "SHOULD", Scenario: probe.ScenarioTasksExtension,
 			Summary:     "a task's inputRequests are answered with tasks/update, whose inputResponses keys are the keys the task asked",
-			LevelReason: "The client SHOULD fulfil a task's inputRequests with tasks/update; each inputResponses key MUST correspond to a currently-outstanding inputRequests key (schema: UpdateTaskRequest). The check's level is the SHOULD of answering; a key never asked is judged at the same level.",
+			LevelReason: "The client SHOULD fulfil a task's inputRequests with tasks/update; each inputResponses key MUST correspond to a currently-outstanding inputRequests key (schema: UpdateTaskRequest). The check's level is the SHOULD of answering; a key never asked breaks the MUST and fails.",
 			Judge:       judgeTaskXUpdate},
 		Check{ID: "TASKX-CLIENT-CANCEL", Revisions: catalog.AllCatalogued, Transports: stdioHTTP, Level: "MUST", Scenario: probe.ScenarioTasksExtension,
 			Summary:     "a task is cancelled with tasks/cancel, never with notifications/cancelled naming the request that created it",
@@ -218,7 +218,10 @@ func judgeTaskXUpdate(v *View) Finding {
 		}
 		for _, k := range r.Event.Keys {
 			if !slices.Contains(asked[r.Event.TaskID], k) {
-				return violated("the client's tasks/update for task %s answers key %q (record %d), which the task never asked (asked: %v)", r.Event.TaskID, k, r.Seq, asked[r.Event.TaskID])
+				// Each inputResponses key MUST be an outstanding one: a failure at any level.
+				f := violated("the client's tasks/update for task %s answers key %q (record %d), which the task never asked (asked: %v): each inputResponses key MUST be an outstanding inputRequests key", r.Event.TaskID, k, r.Seq, asked[r.Event.TaskID])
+				f.Severe = true
+				return f
 			}
 		}
 	}
