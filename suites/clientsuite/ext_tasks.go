@@ -41,7 +41,7 @@ func init() {
 			Summary: "over Streamable HTTP, tasks/get, tasks/update and tasks/cancel carry Mcp-Name set to params.taskId",
 			Judge:   judgeTaskXNameHeader},
 		Check{ID: "TASKX-CLIENT-UNDECLARED", Revisions: catalog.AllCatalogued, Transports: stdioHTTP, Level: "MUST", Scenario: probe.ScenarioTasksUndeclared,
-			Summary:     "a client does not use the tasks extension with a server that did not declare it: no tasks/* request (the extension's reserved prefix)",
+			Summary:     "a client does not use the tasks extension with a server that did not declare it: no tasks/* request (the extension's reserved prefix), no subscriptions/listen for task notifications",
 			LevelReason: "A party whose peer does not support an extension MUST revert to the core protocol (versioning § Extension Negotiation); tasks/ is reserved for the extension. Declaring the extension in a request's capabilities is advertising, not use, so it is not judged.",
 			Judge:       judgeTaskXUndeclared},
 	)
@@ -303,9 +303,20 @@ func judgeTaskXUndeclared(v *View) Finding {
 		return untestable("the client made no request past discovery")
 	}
 	for _, m := range v.Msgs {
-		if m.IsRequest() && strings.HasPrefix(m.Method, "tasks/") {
+		if !m.IsRequest() {
+			continue
+		}
+		if strings.HasPrefix(m.Method, "tasks/") {
 			return violated("the client sent %s (record %d) to a server that did not declare %s: the tasks/ prefix is the extension's", m.Method, v.Records[m.Rec].Seq, probe.TasksExtension)
 		}
+		var p struct {
+			Notifications struct {
+				TaskIDs json.RawMessage `json:"taskIds"`
+			} `json:"notifications"`
+		}
+		if m.Method == "subscriptions/listen" && json.Unmarshal(paramsOf(m.Raw), &p) == nil && p.Notifications.TaskIDs != nil {
+			return violated("the client's subscriptions/listen (record %d) asks for task status notifications (notifications.taskIds) from a server that did not declare %s", v.Records[m.Rec].Seq, probe.TasksExtension)
+		}
 	}
-	return passed("the client sent no tasks/* request to a server that did not declare %s", probe.TasksExtension)
+	return passed("the client sent no tasks/* request, and asked no task notifications, of a server that did not declare %s", probe.TasksExtension)
 }

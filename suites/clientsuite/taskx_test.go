@@ -48,6 +48,7 @@ func TestTaskXJudgements(t *testing.T) {
 			post(3, `{"jsonrpc":"2.0","id":9,"method":"tasks/get","params":{"taskId":"t1",`+meta+`}}`, nil)}, Violation},
 		{"Mcp-Name", judgeTaskXNameHeader, []probe.Record{call, created, get(3)}, Pass},
 		{"tasks/get to a server without tasks", judgeTaskXUndeclared, []probe.Record{get(1)}, Violation},
+		{"task notifications from a server without tasks", judgeTaskXUndeclared, []probe.Record{post(1, `{"jsonrpc":"2.0","id":2,"method":"subscriptions/listen","params":{"notifications":{"taskIds":["t1"]},`+meta+`}}`, nil)}, Violation},
 		{"no tasks/*", judgeTaskXUndeclared, []probe.Record{post(1, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"probe_taskx","arguments":{},`+meta+`}}`, nil)}, Pass},
 	} {
 		v := NewView(probe.ScenarioTasksExtension, "2026-07-28", "http", "2026-07-28", tc.recs, nil)
