@@ -19,8 +19,9 @@ const (
 	// other call gets a plain CallToolResult, as the extension asks. probe_taskx's task is
 	// working for two polls, then, when the call declared elicitation, input_required with one
 	// elicitation/create in inputRequests until a tasks/update answers it, working for two
-	// polls again, and completed. probe_taskx_stuck's task stays working; its ttlMs is short,
-	// the backstop after which a client may give it up (with tasks/cancel).
+	// polls again, and completed. probe_taskx_stuck's task stays working until the probe's answer
+	// wait has passed (then it completes); its ttlMs is short, the backstop after which a client
+	// may give it up (with tasks/cancel).
 	ScenarioTasksExtension = "tasks-extension"
 	// ScenarioTasksUndeclared: the same tools, but the probe does not declare the extension:
 	// every call gets a plain result, and tasks/* are unknown methods. A client must not use
@@ -34,7 +35,7 @@ const TasksExtension = "io.modelcontextprotocol/tasks"
 // The scenarios' tools and the tasks' timing.
 const (
 	ToolTaskX      = "probe_taskx"       // its task completes after a few polls (and one input)
-	ToolTaskXStuck = "probe_taskx_stuck" // its task never finishes
+	ToolTaskXStuck = "probe_taskx_stuck" // its task does not finish within its ttlMs
 	// TaskXPollMs is every task's pollIntervalMs: short, so that a client honouring it ends
 	// the scenario in about a second.
 	TaskXPollMs = 200
@@ -63,6 +64,7 @@ type xTask struct {
 	asked    bool      // the input was asked
 	answered bool      // ... and answered by tasks/update
 	ttlMs    int
+	endBy    time.Time // the stuck task completes then, uncancelled: no client polls forever
 }
 
 func taskXTools() []map[string]any {
@@ -138,7 +140,7 @@ func (s *server) createTaskX(id json.RawMessage, tool string, elicit bool) []byt
 	now := time.Now()
 	t := &xTask{id: newSessionID(), tool: tool, status: "working", created: now, lastAns: now, elicit: elicit, ttlMs: 60000}
 	if tool == ToolTaskXStuck {
-		t.ttlMs = TaskXStuckTTLMs
+		t.ttlMs, t.endBy = TaskXStuckTTLMs, now.Add(s.script.AnswerWait)
 	}
 	s.mu.Lock()
 	if s.xTasks == nil {
@@ -171,8 +173,14 @@ func (t *xTask) json() map[string]any {
 }
 
 // advance moves a polled task on (the lock held).
-func (t *xTask) advance() {
-	if t.tool == ToolTaskXStuck || t.status != "working" {
+func (t *xTask) advance(now time.Time) {
+	if t.status != "working" {
+		return
+	}
+	if t.tool == ToolTaskXStuck {
+		if now.After(t.endBy) {
+			t.status = "completed"
+		}
 		return
 	}
 	t.polls++
@@ -204,7 +212,7 @@ func (s *server) taskXRequest(m message) []byte {
 	case "tasks/get":
 		now := time.Now()
 		since := now.Sub(t.lastAns).Milliseconds()
-		t.advance()
+		t.advance(now)
 		t.lastAns = now
 		res := t.json()
 		res["resultType"] = "complete"
