@@ -45,8 +45,8 @@ func TestEras(t *testing.T) {
 		if got := EraOf(rev); got != want {
 			t.Errorf("EraOf(%q) = %q, want %q", rev, got, want)
 		}
-		if IsModern(rev) != (want == EraStateless) {
-			t.Errorf("IsModern(%q) disagrees with EraOf", rev)
+		if IsStateless(rev) != (want == EraStateless) {
+			t.Errorf("IsStateless(%q) disagrees with EraOf", rev)
 		}
 	}
 }

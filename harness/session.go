@@ -61,7 +61,7 @@ func (s *Session) Sentinel(ctx context.Context) (jsonrpc.ID, *wire.Delivery, err
 	// The stateless revision has no ping; server/discover is served by every such server.
 	method := "ping"
 	switch {
-	case s.Modern():
+	case s.Stateless():
 		method = "server/discover"
 	case s.plain:
 		method = SentinelMethod

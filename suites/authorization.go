@@ -94,9 +94,9 @@ func newProber(t *conform.T) (*prober, *conform.Finding) {
 	}
 	c.SetSession(httpConn(t).Session())
 	switch {
-	case t.S.Modern():
+	case t.S.Stateless():
 		c.SetProtocolVersion(t.Revision)
-		c.SetModern(true)
+		c.SetStateless(true)
 	case t.S.Negotiated() >= harness.Rev20250618:
 		c.SetProtocolVersion(t.S.Negotiated())
 	}
@@ -357,7 +357,7 @@ func checkAuthInsufficientScope(t *conform.T) conform.Finding {
 	if name == "" {
 		return conform.CannotTest("the server lists no tools to call with the narrow token")
 	}
-	frame := rawRequest(t.S.NextID(), "tools/call", t.S.ModernParams(map[string]any{"name": name, "arguments": map[string]any{}}))
+	frame := rawRequest(t.S.NextID(), "tools/call", t.S.StatelessParams(map[string]any{"name": name, "arguments": map[string]any{}}))
 	d, err := p.post(frame, "Bearer "+narrow)
 	switch {
 	case err != nil:
@@ -387,7 +387,7 @@ func firstToolName(tools []toolDef) (string, bool) {
 func (p *prober) fetchPRM(u string) (doc map[string]json.RawMessage, got string) {
 	t := p.t
 	d := p.c.Do(t.Ctx, nil, streamhttp.Request{Method: http.MethodGet, URL: u, Accept: "application/json",
-		NoSession: true, NoProtocol: true, NoModernHeaders: true, Header: http.Header{"Authorization": nil}})
+		NoSession: true, NoProtocol: true, NoStatelessHeaders: true, Header: http.Header{"Authorization": nil}})
 	ctx, cancel := contextWithTimeout(t, t.S.Env().Timeouts.Request)
 	defer cancel()
 	if err := d.Finished(ctx); err != nil {

@@ -111,7 +111,7 @@ func listChangedCheck(feature, method, key, notif, member string) func(t *confor
 		}
 		var l *listen
 		switch {
-		case t.S.Modern():
+		case t.S.Stateless():
 			var ack jsonrpc.Message
 			if l, ack, f = acknowledged(t, t.S, t.S.NextID(), map[string]any{member: true}); f != nil {
 				return *f

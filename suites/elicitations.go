@@ -43,11 +43,11 @@ type elicitCall struct {
 
 // elicitingCalls are the calls worth making among the tools defs lists: the input tool when
 // listed (or, at 2026-07-28, given at all), then tools named for elicitation.
-func elicitingCalls(t *conform.T, defs []toolDef, modern bool) []elicitCall {
+func elicitingCalls(t *conform.T, defs []toolDef, stateless bool) []elicitCall {
 	var out []elicitCall
 	input := t.Options().InputTool
 	listed := slices.ContainsFunc(defs, func(d toolDef) bool { return d.name == input })
-	if input != "" && (listed || modern) {
+	if input != "" && (listed || stateless) {
 		out = append(out, elicitCall{input, inputArgs(t)})
 	}
 	for _, d := range defs {
@@ -77,8 +77,8 @@ func noElicitingTool() conform.Finding {
 // gatherElicitations calls the eliciting tools and returns the form-mode elicitations they
 // made, or why there are none: na without such a tool, untestable when none of them elicited.
 func gatherElicitations(t *conform.T) ([]inputRequest, *conform.Finding) {
-	if harness.IsModern(t.Revision) {
-		return gatherModernElicitations(t)
+	if harness.IsStateless(t.Revision) {
+		return gatherStatelessElicitations(t)
 	}
 	caps := map[string]any{"elicitation": map[string]any{}}
 	if t.Revision >= harness.Rev20251125 {
@@ -123,9 +123,9 @@ func gatherElicitations(t *conform.T) ([]inputRequest, *conform.Finding) {
 	return forms, nil
 }
 
-// gatherModernElicitations is gatherElicitations at 2026-07-28: the input requests of each
+// gatherStatelessElicitations is gatherElicitations at 2026-07-28: the input requests of each
 // eliciting tool, answered round after round.
-func gatherModernElicitations(t *conform.T) ([]inputRequest, *conform.Finding) {
+func gatherStatelessElicitations(t *conform.T) ([]inputRequest, *conform.Finding) {
 	var defs []toolDef
 	if t.S.HasCapability("tools") {
 		defs, _ = listTools(t) // a list that cannot be read leaves the input tool alone

@@ -91,7 +91,7 @@ func legacyInitialize(t *conform.T) (jsonrpc.Message, *wire.Delivery, error) {
 	return resp, d, err
 }
 
-// dualEra says why a modern-only requirement does not apply: the server does not serve the
+// dualEra says why a stateless-only requirement does not apply: the server does not serve the
 // revision, or it answers a legacy initialize with a result (it serves the handshake too).
 func dualEra(t *conform.T, resp jsonrpc.Message) (conform.Finding, bool) {
 	if neg := t.Negotiation(t.Revision); neg.Err != nil {
@@ -103,12 +103,12 @@ func dualEra(t *conform.T, resp jsonrpc.Message) (conform.Finding, bool) {
 	return conform.Finding{}, false
 }
 
-// expectRemoved judges a modern request for a method the revision removed: -32601, over HTTP
+// expectRemoved judges a stateless request for a method the revision removed: -32601, over HTTP
 // with 404.
 func expectRemoved(t *conform.T, method string, params map[string]any) conform.Finding {
-	resp, d, err := modernRequest(t, method, params, nil)
+	resp, d, err := statelessRequest(t, method, params, nil)
 	if err != nil {
-		return conform.Violated("a modern %s got no JSON-RPC reply: %v", method, err)
+		return conform.Violated("a stateless (2026-07-28) %s got no JSON-RPC reply: %v", method, err)
 	}
 	if ok, why := expectError(resp, codeMethodNotFound); !ok {
 		return conform.Violated("%s at %s: %s", method, t.Revision, why)

@@ -258,7 +258,7 @@ func isBase64(s string) bool {
 // sentinelMethod names the request a session's sentinel sends (see harness.Session.Sentinel).
 func sentinelMethod(s *harness.Session) string {
 	switch {
-	case s.Modern():
+	case s.Stateless():
 		return "server/discover"
 	case s.JSONRPCOnly():
 		return harness.SentinelMethod

@@ -119,8 +119,8 @@ func taskxRequest(t *conform.T, method string, params map[string]any, caps map[s
 	if caps == nil {
 		caps = map[string]any{}
 	}
-	p["_meta"] = modernMeta(t.Revision, map[string]any{harness.MetaClientCapabilities: caps})
-	return modernRequest(t, method, p, header)
+	p["_meta"] = statelessMeta(t.Revision, map[string]any{harness.MetaClientCapabilities: caps})
+	return statelessRequest(t, method, p, header)
 }
 
 func taskxSlowReady(t *conform.T) (conform.Finding, bool) {
@@ -605,7 +605,7 @@ func checkTaskXListen(t *conform.T) conform.Finding {
 	}
 	id := t.S.NextID()
 	params := map[string]any{"notifications": map[string]any{"taskIds": []string{x.id}},
-		"_meta": modernMeta(t.Revision, map[string]any{harness.MetaClientCapabilities: taskxCaps(false)})}
+		"_meta": statelessMeta(t.Revision, map[string]any{harness.MetaClientCapabilities: taskxCaps(false)})}
 	l, err := openListenWith(t, t.S, id, params)
 	if err != nil {
 		return conform.Crashed("%v", err)
@@ -666,7 +666,7 @@ func checkTaskXListen(t *conform.T) conform.Finding {
 func checkTaskXListenUndeclared(t *conform.T) conform.Finding {
 	id := t.S.NextID()
 	params := map[string]any{"notifications": map[string]any{"taskIds": []string{unknownTaskID(t)}},
-		"_meta": modernMeta(t.Revision, nil)}
+		"_meta": statelessMeta(t.Revision, nil)}
 	l, err := openListenWith(t, t.S, id, params)
 	if err != nil {
 		return conform.Crashed("%v", err)
@@ -697,7 +697,7 @@ func checkTaskXListenUndeclared(t *conform.T) conform.Finding {
 func taskxListenNotServed(t *conform.T) (conform.Finding, bool) {
 	id := t.S.NextID()
 	params := map[string]any{"notifications": map[string]any{"taskIds": []string{unknownTaskID(t)}},
-		"_meta": modernMeta(t.Revision, map[string]any{harness.MetaClientCapabilities: taskxCaps(false)})}
+		"_meta": statelessMeta(t.Revision, map[string]any{harness.MetaClientCapabilities: taskxCaps(false)})}
 	l, err := openListenWith(t, t.S, id, params)
 	if err != nil {
 		return conform.Finding{}, false
@@ -716,7 +716,7 @@ func cancelListen(t *conform.T, l *listen) {
 	if _, ok := t.S.Conn.(*streamhttp.Conn); ok {
 		return
 	}
-	_, _ = t.S.Send(t.Ctx, rawNotification("notifications/cancelled", t.S.ModernParams(map[string]any{"requestId": l.id.JSON(), "reason": "mcpspec: done"})))
+	_, _ = t.S.Send(t.Ctx, rawNotification("notifications/cancelled", t.S.StatelessParams(map[string]any{"requestId": l.id.JSON(), "reason": "mcpspec: done"})))
 }
 
 func checkTaskXV1Removed(t *conform.T) conform.Finding {

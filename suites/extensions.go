@@ -38,8 +38,8 @@ func extRequest(t *conform.T, method string, params map[string]any, caps map[str
 	for k, v := range params {
 		p[k] = v
 	}
-	p["_meta"] = modernMeta(t.Revision, map[string]any{harness.MetaClientCapabilities: caps})
-	resp, _, err := modernRequest(t, method, p, nil)
+	p["_meta"] = statelessMeta(t.Revision, map[string]any{harness.MetaClientCapabilities: caps})
+	resp, _, err := statelessRequest(t, method, p, nil)
 	return resp, err
 }
 

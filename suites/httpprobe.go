@@ -62,7 +62,7 @@ func pingFrame(t *conform.T) ([]byte, jsonrpc.ID) {
 func streamedPing(t *conform.T) ([]byte, jsonrpc.ID) {
 	id := t.S.NextID()
 	method := "ping"
-	if t.S.Modern() {
+	if t.S.Stateless() {
 		method = listMethod(t.S)
 	}
 	return rawRequest(id, method, withProgressToken(t.S, nil, t.S.NextID())), id

@@ -19,8 +19,8 @@ import (
 // kind of input after another.
 const inputRounds = 3
 
-// inputsAtModern says why the checks of this file run at 2026-07-28 only.
-const inputsAtModern = " Checked at 2026-07-28 only, on the input tool's input requests: at the handshake revisions the rule binds server-initiated requests, which mcpspec does not provoke."
+// inputsAtStateless says why the checks of this file run at 2026-07-28 only.
+const inputsAtStateless = " Checked at 2026-07-28 only, on the input tool's input requests: at the handshake revisions the rule binds server-initiated requests, which mcpspec does not provoke."
 
 // inputToolReady ends a check at once when mcpspec was given no input tool.
 func inputToolReady(t *conform.T) (conform.Finding, bool) {
@@ -52,7 +52,7 @@ func gatherInputRequestsOf(t *conform.T, name string, args map[string]any) ([]in
 	var out []inputRequest
 	var extra map[string]any
 	for round := 1; round <= inputRounds; round++ {
-		resp, _, err := callToolModern(t, name, allInputCaps(), args, extra)
+		resp, _, err := callToolStateless(t, name, allInputCaps(), args, extra)
 		if err != nil && round == 1 {
 			f := conform.CannotTest("the tool %q got no reply: %v", name, err)
 			return nil, &f
@@ -191,11 +191,11 @@ func inputArgs(t *conform.T) map[string]any {
 // declaring caps, plus the members in extra (requestState, inputResponses). Each call has an
 // id of its own, as retries must.
 func callInputTool(t *conform.T, caps any, args map[string]any, extra map[string]any) (jsonrpc.Message, *wire.Delivery, error) {
-	return callToolModern(t, t.Options().InputTool, caps, args, extra)
+	return callToolStateless(t, t.Options().InputTool, caps, args, extra)
 }
 
-// callToolModern is callInputTool for the tool name.
-func callToolModern(t *conform.T, name string, caps any, args map[string]any, extra map[string]any) (jsonrpc.Message, *wire.Delivery, error) {
+// callToolStateless is callInputTool for the tool name.
+func callToolStateless(t *conform.T, name string, caps any, args map[string]any, extra map[string]any) (jsonrpc.Message, *wire.Delivery, error) {
 	params := map[string]any{
 		"name":      name,
 		"arguments": args,
@@ -206,7 +206,7 @@ func callToolModern(t *conform.T, name string, caps any, args map[string]any, ex
 		},
 	}
 	maps.Copy(params, extra)
-	return modernRequest(t, "tools/call", params, nil)
+	return statelessRequest(t, "tools/call", params, nil)
 }
 
 // askInput calls the input tool declaring every input capability and returns the

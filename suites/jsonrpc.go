@@ -53,7 +53,7 @@ func init() {
 func checkJSONRPCVersion(t *conform.T) conform.Finding {
 	for _, frame := range []string{`{"jsonrpc":"1.0","id":%s,"method":"%s"}`, `{"id":%s,"method":"%s"}`} {
 		id := t.S.NextID()
-		sent := string(modernFrame(t.S, []byte(fmt.Sprintf(frame, id, probeMethod(t.S)))))
+		sent := string(statelessFrame(t.S, []byte(fmt.Sprintf(frame, id, probeMethod(t.S)))))
 		resp, _, err := reply(t, []byte(sent), id)
 		if err != nil {
 			return conform.Violated("%s: %v", sent, err)
@@ -119,10 +119,10 @@ func checkNotificationNoReply(t *conform.T) conform.Finding {
 		params any
 	}
 	known := note{"notifications/initialized", nil}
-	if t.S.Modern() {
+	if t.S.Stateless() {
 		// 2026-07-28 has no initialized notification; a cancellation of a request that never
 		// existed is a notification of that revision every server must take without a reply.
-		known = note{"notifications/cancelled", t.S.ModernParams(cancelParams(t.S.NextID()))}
+		known = note{"notifications/cancelled", t.S.StatelessParams(cancelParams(t.S.NextID()))}
 	}
 	for _, n := range []note{
 		known,
@@ -297,7 +297,7 @@ func checkParseError(t *conform.T) conform.Finding {
 func checkInvalidRequest(t *conform.T) conform.Finding {
 	id := t.S.NextID()
 	for _, frame := range []string{nonStringMethod, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"params":{}}`, id)} {
-		frame = string(modernFrame(t.S, []byte(frame)))
+		frame = string(statelessFrame(t.S, []byte(frame)))
 		resp, _, err := reply(t, []byte(frame), id)
 		if err != nil {
 			return conform.Violated("%s got no error reply: %v", frame, err)
@@ -380,7 +380,7 @@ func checkIDProbe(literal string) func(t *conform.T) conform.Finding {
 			method = unknownMethod // answered with an error under the id: enough to judge it
 		}
 		t.S.Sent(id, method)
-		frame := modernFrame(t.S, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q}`, literal, method)))
+		frame := statelessFrame(t.S, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q}`, literal, method)))
 		resp, _, err := reply(t, frame, id)
 		switch {
 		case err != nil:
@@ -405,13 +405,13 @@ func checkRPCPrefix(t *conform.T) conform.Finding {
 	return conform.Passed("")
 }
 
-// modernFrame adds the stateless revision's required _meta to a raw frame a check built itself,
-// in a modern session and when the frame is a request-like object (a method, or params) whose
+// statelessFrame adds the stateless revision's required _meta to a raw frame a check built itself,
+// in a stateless session and when the frame is a request-like object (a method, or params) whose
 // params are absent or an object:
-// without it a modern server would refuse the frame for its _meta, not for what the check
+// without it a stateless server would refuse the frame for its _meta, not for what the check
 // probes. Other frames, and every frame of a handshake session, are sent as written.
-func modernFrame(s *harness.Session, frame []byte) []byte {
-	if !s.Modern() {
+func statelessFrame(s *harness.Session, frame []byte) []byte {
+	if !s.Stateless() {
 		return frame
 	}
 	dec := json.NewDecoder(bytes.NewReader(frame))
@@ -428,7 +428,7 @@ func modernFrame(s *harness.Session, frame []byte) []byte {
 	if _, isObj := p.(map[string]any); has && !isObj {
 		return frame
 	}
-	obj["params"] = s.ModernParams(p)
+	obj["params"] = s.StatelessParams(p)
 	out, err := json.Marshal(obj)
 	if err != nil {
 		return frame

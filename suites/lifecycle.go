@@ -243,7 +243,7 @@ func supportEvidence(t *conform.T) map[string]string {
 			out[n.Answered] = fmt.Sprintf("the server offered it when asked for %s", u)
 		}
 	}
-	ms, err := harness.OpenModern(t.Ctx, t.S.Conn, t.S.Env(), harness.Rev20260728, t.Check.ID)
+	ms, err := harness.OpenStateless(t.Ctx, t.S.Conn, t.S.Env(), harness.Rev20260728, t.Check.ID)
 	if err != nil {
 		return out // not a server of the stateless revision: no list to read
 	}

@@ -57,7 +57,7 @@ func openListen(t *conform.T, s *harness.Session, id jsonrpc.ID, filter map[stri
 
 // openListenWith sends a listen request with id and params (their own _meta, or the session's).
 func openListenWith(t *conform.T, s *harness.Session, id jsonrpc.ID, params map[string]any) (*listen, error) {
-	frame := rawRequest(id, methodListen, s.ModernParams(params))
+	frame := rawRequest(id, methodListen, s.StatelessParams(params))
 	s.Sent(id, methodListen)
 	l := &listen{s: s, id: id, from: s.Mark()}
 	var err error

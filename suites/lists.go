@@ -272,7 +272,7 @@ func nextCursorOf(revision string, resp jsonrpc.Message) (cursor string, present
 		return "", false, true
 	}
 	cursor, ok = jsonString(raw)
-	if ok && cursor == "" && !harness.IsModern(revision) {
+	if ok && cursor == "" && !harness.IsStateless(revision) {
 		return "", false, true
 	}
 	return cursor, true, ok

@@ -21,7 +21,7 @@ func setLevel(t *conform.T, level string) (jsonrpc.Message, error) {
 // logsAt has the log tool log at level: in a handshake session level is set first with
 // logging/setLevel, at 2026-07-28 it goes in the call's _meta.
 func logsAt(t *conform.T, level string) (logRun, *conform.Finding) {
-	if !t.S.Modern() {
+	if !t.S.Stateless() {
 		resp, err := setLevel(t, level)
 		if err != nil || !resp.HasResult {
 			f := conform.CannotTest("logging/setLevel %q was not answered with a result: %v %s", level, err, show(resp))
@@ -70,7 +70,7 @@ func runLogTool(t *conform.T, level string) (logRun, *conform.Finding) {
 	if args == nil {
 		args = json.RawMessage(`{}`)
 	}
-	params, _ := t.S.ModernParams(map[string]any{"name": t.Options().LogTool, "arguments": args}).(map[string]any)
+	params, _ := t.S.StatelessParams(map[string]any{"name": t.Options().LogTool, "arguments": args}).(map[string]any)
 	if meta, ok := params["_meta"].(map[string]any); ok && level != "" {
 		meta[metaLogLevel] = level
 	}

@@ -63,9 +63,9 @@ func serverInfoProblem(obj map[string]json.RawMessage) string {
 	return ""
 }
 
-// modernMeta is the required _meta of a request at version, with extra keys set (nil values
+// statelessMeta is the required _meta of a request at version, with extra keys set (nil values
 // remove a key).
-func modernMeta(version string, extra map[string]any) map[string]any {
+func statelessMeta(version string, extra map[string]any) map[string]any {
 	meta := map[string]any{
 		harness.MetaProtocolVersion:    version,
 		harness.MetaClientCapabilities: map[string]any{},

@@ -120,7 +120,7 @@ func checkSchemaValid(t *conform.T) conform.Finding {
 }
 
 func checkCoreSupport(t *conform.T) conform.Finding {
-	if !t.S.Modern() {
+	if !t.S.Stateless() {
 		if !t.S.InitResponse().HasResult {
 			return conform.Violated("initialize was not answered with a result: %s", show(t.S.InitResponse()))
 		}
@@ -138,7 +138,7 @@ func checkCoreSupport(t *conform.T) conform.Finding {
 	}
 	// An unsupported version and missing _meta fields are VER26-UNSUPPORTED's and
 	// META26-REQUIRED-FIELDS' matter; here a plain request of the revision must be served.
-	method := listMethodModern(t)
+	method := listMethodStateless(t)
 	resp, err := t.S.Request(t.Ctx, method, nil)
 	if err != nil || !resp.HasResult {
 		return conform.Violated("%s with the required _meta was not served: %v %s", method, err, show(resp))
@@ -401,7 +401,7 @@ func checkSchemaDialectValid(t *conform.T) conform.Finding {
 }
 
 func checkResultType(t *conform.T) conform.Finding {
-	results, f := modernResults(t)
+	results, f := statelessResults(t)
 	if f != nil {
 		return *f
 	}
@@ -448,9 +448,9 @@ func checkMetaNoAssumptions(t *conform.T) conform.Finding {
 	}
 	plain := map[string]any{}
 	extra := map[string]any{"_meta": map[string]any{unknownMetaKey: "mcpspec"}}
-	if t.S.Modern() {
-		plain = map[string]any{"_meta": modernMeta(t.Revision, nil)}
-		extra = map[string]any{"_meta": modernMeta(t.Revision, map[string]any{unknownMetaKey: "mcpspec"})}
+	if t.S.Stateless() {
+		plain = map[string]any{"_meta": statelessMeta(t.Revision, nil)}
+		extra = map[string]any{"_meta": statelessMeta(t.Revision, map[string]any{unknownMetaKey: "mcpspec"})}
 	}
 	return compareAnswers(t, method, []string{"without _meta " + unknownMetaKey, "with _meta " + unknownMetaKey}, []map[string]any{plain, extra})
 }
@@ -519,9 +519,9 @@ func errorProbes(t *conform.T) []errorProbe {
 	probes := []errorProbe{
 		{what: "an unknown method", method: unknownMethod, code: codeMethodNotFound},
 		{what: "an unsupported protocol version", method: "server/discover", code: codeUnsupportedVersion,
-			params: map[string]any{"_meta": modernMeta(bogus, nil)}, header: http.Header{streamhttp.HeaderProtocol: {bogus}}},
+			params: map[string]any{"_meta": statelessMeta(bogus, nil)}, header: http.Header{streamhttp.HeaderProtocol: {bogus}}},
 		{what: "_meta without clientCapabilities", method: "server/discover", code: codeInvalidParams,
-			params: map[string]any{"_meta": modernMeta(t.Revision, map[string]any{harness.MetaClientCapabilities: nil})}},
+			params: map[string]any{"_meta": statelessMeta(t.Revision, map[string]any{harness.MetaClientCapabilities: nil})}},
 	}
 	if method, params, ok := invalidParamsProbe(t.S); ok {
 		probes = append(probes, errorProbe{what: method + " without its required params", method: method, params: params, code: codeInvalidParams})
@@ -532,7 +532,7 @@ func errorProbes(t *conform.T) []errorProbe {
 // probeReply sends a probe with an integer id and returns the response that answers it, whatever
 // id that response carries (ids the harness gave other requests excepted).
 func probeReply(t *conform.T, p errorProbe, id jsonrpc.ID) (jsonrpc.Message, error) {
-	frame := rawRequest(id, p.method, t.S.ModernParams(p.params))
+	frame := rawRequest(id, p.method, t.S.StatelessParams(p.params))
 	from := t.S.Mark()
 	var d *wire.Delivery
 	if hc, ok := t.S.Conn.(*streamhttp.Conn); ok {
@@ -551,7 +551,7 @@ func probeReply(t *conform.T, p errorProbe, id jsonrpc.ID) (jsonrpc.Message, err
 
 func checkErrorField(t *conform.T) conform.Finding {
 	for _, p := range errorProbes(t) {
-		resp, _, err := modernRequest(t, p.method, p.params, p.header)
+		resp, _, err := statelessRequest(t, p.method, p.params, p.header)
 		if err != nil {
 			return conform.Violated("%s got no reply: %v", p.what, err)
 		}
@@ -622,7 +622,7 @@ func provokeErrors(t *conform.T) []provokedError {
 		{what: "unsupported protocol version " + bogus, method: "server/discover", cause: codeUnsupportedVersion,
 			params: map[string]any{"_meta": map[string]any{harness.MetaProtocolVersion: bogus, harness.MetaClientCapabilities: map[string]any{}}},
 			header: http.Header{streamhttp.HeaderProtocol: {bogus}}},
-		{what: "_meta without client capabilities", method: listMethodModern(t),
+		{what: "_meta without client capabilities", method: listMethodStateless(t),
 			params: map[string]any{"_meta": map[string]any{harness.MetaProtocolVersion: t.Revision}}},
 	}
 	if method, params, ok := invalidParamsProbe(t.S); ok {
@@ -640,7 +640,7 @@ func provokeErrors(t *conform.T) []provokedError {
 	}
 	var out []provokedError
 	for _, p := range probes {
-		resp, _, err := modernRequest(t, p.method, p.params, p.header)
+		resp, _, err := statelessRequest(t, p.method, p.params, p.header)
 		if code, ok := errorCode(resp); err == nil && ok {
 			out = append(out, provokedError{probe: p.what, code: code, cause: p.cause, resp: resp})
 		}

@@ -41,7 +41,7 @@ func checkRequiredMeta(t *conform.T) conform.Finding {
 	for _, missing := range []string{harness.MetaClientCapabilities, harness.MetaProtocolVersion} {
 		meta := map[string]any{harness.MetaProtocolVersion: t.Revision, harness.MetaClientCapabilities: map[string]any{}}
 		delete(meta, missing)
-		resp, d, err := modernRequest(t, listMethodModern(t), map[string]any{"_meta": meta}, nil)
+		resp, d, err := statelessRequest(t, listMethodStateless(t), map[string]any{"_meta": meta}, nil)
 		if err != nil {
 			return conform.Violated("a request without %s got no JSON-RPC reply: %v", missing, err)
 		}
@@ -107,9 +107,9 @@ func checkInfoNotBehavior(t *conform.T) conform.Finding {
 	}
 	other := map[string]any{"name": "another-client", "version": "9.9.9"}
 	return compareAnswers(t, method, []string{"with mcpspec's clientInfo", "with another clientInfo", "without clientInfo"}, []map[string]any{
-		{"_meta": modernMeta(t.Revision, nil)},
-		{"_meta": modernMeta(t.Revision, map[string]any{harness.MetaClientInfo: other})},
-		{"_meta": modernMeta(t.Revision, map[string]any{harness.MetaClientInfo: nil})},
+		{"_meta": statelessMeta(t.Revision, nil)},
+		{"_meta": statelessMeta(t.Revision, map[string]any{harness.MetaClientInfo: other})},
+		{"_meta": statelessMeta(t.Revision, map[string]any{harness.MetaClientInfo: nil})},
 	})
 }
 
@@ -148,7 +148,7 @@ func checkTraceContext(t *conform.T) conform.Finding {
 		method = "server/discover"
 	}
 	trace := map[string]any{"traceparent": sampleTraceparent, "tracestate": sampleTracestate, "baggage": sampleBaggage}
-	resp, err := t.S.Request(t.Ctx, method, map[string]any{"_meta": modernMeta(t.Revision, trace)})
+	resp, err := t.S.Request(t.Ctx, method, map[string]any{"_meta": statelessMeta(t.Revision, trace)})
 	if err != nil {
 		return conform.Violated("%s with trace context: %v", method, err)
 	}

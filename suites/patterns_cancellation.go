@@ -31,7 +31,7 @@ func init() {
 		// At 2026-07-28 over HTTP a request is cancelled by closing its response stream, not by a
 		// notification (CANCEL26-HTTP-CLOSE), so the check runs there over stdio only.
 		// It judges the last part of the state session (state.go).
-		conform.Check{ID: "CANCEL-STOP-NO-RESPONSE", Revisions: conform.AllCatalogued, Level: "SHOULD", Connection: conform.Observed, Waits: true, ModernTransports: stdioOnly,
+		conform.Check{ID: "CANCEL-STOP-NO-RESPONSE", Revisions: conform.AllCatalogued, Level: "SHOULD", Connection: conform.Observed, Waits: true, StatelessTransports: stdioOnly,
 			Summary:     "a cancelled request stops its work (no more progress) and gets no response, for a string id and for the id 0",
 			LevelReason: "The spec says receivers SHOULD stop and SHOULD NOT respond; over HTTP a response stream left open past twice the tool's duration fails the same check.",
 			Ready:       slowToolReady, Run: checkCancelStops},
@@ -233,7 +233,7 @@ func checkCancelOnClose(t *conform.T) conform.Finding {
 		return conform.Failed(fmt.Errorf("another connection is not Streamable HTTP"))
 	}
 	hc2.SetProtocolVersion(t.Revision)
-	hc2.SetModern(true)
+	hc2.SetStateless(true)
 	id := s2.NextID()
 	frame := slowFrame(t, id, probeSlowTool, map[string]any{"steps": steps, "stepMs": probeStepMs, "key": key}, "mcpspec-progress-"+randomHex(4))
 	// The first progress notification shows the work running on an open stream.

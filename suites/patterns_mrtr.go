@@ -207,7 +207,7 @@ func checkSupportedMethods(t *conform.T) conform.Finding {
 	}
 	meta := map[string]any{harness.MetaProtocolVersion: t.Revision, harness.MetaClientCapabilities: allInputCaps(), harness.MetaClientInfo: harness.ClientInfo}
 	for _, method := range methods {
-		resp, _, err := modernRequest(t, method, map[string]any{"_meta": meta}, nil)
+		resp, _, err := statelessRequest(t, method, map[string]any{"_meta": meta}, nil)
 		if err != nil {
 			return conform.Violated("%s got no reply: %v", method, err)
 		}

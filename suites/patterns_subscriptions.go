@@ -179,9 +179,9 @@ func checkSubAckSubset(t *conform.T) conform.Finding {
 	return conform.Passed("")
 }
 
-// startModernSlow calls the slow tool with a progress token in a request of the stateless
+// startStatelessSlow calls the slow tool with a progress token in a request of the stateless
 // revision (its own _meta carries the required keys beside the token).
-func startModernSlow(t *conform.T, token jsonrpc.ID) (slowCall, error) {
+func startStatelessSlow(t *conform.T, token jsonrpc.ID) (slowCall, error) {
 	meta := map[string]any{harness.MetaProtocolVersion: t.Revision, harness.MetaClientCapabilities: map[string]any{}, "progressToken": token.JSON()}
 	params := map[string]any{"name": t.Options().SlowTool, "arguments": json.RawMessage(t.Options().SlowToolArgs), "_meta": meta}
 	c := slowCall{id: t.S.NextID(), token: token, from: t.S.Mark()}
@@ -199,7 +199,7 @@ func checkSubNoRequestScoped(t *conform.T) conform.Finding {
 	if f != nil {
 		return *f
 	}
-	call, err := startModernSlow(t, t.S.NextID())
+	call, err := startStatelessSlow(t, t.S.NextID())
 	if err != nil {
 		return conform.Crashed("starting the slow tool: %v", err)
 	}

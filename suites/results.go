@@ -19,7 +19,7 @@ type sample struct {
 // every list the server declares.
 func sampleResults(t *conform.T) ([]sample, *conform.Finding) {
 	first := "initialize"
-	if t.S.Modern() {
+	if t.S.Stateless() {
 		first = "server/discover"
 	}
 	out := []sample{{first, t.S.InitResponse()}}

@@ -21,11 +21,11 @@ const unsupportedRevision = "1999-01-01"
 // streamTransport: the stateless revision has no legacy HTTP+SSE transport.
 var streamTransport = []string{wire.Stdio, wire.HTTP}
 
-// modernRequest sends method with params (required _meta added unless meta overrides it) and
+// statelessRequest sends method with params (required _meta added unless meta overrides it) and
 // the HTTP headers given, and returns the reply and its delivery.
-func modernRequest(t *conform.T, method string, params map[string]any, header http.Header) (jsonrpc.Message, *wire.Delivery, error) {
+func statelessRequest(t *conform.T, method string, params map[string]any, header http.Header) (jsonrpc.Message, *wire.Delivery, error) {
 	id := t.S.NextID()
-	frame := rawRequest(id, method, t.S.ModernParams(params))
+	frame := rawRequest(id, method, t.S.StatelessParams(params))
 	from := t.S.Mark()
 	var d *wire.Delivery
 	if hc, ok := t.S.Conn.(*streamhttp.Conn); ok {
@@ -40,8 +40,8 @@ func modernRequest(t *conform.T, method string, params map[string]any, header ht
 	return resp, d, err
 }
 
-// listMethodModern is a list method the discovered capabilities promise, or server/discover.
-func listMethodModern(t *conform.T) string {
+// listMethodStateless is a list method the discovered capabilities promise, or server/discover.
+func listMethodStateless(t *conform.T) string {
 	var caps map[string]json.RawMessage
 	_ = json.Unmarshal(t.S.InitResult()["capabilities"], &caps)
 	for _, c := range []struct{ cap, method string }{{"tools", "tools/list"}, {"resources", "resources/list"}, {"prompts", "prompts/list"}} {
@@ -52,10 +52,10 @@ func listMethodModern(t *conform.T) string {
 	return "server/discover"
 }
 
-// modernResults gathers the results of discover and of a list method.
-func modernResults(t *conform.T) (map[string]jsonrpc.Message, *conform.Finding) {
+// statelessResults gathers the results of discover and of a list method.
+func statelessResults(t *conform.T) (map[string]jsonrpc.Message, *conform.Finding) {
 	out := map[string]jsonrpc.Message{"server/discover": t.S.InitResponse()}
-	if m := listMethodModern(t); m != "server/discover" {
+	if m := listMethodStateless(t); m != "server/discover" {
 		resp, err := t.S.Request(t.Ctx, m, nil)
 		if err != nil {
 			f := conform.Violated("%s: %v", m, err)
@@ -69,13 +69,13 @@ func modernResults(t *conform.T) (map[string]jsonrpc.Message, *conform.Finding) 
 // probeMethod is a request every server of the session's revision serves with a result: ping
 // in the handshake revisions, server/discover in the stateless one (which has no ping).
 func probeMethod(s *harness.Session) string {
-	if s.Modern() {
+	if s.Stateless() {
 		return "server/discover"
 	}
 	return "ping"
 }
 
-// probeRequest is a request frame of probeMethod with id, carrying _meta in a modern session.
+// probeRequest is a request frame of probeMethod with id, carrying _meta in a stateless session.
 func probeRequest(s *harness.Session, id jsonrpc.ID) []byte {
-	return rawRequest(id, probeMethod(s), s.ModernParams(nil))
+	return rawRequest(id, probeMethod(s), s.StatelessParams(nil))
 }

@@ -28,7 +28,7 @@ func init() {
 			Summary: "resources/list gives the same resources on another connection and after other requests",
 			Run:     listStable("resources")},
 		conform.Check{ID: "RES26-SUBSCRIBE-REMOVED", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
-			Summary: "resources/subscribe and resources/unsubscribe no longer exist: modern requests for them get -32601 (over HTTP with 404)", LevelReason: removedMethodLevelReason,
+			Summary: "resources/subscribe and resources/unsubscribe no longer exist: stateless (2026-07-28) requests for them get -32601 (over HTTP with 404)", LevelReason: removedMethodLevelReason,
 			Run: checkSubscribeRemoved},
 		conform.Check{ID: "RES-NOT-FOUND", Level: "MUST", Revisions: conform.Since(harness.Rev20260728), Transports: streamTransport,
 			Summary:     "reading a resource that does not exist gets -32602",
@@ -200,7 +200,7 @@ func readUnknownResource(t *conform.T) (jsonrpc.Message, conform.Finding, bool) 
 	if !t.S.HasCapability("resources") {
 		return jsonrpc.Message{}, conform.NA("server/discover declares no resources capability"), false
 	}
-	resp, _, err := modernRequest(t, "resources/read", map[string]any{"uri": unknownResourceURI}, nil)
+	resp, _, err := statelessRequest(t, "resources/read", map[string]any{"uri": unknownResourceURI}, nil)
 	if err != nil {
 		return resp, conform.Violated("resources/read of %s got no JSON-RPC reply: %v", unknownResourceURI, err), false
 	}
@@ -246,12 +246,12 @@ var malformedURIs = []string{
 // uri in Base64, so that any uri can travel in it.
 func readResource(t *conform.T, uri string) (jsonrpc.Message, *wire.Delivery, error) {
 	params := map[string]any{"uri": uri}
-	if t.S.Modern() {
+	if t.S.Stateless() {
 		var h http.Header
 		if t.Transport == wire.HTTP {
 			h = http.Header{streamhttp.HeaderName: {base64Header(uri)}}
 		}
-		return modernRequest(t, "resources/read", params, h)
+		return statelessRequest(t, "resources/read", params, h)
 	}
 	resp, err := t.S.Request(t.Ctx, "resources/read", params)
 	return resp, nil, err

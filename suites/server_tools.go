@@ -595,8 +595,8 @@ func toolListChangedReady(t *conform.T) (conform.Finding, bool) {
 }
 
 func checkToolListChanged(t *conform.T) conform.Finding {
-	if t.S.Modern() {
-		return checkToolListChangedModern(t)
+	if t.S.Stateless() {
+		return checkToolListChangedStateless(t)
 	}
 	if t.Transport == wire.HTTP {
 		// Somewhere for a notification unrelated to a request to go; a server without GET
@@ -616,9 +616,9 @@ func checkToolListChanged(t *conform.T) conform.Finding {
 	return conform.Passed("")
 }
 
-// checkToolListChangedModern listens for tool list changes, changes the list and expects the
+// checkToolListChangedStateless listens for tool list changes, changes the list and expects the
 // notification on the listen stream.
-func checkToolListChangedModern(t *conform.T) conform.Finding {
+func checkToolListChangedStateless(t *conform.T) conform.Finding {
 	l, _, f := acknowledged(t, t.S, t.S.NextID(), map[string]any{"toolsListChanged": true})
 	if f != nil {
 		return *f

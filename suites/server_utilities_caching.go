@@ -34,7 +34,7 @@ func init() {
 }
 
 func checkCacheHints(t *conform.T) conform.Finding {
-	results, f := modernResults(t)
+	results, f := statelessResults(t)
 	if f != nil {
 		return *f
 	}

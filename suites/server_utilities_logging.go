@@ -38,7 +38,7 @@ func init() {
 			LevelReason: "The levels are the schema's LoggingLevel enumeration; data is required by the schema.",
 			Ready:       loggingReady, Run: checkLogLevelEnum},
 		conform.Check{ID: "LOG26-SETLEVEL-REMOVED", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
-			Summary: "logging/setLevel no longer exists: a modern request for it gets -32601 (over HTTP with 404)", LevelReason: removedMethodLevelReason,
+			Summary: "logging/setLevel no longer exists: a stateless (2026-07-28) request for it gets -32601 (over HTTP with 404)", LevelReason: removedMethodLevelReason,
 			Run: checkSetLevelRemoved},
 		conform.Check{ID: "LOG26-OPT-IN", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport, Connection: conform.Fresh,
 			Summary: "a request whose _meta names no log level gets no log messages (the log tool logs when asked to)",
@@ -92,7 +92,7 @@ type logParams struct {
 
 func checkLogCap(t *conform.T) conform.Finding {
 	level := "debug" // at 2026-07-28 in the call's _meta
-	if !t.S.Modern() {
+	if !t.S.Stateless() {
 		// The server may refuse this; the log tool's messages are what matter.
 		_, _ = setLevel(t, level)
 		level = ""
@@ -189,7 +189,7 @@ func checkInvalidLevel(t *conform.T) conform.Finding {
 	if obs.invalidErr != nil {
 		return conform.Crashed("%s %q got no reply: %v", obs.invalidMethod, unknownLogLevel, obs.invalidErr)
 	}
-	if harness.IsModern(t.Revision) {
+	if harness.IsStateless(t.Revision) {
 		if !obs.invalid.HasError {
 			return conform.Violated("%s %q was served: %s", obs.invalidMethod, unknownLogLevel, show(obs.invalid))
 		}

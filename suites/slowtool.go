@@ -247,7 +247,7 @@ func cancelParams(id jsonrpc.ID) map[string]any {
 	return map[string]any{"requestId": id.JSON(), "reason": "mcpspec"}
 }
 
-// slowFrame is a modern tools/call of tool with args and a progress token.
+// slowFrame is a stateless tools/call of tool with args and a progress token.
 func slowFrame(t *conform.T, id jsonrpc.ID, tool string, args any, token string) []byte {
 	meta := map[string]any{
 		harness.MetaProtocolVersion:    t.Revision,
@@ -369,9 +369,9 @@ func allArrived(t *conform.T, calls []slowCall) error {
 }
 
 // withProgressToken returns request params carrying token (unless "") in their _meta, beside
-// the required _meta keys of a modern session.
+// the required _meta keys of a stateless session.
 func withProgressToken(s *harness.Session, params map[string]any, token jsonrpc.ID) any {
-	p := s.ModernParams(params)
+	p := s.StatelessParams(params)
 	obj, ok := p.(map[string]any)
 	if token == "" || !ok {
 		return p

@@ -63,7 +63,7 @@ func observeState(t *conform.T) (*stateSession, *conform.Finding) {
 // stateParts runs the state session's parts in order, until one leaves the server silent.
 func stateParts(o *conform.T) *stateSession {
 	st := &stateSession{}
-	if !o.S.Modern() && o.S.HasCapability("resources") {
+	if !o.S.Stateless() && o.S.HasCapability("resources") {
 		unsubscribed := updatesUnsubscribed(o)
 		st.unsubscribed = &unsubscribed
 		if declaresSubscribe(o) {
@@ -289,7 +289,7 @@ func answerBefore(t *conform.T, from, at int, id jsonrpc.ID) (jsonrpc.Message, b
 // the latter, in a request's _meta).
 func setLevelPart(t *conform.T) *setLevels {
 	obs := &setLevels{}
-	if !t.S.Modern() {
+	if !t.S.Stateless() {
 		obs.valid, obs.validErr = setLevel(t, "info")
 		if obs.goneAfterValid = obs.validErr != nil; obs.goneAfterValid {
 			return obs
@@ -302,16 +302,16 @@ func setLevelPart(t *conform.T) *setLevels {
 // sendInvalidLevel asks for the unknown log level: with logging/setLevel in a handshake
 // session, in a list request's _meta at 2026-07-28.
 func sendInvalidLevel(t *conform.T) (string, jsonrpc.Message, error) {
-	if !t.S.Modern() {
+	if !t.S.Stateless() {
 		resp, err := setLevel(t, unknownLogLevel)
 		return "logging/setLevel", resp, err
 	}
-	params, _ := t.S.ModernParams(nil).(map[string]any)
+	params, _ := t.S.StatelessParams(nil).(map[string]any)
 	if meta, ok := params["_meta"].(map[string]any); ok {
 		meta[metaLogLevel] = unknownLogLevel
 	}
-	method := listMethodModern(t)
-	resp, _, err := modernRequest(t, method, params, nil)
+	method := listMethodStateless(t)
+	resp, _, err := statelessRequest(t, method, params, nil)
 	return method + " with _meta log level", resp, err
 }
 

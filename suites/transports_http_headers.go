@@ -68,9 +68,9 @@ func init() {
 		conform.Check{ID: "HTTP26-MODERN-ERROR-BODY", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: httpOnly,
 			Summary:     "every 400 or 404 a stateless request provokes (unknown method, unsupported version, missing _meta field, header mismatch) carries a JSON-RPC error body",
 			LevelReason: "The catalogue files this as guidance: the backward-compatibility section explains why dual-era clients need a readable error body, without a keyword. A plain body breaks their fallback, so it is a warning.",
-			Run:         checkModernErrorBody},
-		conform.Check{ID: "HTTP26-PROTO-HEADER", Level: "MUST", Revisions: conform.AllCatalogued, Transports: httpOnly, Connection: conform.Raw, ModernOnlyServer: true,
-			Summary: "a modern-only server refuses a POST without MCP-Protocol-Version with 400 and -32020",
+			Run:         checkStatelessErrorBody},
+		conform.Check{ID: "HTTP26-PROTO-HEADER", Level: "MUST", Revisions: conform.AllCatalogued, Transports: httpOnly, Connection: conform.Raw, StatelessOnlyServer: true,
+			Summary: "a stateless-only server refuses a POST without MCP-Protocol-Version with 400 and -32020",
 			Run:     checkProtoHeaderRequired},
 	)
 }
@@ -100,7 +100,7 @@ func checkProtocolHeaderDefault(t *conform.T) conform.Finding {
 }
 
 func checkMethod404(t *conform.T) conform.Finding {
-	resp, d, err := modernRequest(t, unknownMethod, nil, nil)
+	resp, d, err := statelessRequest(t, unknownMethod, nil, nil)
 	if err != nil {
 		return conform.Violated("%s got no JSON-RPC reply (HTTP %d): %v", unknownMethod, d.Status, err)
 	}
@@ -129,20 +129,20 @@ func expectHeaderMismatch(t *conform.T, what string, resp jsonrpc.Message, d *wi
 
 func checkProtocolMismatch(t *conform.T) conform.Finding {
 	meta := map[string]any{harness.MetaProtocolVersion: harness.Rev20251125, harness.MetaClientCapabilities: map[string]any{}}
-	resp, d, err := modernRequest(t, "server/discover", map[string]any{"_meta": meta}, http.Header{streamhttp.HeaderProtocol: {t.Revision}})
+	resp, d, err := statelessRequest(t, "server/discover", map[string]any{"_meta": meta}, http.Header{streamhttp.HeaderProtocol: {t.Revision}})
 	return expectHeaderMismatch(t, fmt.Sprintf("MCP-Protocol-Version %s with %s in the body", t.Revision, harness.Rev20251125), resp, d, err)
 }
 
 func checkHeaderMismatch(t *conform.T) conform.Finding {
-	resp, d, err := modernRequest(t, "server/discover", nil, http.Header{streamhttp.HeaderMethod: {"tools/list"}})
+	resp, d, err := statelessRequest(t, "server/discover", nil, http.Header{streamhttp.HeaderMethod: {"tools/list"}})
 	return expectHeaderMismatch(t, "Mcp-Method: tools/list on a server/discover request", resp, d, err)
 }
 
-// modernDo sends method with params (required _meta added) as one HTTP request shaped by r,
+// statelessDo sends method with params (required _meta added) as one HTTP request shaped by r,
 // and returns the reply and its delivery.
-func modernDo(t *conform.T, method string, params map[string]any, r streamhttp.Request) (jsonrpc.Message, *wire.Delivery, error) {
+func statelessDo(t *conform.T, method string, params map[string]any, r streamhttp.Request) (jsonrpc.Message, *wire.Delivery, error) {
 	id := t.S.NextID()
-	frame := rawRequest(id, method, t.S.ModernParams(params))
+	frame := rawRequest(id, method, t.S.StatelessParams(params))
 	t.S.Sent(id, method)
 	from := t.S.Mark()
 	d := httpConn(t).Do(t.Ctx, frame, r)
@@ -163,7 +163,7 @@ func headerRefused(resp jsonrpc.Message, d *wire.Delivery) bool {
 func checkUnsupported400(t *conform.T) conform.Finding {
 	const bogus = "1900-01-01"
 	meta := map[string]any{harness.MetaProtocolVersion: bogus, harness.MetaClientCapabilities: map[string]any{}}
-	resp, d, err := modernRequest(t, "server/discover", map[string]any{"_meta": meta}, http.Header{streamhttp.HeaderProtocol: {bogus}})
+	resp, d, err := statelessRequest(t, "server/discover", map[string]any{"_meta": meta}, http.Header{streamhttp.HeaderProtocol: {bogus}})
 	if d.Status != http.StatusBadRequest {
 		return conform.Violated("protocol version %s in header and body got HTTP %d, want 400: %s", bogus, d.Status, show(resp))
 	}
@@ -195,8 +195,8 @@ var namedMethods = []struct {
 }
 
 func checkStdHeaders(t *conform.T) conform.Finding {
-	method := listMethodModern(t)
-	resp, d, err := modernDo(t, method, nil, streamhttp.Request{NoModernHeaders: true})
+	method := listMethodStateless(t)
+	resp, d, err := statelessDo(t, method, nil, streamhttp.Request{NoStatelessHeaders: true})
 	if f := expectHeaderMismatch(t, method+" without Mcp-Method", resp, d, err); f.Outcome != conform.Pass {
 		return f
 	}
@@ -205,7 +205,7 @@ func checkStdHeaders(t *conform.T) conform.Finding {
 		if !t.S.HasCapability(nm.cap) {
 			continue
 		}
-		resp, d, err := modernDo(t, nm.method, nm.params, streamhttp.Request{NoModernHeaders: true, Header: http.Header{streamhttp.HeaderMethod: {nm.method}}})
+		resp, d, err := statelessDo(t, nm.method, nm.params, streamhttp.Request{NoStatelessHeaders: true, Header: http.Header{streamhttp.HeaderMethod: {nm.method}}})
 		if f := expectHeaderMismatch(t, nm.method+" without Mcp-Name", resp, d, err); f.Outcome != conform.Pass {
 			return f
 		}
@@ -273,12 +273,12 @@ func checkB64Decode(t *conform.T) conform.Finding {
 		return conform.CannotTest("needs something real to name: a listed resource, a prompt without required arguments, a listed read-only tool whose arguments mcpspec can build, or a tool named with --slow-tool")
 	}
 	encoded := base64Header(name)
-	resp, d, err := modernDo(t, method, params, streamhttp.Request{Header: http.Header{streamhttp.HeaderName: {encoded}}})
+	resp, d, err := statelessDo(t, method, params, streamhttp.Request{Header: http.Header{streamhttp.HeaderName: {encoded}}})
 	if f, ok := servedFinding(fmt.Sprintf("%s of %q with Mcp-Name: %s", method, name, encoded), resp, d, err); !ok {
 		return f
 	}
 	other := base64Header(name + "-mcpspec-other")
-	resp, d, err = modernDo(t, method, params, streamhttp.Request{Header: http.Header{streamhttp.HeaderName: {other}}})
+	resp, d, err = statelessDo(t, method, params, streamhttp.Request{Header: http.Header{streamhttp.HeaderName: {other}}})
 	return expectHeaderMismatch(t, fmt.Sprintf("%s of %q with Mcp-Name: %s (another name, encoded)", method, name, other), resp, d, err)
 }
 
@@ -366,7 +366,7 @@ func callMarked(t *conform.T, p markedParam, value any, header []string) (jsonrp
 	if header != nil {
 		h["Mcp-Param-"+p.header] = header
 	}
-	return modernDo(t, "tools/call", map[string]any{"name": p.tool, "arguments": args}, streamhttp.Request{Header: h})
+	return statelessDo(t, "tools/call", map[string]any{"name": p.tool, "arguments": args}, streamhttp.Request{Header: h})
 }
 
 func checkParamHeader(t *conform.T) conform.Finding {
@@ -594,16 +594,16 @@ func checkIntNumeric(t *conform.T) conform.Finding {
 }
 
 func checkHeaderCase(t *conform.T) conform.Finding {
-	method := listMethodModern(t)
+	method := listMethodStateless(t)
 	for _, names := range [][2]string{{"mcp-protocol-version", "mcp-method"}, {"MCP-PROTOCOL-VERSION", "MCP-METHOD"}} {
-		r := streamhttp.Request{NoProtocol: true, NoModernHeaders: true, RawHeader: http.Header{names[0]: {t.Revision}, names[1]: {method}}}
-		resp, d, err := modernDo(t, method, nil, r)
+		r := streamhttp.Request{NoProtocol: true, NoStatelessHeaders: true, RawHeader: http.Header{names[0]: {t.Revision}, names[1]: {method}}}
+		resp, d, err := statelessDo(t, method, nil, r)
 		if f, ok := servedFinding(fmt.Sprintf("%s with headers named %s and %s", method, names[0], names[1]), resp, d, err); !ok {
 			return f
 		}
 	}
 	upper := strings.ToUpper(method)
-	resp, d, err := modernRequest(t, method, nil, http.Header{streamhttp.HeaderMethod: {upper}})
+	resp, d, err := statelessRequest(t, method, nil, http.Header{streamhttp.HeaderMethod: {upper}})
 	return expectHeaderMismatch(t, fmt.Sprintf("%s with Mcp-Method: %s", method, upper), resp, d, err)
 }
 
@@ -620,19 +620,19 @@ func errorBodyProbes(t *conform.T) []errorBodyProbe {
 	return []errorBodyProbe{
 		{what: "an unknown method", method: "mcpspec/no-such-method"},
 		{what: "an unsupported protocol version", method: "server/discover",
-			params: map[string]any{"_meta": modernMeta(bogus, nil)},
+			params: map[string]any{"_meta": statelessMeta(bogus, nil)},
 			header: http.Header{streamhttp.HeaderProtocol: {bogus}}},
 		{what: "_meta without clientCapabilities", method: "server/discover",
-			params: map[string]any{"_meta": modernMeta(t.Revision, map[string]any{harness.MetaClientCapabilities: nil})}},
+			params: map[string]any{"_meta": statelessMeta(t.Revision, map[string]any{harness.MetaClientCapabilities: nil})}},
 		{what: "an Mcp-Method header that differs from the body", method: "server/discover",
 			header: http.Header{"Mcp-Method": {"tools/list"}}},
 	}
 }
 
-func checkModernErrorBody(t *conform.T) conform.Finding {
+func checkStatelessErrorBody(t *conform.T) conform.Finding {
 	refused := 0
 	for _, p := range errorBodyProbes(t) {
-		resp, d, err := modernRequest(t, p.method, p.params, p.header)
+		resp, d, err := statelessRequest(t, p.method, p.params, p.header)
 		if d == nil || (d.Status != http.StatusBadRequest && d.Status != http.StatusNotFound) {
 			continue // not a refusal with these statuses: other checks judge the status
 		}

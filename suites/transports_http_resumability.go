@@ -306,8 +306,8 @@ func resumeForResponse(t *conform.T, c slowCall, events []wire.Event) string {
 }
 
 func checkNoResume(t *conform.T) conform.Finding {
-	method := listMethodModern(t)
-	resp, d, err := modernRequest(t, method, nil, http.Header{"Last-Event-ID": {"mcpspec-1"}})
+	method := listMethodStateless(t)
+	resp, d, err := statelessRequest(t, method, nil, http.Header{"Last-Event-ID": {"mcpspec-1"}})
 	if f, ok := servedFinding(method+" with Last-Event-ID: mcpspec-1", resp, d, err); !ok {
 		return f
 	}

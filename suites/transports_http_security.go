@@ -79,7 +79,7 @@ func openingRequest(t *conform.T, host string) (jsonrpc.Message, *wire.Delivery,
 	id := t.S.NextID()
 	frame := rawRequest(id, "initialize", harness.InitializeParams(t.Revision))
 	r := streamhttp.Request{NoSession: true, NoProtocol: true, Host: host}
-	if t.S.Modern() {
+	if t.S.Stateless() {
 		frame, r.NoProtocol = probeRequest(t.S, id), false
 	}
 	from := t.S.Mark()

@@ -66,10 +66,10 @@ func init() {
 
 func checkAccepted202(t *conform.T) conform.Finding {
 	frame := rawNotification("notifications/initialized", nil)
-	if t.S.Modern() {
+	if t.S.Stateless() {
 		// 2026-07-28 has no initialized notification; a cancellation of a request that never
 		// existed is one every server must accept and ignore.
-		frame = rawNotification("notifications/cancelled", t.S.ModernParams(cancelParams(t.S.NextID())))
+		frame = rawNotification("notifications/cancelled", t.S.StatelessParams(cancelParams(t.S.NextID())))
 	}
 	d, err := post(t, frame, streamhttp.Request{})
 	if err != nil {
@@ -86,9 +86,9 @@ func checkAccepted202(t *conform.T) conform.Finding {
 
 func checkRequestContentType(t *conform.T) conform.Finding {
 	frame, id := pingFrame(t)
-	if t.S.Modern() {
+	if t.S.Stateless() {
 		// Any request will do; the one that opens every session is the least telling.
-		frame = rawRequest(id, listMethod(t.S), t.S.ModernParams(nil))
+		frame = rawRequest(id, listMethod(t.S), t.S.StatelessParams(nil))
 	}
 	from := t.S.Mark()
 	d, err := post(t, frame, streamhttp.Request{})
@@ -200,8 +200,8 @@ func checkSSEPrime(t *conform.T) conform.Finding {
 func malformedNotifications(t *conform.T) []namedFrame {
 	method := "notifications/initialized"
 	var params any
-	if t.S.Modern() {
-		method, params = "notifications/cancelled", t.S.ModernParams(cancelParams(t.S.NextID()))
+	if t.S.Stateless() {
+		method, params = "notifications/cancelled", t.S.StatelessParams(cancelParams(t.S.NextID()))
 	}
 	wrongVersion := map[string]any{"jsonrpc": "1.0", "method": method}
 	if params != nil {
@@ -271,7 +271,7 @@ func checkSSERelated(t *conform.T) conform.Finding {
 		return conform.CannotTest("%v", err)
 	}
 	f := judgeStreamNotifications(t, calls)
-	if f.Outcome == conform.Violation && harness.IsModern(t.Revision) {
+	if f.Outcome == conform.Violation && harness.IsStateless(t.Revision) {
 		f.Severe = true // MUST at 2026-07-28
 	}
 	return f
@@ -391,9 +391,9 @@ func checkDisconnectNotCancel(t *conform.T) conform.Finding {
 	}
 }
 
-// modernSlowCall calls the slow tool with a progress token on the session's connection and
+// statelessSlowCall calls the slow tool with a progress token on the session's connection and
 // waits for its response and for the end of its HTTP response.
-func modernSlowCall(t *conform.T) (*wire.Delivery, []wire.Received, *conform.Finding) {
+func statelessSlowCall(t *conform.T) (*wire.Delivery, []wire.Received, *conform.Finding) {
 	if f, ok := needSlowTool(t); !ok {
 		return nil, nil, &f
 	}
@@ -422,7 +422,7 @@ func modernSlowCall(t *conform.T) (*wire.Delivery, []wire.Received, *conform.Fin
 }
 
 func checkNoStreamRequests(t *conform.T) conform.Finding {
-	d, got, f := modernSlowCall(t)
+	d, got, f := statelessSlowCall(t)
 	if f != nil {
 		return *f
 	}
@@ -440,7 +440,7 @@ func checkNoStreamRequests(t *conform.T) conform.Finding {
 }
 
 func checkXAccel(t *conform.T) conform.Finding {
-	d, _, f := modernSlowCall(t)
+	d, _, f := statelessSlowCall(t)
 	if f != nil {
 		return *f
 	}

@@ -138,9 +138,9 @@ func checkGetDelete405(t *conform.T) conform.Finding {
 }
 
 func checkIgnoreSession(t *conform.T) conform.Finding {
-	method := listMethodModern(t)
+	method := listMethodStateless(t)
 	sid := randomHex(16)
-	resp, d, err := modernRequest(t, method, nil, http.Header{streamhttp.HeaderSession: {sid}})
+	resp, d, err := statelessRequest(t, method, nil, http.Header{streamhttp.HeaderSession: {sid}})
 	if f, ok := servedFinding(fmt.Sprintf("%s with Mcp-Session-Id: %s", method, sid), resp, d, err); !ok {
 		return f
 	}

@@ -23,7 +23,7 @@ func init() {
 		conform.Check{ID: "VER26-EXT-ID", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "extension identifiers in capabilities.extensions are _meta-style keys with a prefix",
 			Run:     checkExtensionIDs},
-		conform.Check{ID: "VER26-LEGACY-INIT-ERROR", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: streamTransport, Connection: conform.Raw, ModernOnlyServer: true,
+		conform.Check{ID: "VER26-LEGACY-INIT-ERROR", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: streamTransport, Connection: conform.Raw, StatelessOnlyServer: true,
 			Summary: "a server that serves only the stateless revision answers a legacy initialize with an error naming the versions it supports",
 			Run:     checkLegacyInitError},
 		conform.Check{ID: "VER26-EXT-FALLBACK", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
@@ -36,7 +36,7 @@ func init() {
 func checkUnsupportedVersion(t *conform.T) conform.Finding {
 	const bogus = "1900-01-01"
 	meta := map[string]any{harness.MetaProtocolVersion: bogus, harness.MetaClientCapabilities: map[string]any{}}
-	resp, d, err := modernRequest(t, "server/discover", map[string]any{"_meta": meta}, http.Header{streamhttp.HeaderProtocol: {bogus}})
+	resp, d, err := statelessRequest(t, "server/discover", map[string]any{"_meta": meta}, http.Header{streamhttp.HeaderProtocol: {bogus}})
 	if err != nil {
 		return conform.Violated("a request at %s got no JSON-RPC reply: %v", bogus, err)
 	}

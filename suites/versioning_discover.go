@@ -58,10 +58,10 @@ func checkDiscoverConsistent(t *conform.T) conform.Finding {
 	var versions []string
 	_ = json.Unmarshal(t.S.InitResult()["supportedVersions"], &versions)
 	for _, v := range versions {
-		if !harness.IsModern(v) || v == t.Revision {
+		if !harness.IsStateless(v) || v == t.Revision {
 			continue
 		}
-		resp, _, err := modernRequest(t, "server/discover", map[string]any{"_meta": modernMeta(v, nil)}, http.Header{streamhttp.HeaderProtocol: {v}})
+		resp, _, err := statelessRequest(t, "server/discover", map[string]any{"_meta": statelessMeta(v, nil)}, http.Header{streamhttp.HeaderProtocol: {v}})
 		if err != nil {
 			return conform.Violated("server/discover at the advertised version %s got no JSON-RPC reply: %v", v, err)
 		}
@@ -93,7 +93,7 @@ func checkDiscoverConsistent(t *conform.T) conform.Finding {
 // those discover lists (when the server answers -32022 at all: VER26-UNSUPPORTED judges that).
 func unsupportedListsSubset(t *conform.T, versions []string) *conform.Finding {
 	const bogus = "1900-01-01"
-	resp, _, err := modernRequest(t, "server/discover", map[string]any{"_meta": modernMeta(bogus, nil)}, http.Header{streamhttp.HeaderProtocol: {bogus}})
+	resp, _, err := statelessRequest(t, "server/discover", map[string]any{"_meta": statelessMeta(bogus, nil)}, http.Header{streamhttp.HeaderProtocol: {bogus}})
 	if err != nil {
 		return nil
 	}

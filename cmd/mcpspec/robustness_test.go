@@ -340,12 +340,12 @@ func allErrors(want string) func(t *testing.T, run *reports.Run) {
 	return func(t *testing.T, run *reports.Run) {
 		// Whichever session fails first breaks the target for every check, so a handshake
 		// revision's check may repeat the discover failure and the other way round.
-		modern := strings.ReplaceAll(want, "initialize", "server/discover")
+		stateless := strings.ReplaceAll(want, "initialize", "server/discover")
 		for _, r := range run.Results {
 			if r.Version == "2026-07-28" && r.Status == reports.NA && strings.Contains(r.Message, "does not serve revision 2026-07-28") {
 				continue
 			}
-			if r.Status != reports.Error || !(strings.Contains(r.Message, want) || strings.Contains(r.Message, modern)) {
+			if r.Status != reports.Error || !(strings.Contains(r.Message, want) || strings.Contains(r.Message, stateless)) {
 				t.Errorf("%s %s %s: status %s, message %q: want an error saying %q", r.ID, r.Version, r.Transport, r.Status, r.Message, want)
 			}
 		}

@@ -99,8 +99,8 @@ func (s *server) intercept(ctx context.Context, m message, emit func([]byte)) (r
 	switch m.Method {
 	case "tools/list":
 		res := map[string]any{"tools": cancelTools(s.script.Scenario)}
-		if s.script.Modern() {
-			// As listModern's one page (the empty-cursor rule is tools_call's matter).
+		if s.script.Stateless() {
+			// As listStateless's one page (the empty-cursor rule is tools_call's matter).
 			res["resultType"], res["_meta"], res["ttlMs"], res["cacheScope"] = "complete", serverMeta(), 0, "public"
 		}
 		return result(m.ID, res), true
@@ -161,7 +161,7 @@ func (s *server) hold(ctx context.Context, id json.RawMessage, late func() []byt
 // late notes a held request answered after the wait, and returns its answer.
 func (s *server) late(id json.RawMessage, res any) []byte {
 	s.rec.note(Event{Kind: EvAnsweredLate, RequestID: canonicalID(id)}, fmt.Sprintf("answered late, uncancelled: %s after %s", canonicalID(id), s.script.AnswerWait))
-	if m, ok := res.(map[string]any); ok && s.script.Modern() {
+	if m, ok := res.(map[string]any); ok && s.script.Stateless() {
 		m["resultType"], m["_meta"] = "complete", serverMeta()
 	}
 	return result(id, res)

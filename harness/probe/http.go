@@ -69,7 +69,7 @@ func StartHTTP(script Script, rec *Recorder) (*HTTPServer, error) {
 	if plan, ok := PlanFor(script.Scenario); ok {
 		h.auth = newAuthServer(plan, rec)
 		h.auth.origin = "http://" + ln.Addr().String()
-		h.auth.perOperation = script.Modern()
+		h.auth.perOperation = script.Stateless()
 	}
 	h.http = &http.Server{Handler: h}
 	h.wg.Add(1)
@@ -161,7 +161,7 @@ func (h *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", "POST, DELETE")
 		h.answer(w, ChanGET, http.StatusMethodNotAllowed, "", nil)
 	case http.MethodDelete:
-		if h.srv.script.Modern() { // no session to end (HTTP26-GET-DELETE-405)
+		if h.srv.script.Stateless() { // no session to end (HTTP26-GET-DELETE-405)
 			w.Header().Set("Allow", "POST")
 			h.answer(w, ChanDELETE, http.StatusMethodNotAllowed, "", nil)
 			return
@@ -206,7 +206,7 @@ func (h *HTTPServer) refuse(w http.ResponseWriter, r *http.Request, channel stri
 // omission), and so is an initialize, which starts a session whatever it carries
 // (HTTP-SESSION-EXPIRED-CLIENT judges that).
 func (h *HTTPServer) unknownSession(id string, body []byte) bool {
-	if id == "" || h.srv.script.Modern() || bytes.Contains(body, []byte(`"initialize"`)) {
+	if id == "" || h.srv.script.Stateless() || bytes.Contains(body, []byte(`"initialize"`)) {
 		return false
 	}
 	h.mu.Lock()
@@ -273,7 +273,7 @@ func (h *HTTPServer) post(w http.ResponseWriter, body []byte) {
 			requests++
 		}
 		// The stateless revision has no sessions (HTTP26-IGNORE-SESSION).
-		if m.Method == "initialize" && !h.srv.script.Modern() {
+		if m.Method == "initialize" && !h.srv.script.Stateless() {
 			h.mu.Lock()
 			session := h.session
 			h.mu.Unlock()
@@ -315,8 +315,8 @@ func (h *HTTPServer) post(w http.ResponseWriter, body []byte) {
 		return
 	}
 	status := http.StatusOK
-	if h.srv.script.Modern() {
-		status = modernStatus(out)
+	if h.srv.script.Stateless() {
+		status = statelessStatus(out)
 	}
 	h.answer(w, ChanPOST, status, "application/json", out)
 }

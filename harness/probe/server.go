@@ -64,13 +64,13 @@ func ServesAt(scenario, revision string) bool {
 	}
 	switch scenario {
 	case ScenarioInitialize:
-		return !harness.IsModern(revision)
+		return !harness.IsStateless(revision)
 	case ScenarioElicitDefaults:
 		return revision == elicitDefaultsRevision
 	case ScenarioTaskCancel: // tasks exist at 2025-11-25 only
 		return revision == harness.Rev20251125
 	case ScenarioSubscriptions, ScenarioSkills: // subscriptions/listen and extensions are 2026-07-28's
-		return harness.IsModern(revision)
+		return harness.IsStateless(revision)
 	}
 	return true
 }
@@ -195,8 +195,8 @@ func (s *server) handle(ctx context.Context, m message, emit func([]byte)) []byt
 		return nil
 	case !m.isRequest():
 		return nil
-	case s.script.Modern():
-		return s.handleModern(m)
+	case s.script.Stateless():
+		return s.handleStateless(m)
 	}
 	switch m.Method {
 	case "initialize":
@@ -268,8 +268,8 @@ func ToolNames(revision string) []string {
 func (s Script) toolNames() []string {
 	srv := &server{script: s}
 	ts := srv.tools()
-	if s.Modern() {
-		ts = srv.modernToolsFor()
+	if s.Stateless() {
+		ts = srv.statelessToolsFor()
 	}
 	var out []string
 	for _, t := range ts {

@@ -86,7 +86,7 @@ func (s *server) interceptSubscriptions(ctx context.Context, m message, emit fun
 		}
 		return result(m.ID, res), true
 	case "tools/list":
-		res := map[string]any{"resultType": "complete", "tools": modernTools()[:1], "ttlMs": 0, "cacheScope": "public", "_meta": serverMeta()}
+		res := map[string]any{"resultType": "complete", "tools": statelessTools()[:1], "ttlMs": 0, "cacheScope": "public", "_meta": serverMeta()}
 		st.mu.Lock()
 		end := st.changed && !st.hungUp && !st.relaunch
 		st.hungUp = st.hungUp || end
@@ -111,7 +111,7 @@ func (s *server) interceptSubscriptions(ctx context.Context, m message, emit fun
 		st.changed = st.changed || send
 		listen := st.listen
 		st.mu.Unlock()
-		resp := s.handleModern(m)
+		resp := s.handleStateless(m)
 		if !send {
 			return resp, true
 		}

@@ -80,7 +80,7 @@ func taskXTools() []map[string]any {
 }
 
 // interceptTasksX answers what the tasks scenarios serve; ok is false for anything else (the
-// tools list, initialize: handleModern's).
+// tools list, initialize: handleStateless's).
 func (s *server) interceptTasksX(m message) (resp []byte, ok bool) {
 	if m.Method == "notifications/cancelled" {
 		var p struct {
@@ -91,7 +91,7 @@ func (s *server) interceptTasksX(m message) (resp []byte, ok bool) {
 		s.rec.note(Event{Kind: EvCancelled, RequestID: key}, "cancelled by the client: "+key)
 		return nil, true
 	}
-	if !m.isRequest() || !s.script.Modern() {
+	if !m.isRequest() || !s.script.Stateless() {
 		return nil, false
 	}
 	declared := s.script.Scenario == ScenarioTasksExtension
@@ -128,7 +128,7 @@ func (s *server) interceptTasksX(m message) (resp []byte, ok bool) {
 		return s.createTaskX(m.ID, p.Name, p.Meta.Caps.Elicitation != nil), true
 	case "tasks/get", "tasks/update", "tasks/cancel":
 		if !declared {
-			return nil, false // an unknown method here: handleModern's -32601
+			return nil, false // an unknown method here: handleStateless's -32601
 		}
 		return s.taskXRequest(m), true
 	}
@@ -242,4 +242,4 @@ func (s *server) taskXRequest(m message) []byte {
 }
 
 // servesTasksX: the extension is 2026-07-28's.
-func servesTasksX(revision string) bool { return harness.IsModern(revision) }
+func servesTasksX(revision string) bool { return harness.IsStateless(revision) }

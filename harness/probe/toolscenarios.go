@@ -12,7 +12,7 @@ func scenarioServes(scenario, revision string) (serves, known bool) {
 	case scenario == ScenarioRefNoDeref || scenario == ScenarioSchemaPreservation:
 		return servesSchemas(scenario, revision), true
 	case scenario == ScenarioInvalidToolHeaders, IsSkillVerify(scenario): // 2026-07-28's rules
-		return harness.IsModern(revision), true
+		return harness.IsStateless(revision), true
 	case IsTasksX(scenario):
 		return servesTasksX(revision), true
 	}

@@ -10,14 +10,14 @@ import (
 	"testing"
 )
 
-const meta26 = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+const statelessMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 
-func request26(id int, method, params string) string {
+func statelessRequest(id int, method, params string) string {
 	if params != "" {
 		params += ","
 	}
 	b, _ := json.Marshal(id)
-	return `{"jsonrpc":"2.0","id":` + string(b) + `,"method":"` + method + `","params":{` + params + meta26 + `}}`
+	return `{"jsonrpc":"2.0","id":` + string(b) + `,"method":"` + method + `","params":{` + params + statelessMeta + `}}`
 }
 
 // The canary of json-schema-ref-no-deref is the $ref of lookup_user's schema, on a loopback
@@ -28,7 +28,7 @@ func TestRefNoDerefCanary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := send(t, "POST", h.URL(), request26(1, "tools/list", ""), nil)
+	a := send(t, "POST", h.URL(), statelessRequest(1, "tools/list", ""), nil)
 	var res struct {
 		Result struct {
 			Tools []struct {
@@ -68,7 +68,7 @@ func TestRefNoDerefCanary(t *testing.T) {
 
 // Over stdio the canary is served too, for as long as the probe serves.
 func TestRefNoDerefCanaryStdio(t *testing.T) {
-	in, out := strings.NewReader(request26(1, "tools/list", "")+"\n"), &bytes.Buffer{}
+	in, out := strings.NewReader(statelessRequest(1, "tools/list", "")+"\n"), &bytes.Buffer{}
 	rec := NewRecorder(nil)
 	if err := ServeStdio(context.Background(), Script{Scenario: ScenarioRefNoDeref, Revision: "2026-07-28", AnswerWait: waitBound}, in, out, rec); err != nil {
 		t.Fatal(err)

@@ -115,9 +115,9 @@ func (c *Conn) Session() string { c.mu.Lock(); defer c.mu.Unlock(); return c.ses
 // SetProtocolVersion sets the MCP-Protocol-Version header sent on later requests ("" sends none).
 func (c *Conn) SetProtocolVersion(v string) { c.mu.Lock(); c.protocol = v; c.mu.Unlock() }
 
-// SetModern makes every request carry the headers of the stateless revision (Mcp-Method, and
+// SetStateless makes every request carry the headers of the stateless revision (Mcp-Method, and
 // Mcp-Name where the method names something), taken from the body.
-func (c *Conn) SetModern(on bool) { c.mu.Lock(); c.stateless = on; c.mu.Unlock() }
+func (c *Conn) SetStateless(on bool) { c.mu.Lock(); c.stateless = on; c.mu.Unlock() }
 
 // Header names of the stateless revision.
 const (
@@ -161,8 +161,8 @@ type Request struct {
 	ContentType string      // default application/json for POST; "-" sends none
 	URL         string      // default: the endpoint
 	Channel     string      // where SSE messages land: default "POST-SSE" or "GET-SSE"
-	// NoModernHeaders omits Mcp-Method and Mcp-Name on a stateless connection.
-	NoModernHeaders bool
+	// NoStatelessHeaders omits Mcp-Method and Mcp-Name on a stateless connection.
+	NoStatelessHeaders bool
 	// RawHeader is added last with its names exactly as written (not canonicalised), to show
 	// how a server treats the case of header names.
 	RawHeader http.Header
@@ -273,7 +273,7 @@ func (c *Conn) newRequest(body []byte, r Request) (*http.Request, error) {
 	c.mu.Lock()
 	session, protocol, stateless := c.session, c.protocol, c.stateless
 	c.mu.Unlock()
-	if stateless && body != nil && !r.NoModernHeaders {
+	if stateless && body != nil && !r.NoStatelessHeaders {
 		method, name := statelessHeaders(body)
 		if method != "" {
 			req.Header.Set(HeaderMethod, method)

@@ -74,7 +74,7 @@ func startPoll(t *testing.T, p *pollServer, revision string) *Conn {
 	c := dial(t, Options{URL: srv.URL + "/mcp"})
 	c.SetSession("s1")
 	c.SetProtocolVersion(revision)
-	c.SetModern(revision == "2026-07-28")
+	c.SetStateless(revision == "2026-07-28")
 	return c
 }
 

@@ -109,7 +109,7 @@ func init() {
 	// At the stateless revision a client that speaks only the handshake era never got past
 	// initialize: its authorization, however it went, is not judged as 2026-07-28's.
 	for i := range checks {
-		checks[i].Judge = gateModern(checks[i].Judge)
+		checks[i].Judge = gateStateless(checks[i].Judge)
 	}
 	Register(checks...)
 }
@@ -532,7 +532,7 @@ func judgeStepUp(v *View) Finding {
 	// At 2026-07-28 the challenge names the operation's scope alone, and the client asks for
 	// the union of it and what it asked before (§ Step-Up Authorization Flow, step 2).
 	want, challenged := []string{probe.ScopeWrite}, probe.StepUpScope
-	if harness.IsModern(v.Revision) {
+	if harness.IsStateless(v.Revision) {
 		challenged = probe.ScopeWrite
 		for _, a := range auths {
 			if a.at < ups[0] {

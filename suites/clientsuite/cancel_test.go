@@ -21,9 +21,9 @@ func TestTimeoutCancelVerdicts(t *testing.T) {
 		return probe.Record{Dir: probe.Note, Event: &probe.Event{Kind: k, RequestID: id}}
 	}
 	cases := []struct {
-		name          string
-		recs          []probe.Record
-		life, stdio26 Outcome
+		name            string
+		recs            []probe.Record
+		life, stateless Outcome
 	}{
 		{"cancelled", []probe.Record{recv(call), note(probe.EvHeld, "4"), recv(cancel("4")), note(probe.EvCancelled, "4"), recv(next)}, Pass, Pass},
 		{"cancelled after going on", []probe.Record{recv(call), note(probe.EvHeld, "4"), recv(next), recv(cancel("4"))}, Pass, Pass},
@@ -46,7 +46,7 @@ func TestTimeoutCancelVerdicts(t *testing.T) {
 			rev  string
 			want Outcome
 			fn   func(*View) Finding
-		}{{"2025-11-25", tc.life, judgeTimeoutCancel}, {"2026-07-28", tc.stdio26, judgeStdioCancel}} {
+		}{{"2025-11-25", tc.life, judgeTimeoutCancel}, {"2026-07-28", tc.stateless, judgeStdioCancel}} {
 			v := NewView(probe.ScenarioRequestTimeout, c.rev, "stdio", c.rev, tc.recs, val)
 			// A client judged by request-timeout has gone on past the handshake.
 			v.InitAnswered = 0

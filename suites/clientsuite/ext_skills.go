@@ -22,7 +22,7 @@ func init() {
 }
 
 func judgeSkillNoPrefetch(v *View) Finding {
-	if v.modernRequests() == 0 {
+	if v.statelessRequests() == 0 {
 		return untestable("the client made no request past discovery")
 	}
 	listed := false

@@ -299,7 +299,7 @@ func judgeTaskXNameHeader(v *View) Finding {
 }
 
 func judgeTaskXUndeclared(v *View) Finding {
-	if v.modernRequests() == 0 {
+	if v.statelessRequests() == 0 {
 		return untestable("the client made no request past discovery")
 	}
 	for _, m := range v.Msgs {

@@ -116,7 +116,7 @@ type flight struct {
 // each begins a new session, which nothing in flight outlives.
 func (v *View) walk(visit func(m Msg, inFlight []Msg) *Finding, reset func()) (int, *Finding) {
 	fl := flight{v: v}
-	unseen := v.Transport == wire.HTTP && harness.IsModern(v.Revision)
+	unseen := v.Transport == wire.HTTP && harness.IsStateless(v.Revision)
 	byRec := map[int][]Msg{}
 	for _, m := range v.Msgs {
 		byRec[m.Rec] = append(byRec[m.Rec], m)

@@ -55,7 +55,7 @@ func judgeSchema(v *View) Finding {
 		}
 		defs := []string{"JSONRPCMessage"}
 		switch {
-		case m.Method == "initialize" && harness.IsModern(rev):
+		case m.Method == "initialize" && harness.IsStateless(rev):
 			// A dual-era client's fallback: the revision defines no initialize, so only its
 			// JSON-RPC shape is judged here.
 		case m.Method == "initialize":
@@ -99,7 +99,7 @@ func declaredRevision(raw json.RawMessage) string {
 		} `json:"params"`
 	}
 	var rev string
-	if json.Unmarshal(raw, &m) == nil && json.Unmarshal(m.Params.Meta["io.modelcontextprotocol/protocolVersion"], &rev) == nil && harness.IsModern(rev) && slices.Contains(harness.Revisions, rev) {
+	if json.Unmarshal(raw, &m) == nil && json.Unmarshal(m.Params.Meta["io.modelcontextprotocol/protocolVersion"], &rev) == nil && harness.IsStateless(rev) && slices.Contains(harness.Revisions, rev) {
 		return rev
 	}
 	return harness.Rev20260728
@@ -136,7 +136,7 @@ func judgeIDUnique(v *View) Finding {
 	if len(reqs) == 0 {
 		return v.noRequest()
 	}
-	if harness.IsModern(v.Revision) {
+	if harness.IsStateless(v.Revision) {
 		skipped, f := v.walk(func(m Msg, inFlight []Msg) *Finding {
 			for _, o := range inFlight {
 				if string(o.ID) == string(m.ID) {

@@ -45,7 +45,7 @@ func (v *View) listsBetween(a, b int) *Msg {
 
 // noSubscription is the finding of a run without subscriptions/listen.
 func (v *View) noSubscription() Finding {
-	if v.modernRequests() == 0 {
+	if v.statelessRequests() == 0 {
 		return untestable("the client made no request past discovery")
 	}
 	return na("the client opened no subscription (no subscriptions/listen): it does not use them, or did not take the probe's tools.listChanged as the offer of one")

@@ -91,7 +91,7 @@ var reg = registry.New(registry.Config[Check]{
 func Register(cs ...Check) { reg.Register(cs...) }
 
 // validate checks a registration against the catalogue and completes its defaults; a check
-// that runs at a modern revision gets its Judge gated (gateModern).
+// that runs at a stateless revision gets its Judge gated (gateStateless).
 func (c *Check) validate() error {
 	e, ok := catalog.Lookup(c.ID)
 	if !ok {
@@ -125,8 +125,8 @@ func (c *Check) validate() error {
 			return fmt.Errorf("client check %s: unknown transport %q", c.ID, t)
 		}
 	}
-	if slices.ContainsFunc(c.Versions, harness.IsModern) {
-		c.Judge = gateModern(c.Judge)
+	if slices.ContainsFunc(c.Versions, harness.IsStateless) {
+		c.Judge = gateStateless(c.Judge)
 	}
 	return nil
 }

@@ -131,9 +131,19 @@ func (v *View) waitedOut(q srvRequest) (probe.Record, bool) {
 	return probe.Record{}, false
 }
 
+// unansweredElsewhere is the finding of a check that leaves an unanswered request to the one
+// check it binds: the capability check when the client declared no capability, the result
+// check when it did. One missing answer is one violation, not one per check that reads it.
+func unansweredElsewhere(q srvRequest, owner string) Finding {
+	return untestable("the client never answered the probe's %s (id %q), a breach judged by the %s check of %s, not by this one", q.method, q.id, owner, q.capability)
+}
+
 func judgeCap(q srvRequest) func(*View) Finding {
 	return func(v *View) Finding {
 		m, f := v.exchange(q)
+		if f != nil && f.Outcome == Violation && v.declared(q.capability) {
+			return unansweredElsewhere(q, "result")
+		}
 		if f != nil {
 			return *f
 		}
@@ -150,6 +160,14 @@ func judgeCap(q srvRequest) func(*View) Finding {
 func judgeResult(q srvRequest, more func(v *View, result json.RawMessage) Finding) func(*View) Finding {
 	return func(v *View) Finding {
 		m, f := v.exchange(q)
+		if f != nil && f.Outcome == Violation {
+			switch {
+			case !v.declared(q.capability):
+				return unansweredElsewhere(q, "capability")
+			case more != nil:
+				return unansweredElsewhere(q, "result")
+			}
+		}
 		if f != nil {
 			return *f
 		}

@@ -1,6 +1,7 @@
 package clientsuite
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
@@ -8,8 +9,10 @@ import (
 )
 
 // TestUnansweredRequest: a request of the probe's that the client left unanswered while the probe
-// waited is a breach of JSON-RPC's reply rule, failing the capability checks whatever their level;
-// one it could not answer because it left first is nothing to judge.
+// waited is a breach of JSON-RPC's reply rule, failed once: by the result check when the client
+// declared the capability, by the capability check when it did not; the other checks that read
+// the answer leave it to that one. One it could not answer because it left first is nothing to
+// judge.
 func TestUnansweredRequest(t *testing.T) {
 	initReq := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{}},"clientInfo":{"name":"c","version":"1"}}}`
 	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"probe_roots","arguments":{}}}`
@@ -18,13 +21,18 @@ func TestUnansweredRequest(t *testing.T) {
 	send := func(b string) probe.Record { return probe.Record{Dir: probe.Send, Channel: probe.ChanStdout, Body: b} }
 	note := probe.Record{Dir: probe.Note, Body: "no answer to the probe's roots/list (id " + probe.RootsID + ") within 10s",
 		Event: &probe.Event{Kind: probe.EvUnanswered, Method: "roots/list", RequestID: `"` + probe.RootsID + `"`}}
+	undeclared := strings.Replace(initReq, `{"roots":{}}`, `{}`, 1)
 	cases := []struct {
 		name string
 		recs []probe.Record
-		want Outcome
+		want map[string]Outcome
 	}{
-		{"waited out", []probe.Record{recv(initReq), send("{}"), recv(call), send(ask), note}, Violation},
-		{"left first", []probe.Record{recv(initReq), send("{}"), recv(call), send(ask)}, Untestable},
+		{"waited out", []probe.Record{recv(initReq), send("{}"), recv(call), send(ask), note},
+			map[string]Outcome{"cap": Untestable, "result": Violation, "file-uri": Untestable}},
+		{"waited out, undeclared", []probe.Record{recv(undeclared), send("{}"), recv(call), send(ask), note},
+			map[string]Outcome{"cap": Violation, "result": Untestable, "file-uri": Untestable}},
+		{"left first", []probe.Record{recv(initReq), send("{}"), recv(call), send(ask)},
+			map[string]Outcome{"cap": Untestable, "result": Untestable, "file-uri": Untestable}},
 	}
 	val := schema.New()
 	for _, tc := range cases {
@@ -33,10 +41,11 @@ func TestUnansweredRequest(t *testing.T) {
 		}
 		v := NewView(probe.ScenarioTools, "2025-06-18", "stdio", "2025-06-18", tc.recs, val)
 		v.InitAnswered = 1
-		for name, judge := range map[string]func(*View) Finding{"cap": judgeCap(rootsReq), "result": judgeResult(rootsReq, nil)} {
-			f := judge(v)
-			if f.Outcome != tc.want || (tc.want == Violation && !f.Severe) {
-				t.Errorf("%s, %s: %v (severe %v) %s, want %v", tc.name, name, f.Outcome, f.Severe, f.Message, tc.want)
+		judges := map[string]func(*View) Finding{"cap": judgeCap(rootsReq), "result": judgeResult(rootsReq, nil), "file-uri": judgeResult(rootsReq, judgeFileURIs)}
+		for name, judge := range judges {
+			f, want := judge(v), tc.want[name]
+			if f.Outcome != want || (want == Violation && !f.Severe) {
+				t.Errorf("%s, %s: %v (severe %v) %s, want %v", tc.name, name, f.Outcome, f.Severe, f.Message, want)
 			}
 		}
 	}

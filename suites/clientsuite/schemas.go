@@ -37,12 +37,12 @@ func judgeSchemaPreserve(v *View) Finding {
 	wantJSON, _ := json.Marshal(want)
 	var norm map[string]any
 	_ = json.Unmarshal(wantJSON, &norm) // numbers as float64, as the echo decodes them
-	modern := harness.IsModern(v.Revision)
+	stateless := harness.IsStateless(v.Revision)
 	var lost []string
 	for _, k := range probe.PreservationKeywords(v.Revision) {
 		got, ok := echoed[k]
 		w := norm[k]
-		if !modern { // an $anchor is 2026-07-28's vocabulary in a tool schema
+		if !stateless { // an $anchor is 2026-07-28's vocabulary in a tool schema
 			got, w = withoutKey(got, "$anchor"), withoutKey(w, "$anchor")
 		}
 		switch {

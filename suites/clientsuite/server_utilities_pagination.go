@@ -127,7 +127,7 @@ func judgeEmptyCursor(v *View) Finding {
 		if !slices.ContainsFunc(v.Msgs, func(m Msg) bool { return m.IsRequest() && m.Method == "tools/list" }) {
 			return untestable("the client never listed the tools, so the probe sent no nextCursor \"\"")
 		}
-		return untestable("the client did not page: it never followed the first page's nextCursor %q, so it never met nextCursor \"\"", probe.ModernPageCursor)
+		return untestable("the client did not page: it never followed the first page's nextCursor %q, so it never met nextCursor \"\"", probe.StatelessPageCursor)
 	}
 	for _, m := range v.Msgs {
 		if m.Rec <= at || m.Method != "tools/list" {

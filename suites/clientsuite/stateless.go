@@ -14,11 +14,11 @@ import (
 // the client's capabilities in _meta; over HTTP the request metadata headers mirror the body.
 // The checks live in the files of their pages.
 
-// gateModern makes a check judging a stateless revision na for a client that does not speak
+// gateStateless makes a check judging a stateless revision na for a client that does not speak
 // it: it sent initialize only, which the probe refused, and left.
-func gateModern(judge func(*View) Finding) func(*View) Finding {
+func gateStateless(judge func(*View) Finding) func(*View) Finding {
 	return func(v *View) Finding {
-		if harness.IsModern(v.Revision) && !v.SpeaksModern() {
+		if harness.IsStateless(v.Revision) && !v.SpeaksStateless() {
 			if len(v.Msgs) == 0 {
 				return untestable("the client sent no message")
 			}
@@ -28,11 +28,11 @@ func gateModern(judge func(*View) Finding) func(*View) Finding {
 	}
 }
 
-// SpeaksModern reports whether the client says it speaks the stateless revision: it asked
+// SpeaksStateless reports whether the client says it speaks the stateless revision: it asked
 // server/discover, or sent a request whose _meta names a protocol version, which only that
 // revision defines. Any other request (a ping before initialize, say) is no such sign: an
 // older client is not judged by rules it never claimed to follow.
-func (v *View) SpeaksModern() bool {
+func (v *View) SpeaksStateless() bool {
 	return slices.ContainsFunc(v.Msgs, func(m Msg) bool {
 		return m.IsRequest() && (m.Method == "server/discover" || metaNamesVersion(m.Raw))
 	})
@@ -53,9 +53,9 @@ func metaNamesVersion(raw json.RawMessage) bool {
 	return ok
 }
 
-// modernRequests counts the client's requests past discovery (neither initialize nor
+// statelessRequests counts the client's requests past discovery (neither initialize nor
 // server/discover): at the stateless revision, going on.
-func (v *View) modernRequests() int {
+func (v *View) statelessRequests() int {
 	n := 0
 	for _, m := range v.Msgs {
 		if m.IsRequest() && m.Method != "initialize" && m.Method != "server/discover" {

@@ -8,15 +8,15 @@ import (
 	"github.com/mcpspec/mcpspec/harness/schema"
 )
 
-const meta26 = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+const statelessMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 
 func callOf(seq int, tool, args string) probe.Record {
-	return post(seq, `{"jsonrpc":"2.0","id":`+itoa(seq)+`,"method":"tools/call","params":{"name":"`+tool+`","arguments":`+args+`,`+meta26+`}}`, nil)
+	return post(seq, `{"jsonrpc":"2.0","id":`+itoa(seq)+`,"method":"tools/call","params":{"name":"`+tool+`","arguments":`+args+`,`+statelessMeta+`}}`, nil)
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
-var list26 = post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+meta26+`}}`, nil)
+var statelessList = post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+statelessMeta+`}}`, nil)
 
 // A call of an invalid tool fails; no call of the valid one shows nothing.
 func TestInvalidToolHeaders(t *testing.T) {
@@ -25,9 +25,9 @@ func TestInvalidToolHeaders(t *testing.T) {
 		recs []probe.Record
 		want Outcome
 	}{
-		{"the valid tool alone", []probe.Record{list26, callOf(2, probe.ToolValidHeader, `{"region":"us-west1"}`)}, Pass},
-		{"an invalid tool too", []probe.Record{list26, callOf(2, probe.ToolValidHeader, `{}`), callOf(3, "invalid_items_header", `{}`)}, Violation},
-		{"no call at all", []probe.Record{list26}, Untestable},
+		{"the valid tool alone", []probe.Record{statelessList, callOf(2, probe.ToolValidHeader, `{"region":"us-west1"}`)}, Pass},
+		{"an invalid tool too", []probe.Record{statelessList, callOf(2, probe.ToolValidHeader, `{}`), callOf(3, "invalid_items_header", `{}`)}, Violation},
+		{"no call at all", []probe.Record{statelessList}, Untestable},
 	} {
 		v := NewView(probe.ScenarioInvalidToolHeaders, "2026-07-28", "http", "2026-07-28", tc.recs, schema.New())
 		if f := judgeInvalidToolHeaders(v); f.Outcome != tc.want {
@@ -44,8 +44,8 @@ func TestRefNoDeref(t *testing.T) {
 		recs []probe.Record
 		want Outcome
 	}{
-		{"listed, not fetched", []probe.Record{list26}, Pass},
-		{"fetched", []probe.Record{list26, canary}, Violation},
+		{"listed, not fetched", []probe.Record{statelessList}, Pass},
+		{"fetched", []probe.Record{statelessList, canary}, Violation},
 		{"never listed", nil, Untestable},
 	} {
 		v := NewView(probe.ScenarioRefNoDeref, "2026-07-28", "http", "2026-07-28", tc.recs, schema.New())
@@ -79,7 +79,7 @@ func TestSchemaPreserve(t *testing.T) {
 		{"no $anchor at 2025-11-25: not judged", "2025-11-25", echo(noAnchor), Pass},
 		{"no echo", "2026-07-28", `{}`, Untestable},
 	} {
-		v := NewView(probe.ScenarioSchemaPreservation, tc.rev, "stdio", tc.rev, []probe.Record{list26, callOf(2, probe.ToolSchemaEcho, tc.args)}, schema.New())
+		v := NewView(probe.ScenarioSchemaPreservation, tc.rev, "stdio", tc.rev, []probe.Record{statelessList, callOf(2, probe.ToolSchemaEcho, tc.args)}, schema.New())
 		if f := judgeSchemaPreserve(v); f.Outcome != tc.want {
 			t.Errorf("%s: %v %s, want %v", tc.name, f.Outcome, f.Message, tc.want)
 		}
@@ -103,7 +103,7 @@ func TestSkillVerify(t *testing.T) {
 		{"went on", []probe.Record{listSkills, read(2, probe.SkillTamperedURI), read(3, probe.SkillTamperedSupport)}, Violation},
 		{"never loaded", []probe.Record{listSkills, read(2, probe.SkillControlURI), read(3, probe.SkillControlSupport)}, Untestable},
 		{"no supporting file at all", []probe.Record{listSkills, read(2, probe.SkillTamperedURI)}, Untestable},
-		{"no skills declared", []probe.Record{list26}, NotApplicable},
+		{"no skills declared", []probe.Record{statelessList}, NotApplicable},
 	} {
 		v := NewView(probe.ScenarioSkillVerifyDigest, "2026-07-28", "http", "2026-07-28", tc.recs, schema.New())
 		if f := judgeSkillVerify(v); f.Outcome != tc.want {

@@ -39,7 +39,7 @@ func judgePostBody(v *View) Finding {
 		switch {
 		case m.Kind == jsonrpc.Batch && v.Revision != harness.Rev20250326:
 			return violated("POST (record %d) carries a batch of %d messages; at %s a POST's body is a single message (batches were removed after 2025-03-26)", r.Seq, len(m.Elems), v.Revision)
-		case m.Kind == jsonrpc.Response && harness.IsModern(v.Revision):
+		case m.Kind == jsonrpc.Response && harness.IsStateless(v.Revision):
 			return violated("POST (record %d) carries a JSON-RPC response (id %s); at %s the client sends none", r.Seq, m.ID.Text(), v.Revision)
 		}
 	}

@@ -109,7 +109,7 @@ func (v *View) After() []Msg {
 // another message (a DELETE ending the session is leaving, not going on).
 // At the stateless revision, where there is no initialize, a request past discovery is going on.
 func (v *View) Proceeded() bool {
-	return len(v.After()) > 0 || (v.InitAnswered < 0 && v.modernRequests() > 0)
+	return len(v.After()) > 0 || (v.InitAnswered < 0 && v.statelessRequests() > 0)
 }
 
 // RequestsAfter are the client's HTTP requests after the probe answered initialize: those that

@@ -45,16 +45,16 @@ type Check struct {
 	Revisions  Revisions
 	Versions   []string
 	Transports []string
-	// ModernTransports narrows Transports at the stateless revision (nil: the same), for checks
+	// StatelessTransports narrows Transports at the stateless revision (nil: the same), for checks
 	// whose probe means something else there on some transport.
-	ModernTransports []string
-	Connection       Connection
+	StatelessTransports []string
+	Connection          Connection
 	// Once: the check does not depend on the session's revision (it probes the server with its
 	// own initialize); it runs at the newest selected revision only.
 	Once bool
-	// ModernOnlyServer: the requirement binds only a server that serves no handshake revision;
+	// StatelessOnlyServer: the requirement binds only a server that serves no handshake revision;
 	// against a dual-era server the check reports na.
-	ModernOnlyServer bool
+	StatelessOnlyServer bool
 	// Waits: the check spends most of its time waiting out a bounded window (a cancelled
 	// request's silence, an answer that may never come, a call of the slow tool). Such checks
 	// are started first, so that their waits overlap the rest of the run instead of ending it;
@@ -91,8 +91,8 @@ func (c *Check) AppliesTo(revision, transport string) bool {
 		return c.JSONRPC && slices.Contains(c.Transports, transport)
 	}
 	transports := c.Transports
-	if c.ModernTransports != nil && harness.IsModern(revision) {
-		transports = c.ModernTransports
+	if c.StatelessTransports != nil && harness.IsStateless(revision) {
+		transports = c.StatelessTransports
 	}
 	return slices.Contains(c.Versions, revision) && slices.Contains(transports, transport)
 }
@@ -312,8 +312,8 @@ func (t *T) Open(revision string) (*harness.Session, error) {
 	}
 	t.extra = append(t.extra, conn)
 	open := harness.Open
-	if harness.IsModern(revision) {
-		open = harness.OpenModern
+	if harness.IsStateless(revision) {
+		open = harness.OpenStateless
 	}
 	s, err := open(t.Ctx, conn, t.run.env, revision, t.Check.ID)
 	if s != nil {

@@ -101,7 +101,7 @@ func (r *Runner) handshake(t *T, failed Negotiation) handshakeVerdict {
 			return handshakeVerdict{}
 		}
 		method := "initialize"
-		if harness.IsModern(rev) {
+		if harness.IsStateless(rev) {
 			method = "server/discover"
 		}
 		a := method + " was answered " + answerOf(neg)
@@ -139,8 +139,8 @@ func (r *Runner) askAgain(t *T, failed Negotiation, revision string) Negotiation
 		return r.recorded(t.Ctx, t.Transport, revision)
 	}
 	open := harness.Open
-	if harness.IsModern(revision) {
-		open = harness.OpenModern
+	if harness.IsStateless(revision) {
+		open = harness.OpenStateless
 	}
 	s, err := open(t.Ctx, failed.Session.Conn, r.env, revision, "handshake")
 	neg := Negotiation{Requested: revision, Session: s, Answered: s.Negotiated(), Response: s.InitResponse().Raw, Err: err}

@@ -249,8 +249,8 @@ func (r *Runner) open(ctx context.Context, transport, revision string) Negotiati
 		return neg
 	}
 	open := harness.Open
-	if harness.IsModern(revision) {
-		open = harness.OpenModern
+	if harness.IsStateless(revision) {
+		open = harness.OpenStateless
 	}
 	s, err := open(ctx, conn, r.env, revision, "session")
 	neg.Session = s

@@ -38,7 +38,7 @@ var (
 // package, not registered from outside: an invalid one is a bug its tests catch, and panics.
 func Checks() []*Check {
 	regOnce.Do(func() {
-		for _, group := range [][]Check{schemaChecks(), stdioChecks(), idChecks(), lifeChecks(), transportChecks(), flowChecks(), modernChecks()} {
+		for _, group := range [][]Check{schemaChecks(), stdioChecks(), idChecks(), lifeChecks(), transportChecks(), flowChecks(), statelessChecks()} {
 			reg.Add("", group...)
 		}
 	})

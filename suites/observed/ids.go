@@ -85,7 +85,7 @@ func judgeIDUnique(v *View, side string) Finding {
 	if len(reqs) < 2 {
 		return notExercised(fmt.Sprintf("the %s sent %d requests", side, len(reqs)))
 	}
-	stateless := harness.IsModern(v.Revision)
+	stateless := harness.IsStateless(v.Revision)
 	var ex exchanges
 	if stateless {
 		ex = v.pair()

@@ -8,8 +8,8 @@ import (
 	"github.com/mcpspec/mcpspec/suites/clientsuite"
 )
 
-// modernChecks: the 2026-07-28 request metadata, and cursors.
-func modernChecks() []Check {
+// statelessChecks: the 2026-07-28 request metadata, and cursors.
+func statelessChecks() []Check {
 	return []Check{
 		{ID: "HTTP26-META-HEADERS-CLIENT", Side: Client, Level: "MUST", Transports: httpOnly, Versions: []string{harness.Rev20260728},
 			Summary: "every POSTed request carries MCP-Protocol-Version and Mcp-Method (and Mcp-Name where the method names something) matching its body",

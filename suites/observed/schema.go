@@ -67,12 +67,17 @@ func (v *View) definitions(i int, side string, full bool, ex exchanges) []string
 
 // extensionMethod reports whether method is one of the extensions' mcpspec knows at revision:
 // the tasks extension's (tasks/ and notifications/tasks, core at 2025-11-25 but an extension's
-// from 2026-07-28) and the skills extension's resources/directory/read.
+// from 2026-07-28) and the skills extension's skills/list, skills/get and
+// resources/directory/read.
 func extensionMethod(revision, method string) bool {
 	if harness.IsHandshake(revision) {
 		return false
 	}
-	return strings.HasPrefix(method, "tasks/") || method == "notifications/tasks" || method == "resources/directory/read"
+	switch method {
+	case "notifications/tasks", "resources/directory/read", "skills/list", "skills/get":
+		return true
+	}
+	return strings.HasPrefix(method, "tasks/")
 }
 
 // request is the request the response at index i of Msgs answers, if the pairing found one.

@@ -85,7 +85,7 @@ func referenceTargetsWith(t *testing.T, args []string, faults ...string) []harne
 // legacyRevisions: the HTTP+SSE transport is checked at its own revision.
 var legacyRevisions = []string{harness.Rev20241105}
 
-// statelessTargets are the modern-only reference server (--era stateless) over stdio and HTTP
+// statelessTargets are the stateless-only reference server (--era stateless) over stdio and HTTP
 // at 2026-07-28 with the given faults: where the checks of requirements that bind only such a
 // server are proven.
 func statelessTargets(t *testing.T, faults ...string) []harness.Target {
@@ -94,10 +94,10 @@ func statelessTargets(t *testing.T, faults ...string) []harness.Target {
 		argv = append(argv, "--fault", f)
 	}
 	httpAddr := freeAddr(t)
-	modern := []string{harness.Rev20260728}
+	stateless := []string{harness.Rev20260728}
 	return []harness.Target{
-		{Transport: wire.Stdio, Command: stdio.Command{Argv: argv}, Revisions: modern},
-		{Transport: wire.HTTP, URL: "http://" + httpAddr + "/mcp", Command: stdio.Command{Argv: append(slices.Clone(argv), "--http", httpAddr)}, Revisions: modern},
+		{Transport: wire.Stdio, Command: stdio.Command{Argv: argv}, Revisions: stateless},
+		{Transport: wire.HTTP, URL: "http://" + httpAddr + "/mcp", Command: stdio.Command{Argv: append(slices.Clone(argv), "--http", httpAddr)}, Revisions: stateless},
 	}
 }
 
@@ -170,9 +170,9 @@ func runAll(t *testing.T, faults ...string) map[key]reports.Result {
 	return out
 }
 
-// runStateless executes the checks that need a modern-only server against one.
+// runStateless executes the checks that need a stateless-only server against one.
 func runStateless(t *testing.T, faults ...string) map[key]reports.Result {
-	return runOn(t, statelessTargets(t, faults...), func(c *conform.Check) bool { return c.ModernOnlyServer })
+	return runOn(t, statelessTargets(t, faults...), func(c *conform.Check) bool { return c.StatelessOnlyServer })
 }
 
 // runOn executes the checks include selects over each target, at each of its revisions (all
@@ -279,12 +279,12 @@ func statelessResults(t *testing.T) map[key]reports.Result {
 }
 
 // expectAllPass fails every result that is not a pass. Against the dual-era reference a check
-// that needs a modern-only server is na instead (statelessResults proves those checks), and so
+// that needs a stateless-only server is na instead (statelessResults proves those checks), and so
 // is an AUTH check unless the reference runs in auth mode (authResults proves those).
 func expectAllPass(t *testing.T, results map[key]reports.Result, round string, dualEra, authMode bool) {
 	t.Helper()
 	for k, res := range results {
-		if c, _ := conform.Lookup(k.id); dualEra && c != nil && c.ModernOnlyServer {
+		if c, _ := conform.Lookup(k.id); dualEra && c != nil && c.StatelessOnlyServer {
 			if res.Status != reports.NA {
 				t.Errorf("%s%s: %s against the dual-era reference, want na: %s", round, k, res.Status, res.Message)
 			}
@@ -303,14 +303,14 @@ func expectAllPass(t *testing.T, results map[key]reports.Result, round string, d
 }
 
 // TestReferencePassesEveryCheck: no false positives against a conformant server, dual-era or
-// modern-only.
+// stateless-only.
 func TestReferencePassesEveryCheck(t *testing.T) {
 	expectAllPass(t, cleanResults(t), "", true, false)
 	stateless := statelessResults(t)
 	if len(stateless) == 0 {
-		t.Error("no check ran against the modern-only reference")
+		t.Error("no check ran against the stateless-only reference")
 	}
-	expectAllPass(t, stateless, "modern-only: ", false, false)
+	expectAllPass(t, stateless, "stateless-only: ", false, false)
 	auth := authResults(t)
 	if len(auth) == 0 {
 		t.Error("no check ran against the reference in auth mode")
@@ -340,7 +340,7 @@ func TestEveryFaultFailsItsCheck(t *testing.T) {
 				want = reports.Warn
 			}
 			targets, baseline := referenceTargets(t, f.ID), base
-			if c.ModernOnlyServer {
+			if c.StatelessOnlyServer {
 				targets, baseline = statelessTargets(t, f.ID), statelessResults(t)
 			}
 			if isAuth(c) {
@@ -352,7 +352,7 @@ func TestEveryFaultFailsItsCheck(t *testing.T) {
 			if sideEffectsWanted {
 				// A check proven under other arguments (provenWith) has no comparable baseline.
 				include = func(o *conform.Check) bool {
-					return (!c.ModernOnlyServer || o.ModernOnlyServer) && (!isAuth(c) || isAuth(o)) && (o.ID == c.ID || provenWith[o.ID] == nil)
+					return (!c.StatelessOnlyServer || o.StatelessOnlyServer) && (!isAuth(c) || isAuth(o)) && (o.ID == c.ID || provenWith[o.ID] == nil)
 				}
 			}
 			slowArgs := selftestSlowArgs

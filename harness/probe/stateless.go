@@ -10,24 +10,24 @@ import (
 
 // The stateless revision (2026-07-28) has no initialize: a client asks server/discover (or
 // goes straight to its requests), and every request names the revision and the client's
-// capabilities in its _meta. The probe serves it as a modern-only server: it answers
+// capabilities in its _meta. The probe serves it as a stateless-only server: it answers
 // server/discover, refuses initialize naming the versions it supports, and answers
 // tools/list and tools/call without a session. Judging each request's _meta and headers is
 // the checks' job; the probe answers whatever it gets.
 
-// Modern reports whether the script's revision is the stateless one.
-func (s Script) Modern() bool { return harness.IsModern(s.Revision) }
+// Stateless reports whether the script's revision is the stateless one.
+func (s Script) Stateless() bool { return harness.IsStateless(s.Revision) }
 
 // ToolInput (2026-07-28): called without the state of an earlier round, it answers with an
 // InputRequiredResult carrying a requestState and, for each of elicitation and roots the
 // request declared, an inputRequest; the client's retry (a new request) completes it.
 const ToolInput = "probe_input"
 
-// modernTools are the tools the probe lists at the stateless revision: a server there sends
+// statelessTools are the tools the probe lists at the stateless revision: a server there sends
 // the client no requests of its own (ping is gone), so the probe's other tools give way to
 // probe_input, whose input travels in InputRequiredResult round trips. The official fixture
 // add_numbers comes first, as in the official tools_call (fixtures.go).
-func modernTools() []map[string]any {
+func statelessTools() []map[string]any {
 	return []map[string]any{addNumbersTool(), {"name": ToolEcho, "description": "Answers with its text argument.", "inputSchema": map[string]any{
 		"type":       "object",
 		"properties": map[string]any{"text": map[string]any{"type": "string", "default": EchoDefault}},
@@ -35,21 +35,21 @@ func modernTools() []map[string]any {
 		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{}}}, paramHeadersTool()}
 }
 
-// modernToolsFor are the tools listed at the stateless revision in the script's scenario.
-func (s *server) modernToolsFor() []map[string]any {
+// statelessToolsFor are the tools listed at the stateless revision in the script's scenario.
+func (s *server) statelessToolsFor() []map[string]any {
 	if ts, ok := s.scenarioTools(); ok {
 		return ts
 	}
-	return modernTools()
+	return statelessTools()
 }
 
-// serverMeta is the _meta every modern result carries (META26-SERVERINFO).
+// serverMeta is the _meta every stateless result carries (META26-SERVERINFO).
 func serverMeta() map[string]any {
 	return map[string]any{"io.modelcontextprotocol/serverInfo": map[string]any{"name": "mcpspec-probe", "version": "0.1.0"}}
 }
 
-// handleModern answers one request at the stateless revision.
-func (s *server) handleModern(m message) []byte {
+// handleStateless answers one request at the stateless revision.
+func (s *server) handleStateless(m message) []byte {
 	if s.script.Scenario == ScenarioSkills {
 		if resp, ok := s.handleSkills(m); ok {
 			return resp
@@ -73,13 +73,13 @@ func (s *server) handleModern(m message) []byte {
 			"_meta": serverMeta(),
 		})
 	case "initialize":
-		// VER26-LEGACY-INIT-ERROR: a modern-only server names the versions it supports.
+		// VER26-LEGACY-INIT-ERROR: a stateless-only server names the versions it supports.
 		return mustJSON(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{
 			"code": -32601, "message": "method not found: initialize (this server speaks " + s.script.Revision + " only: ask server/discover)",
 			"data": map[string]any{"supported": []string{s.script.Revision}},
 		}})
 	case "tools/list":
-		return s.listModern(m)
+		return s.listStateless(m)
 	case "tools/call":
 		var p struct {
 			Name      string         `json:"name"`
@@ -110,9 +110,9 @@ func (s *server) handleModern(m message) []byte {
 	return errorResponse(m.ID, -32601, "method not found: "+m.Method)
 }
 
-// modernStatus is the HTTP status of a modern answer: 404 for an unknown method
+// statelessStatus is the HTTP status of a stateless answer: 404 for an unknown method
 // (HTTP26-METHOD-404), 400 for any other error, 200 for a result.
-func modernStatus(resp []byte) int {
+func statelessStatus(resp []byte) int {
 	var m struct {
 		Error *struct {
 			Code int `json:"code"`
@@ -168,24 +168,24 @@ func (s *server) inputRound(m message) []byte {
 	return result(m.ID, res)
 }
 
-// ModernPageCursor is the nextCursor of the stateless revision's first tools/list page.
-const ModernPageCursor = "mcpspec-page-2"
+// StatelessPageCursor is the nextCursor of the stateless revision's first tools/list page.
+const StatelessPageCursor = "mcpspec-page-2"
 
-// listModern pages the tools at the stateless revision: the first page holds them all with
-// nextCursor ModernPageCursor; the page that names is empty with nextCursor "", a valid
+// listStateless pages the tools at the stateless revision: the first page holds them all with
+// nextCursor StatelessPageCursor; the page that names is empty with nextCursor "", a valid
 // cursor a client must not take for the end (PAGE-EMPTY-STRING-CURSOR); the page "" names is
 // empty and the last. A client that never follows the first cursor did not page, which shows
 // nothing of how it reads "".
-func (s *server) listModern(m message) []byte {
+func (s *server) listStateless(m message) []byte {
 	var p struct {
 		Cursor *string `json:"cursor"`
 	}
 	_ = json.Unmarshal(m.Params, &p)
-	res := map[string]any{"resultType": "complete", "tools": s.modernToolsFor(), "ttlMs": 0, "cacheScope": "public", "_meta": serverMeta()}
+	res := map[string]any{"resultType": "complete", "tools": s.statelessToolsFor(), "ttlMs": 0, "cacheScope": "public", "_meta": serverMeta()}
 	switch {
 	case p.Cursor == nil:
-		res["nextCursor"] = ModernPageCursor
-	case *p.Cursor == ModernPageCursor:
+		res["nextCursor"] = StatelessPageCursor
+	case *p.Cursor == StatelessPageCursor:
 		res["tools"] = []map[string]any{}
 		res["nextCursor"] = ""
 		s.rec.note(Event{Kind: EvEmptyCursor}, `nextCursor "" sent`)

@@ -18,24 +18,24 @@ const (
 	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
 )
 
-// IsModern reports whether revision is of the stateless era (EraOf): no initialize, _meta on
+// IsStateless reports whether revision is of the stateless era (EraOf): no initialize, _meta on
 // every request. The name is the old one of EraStateless, kept until its callers in suites/
 // read EraOf instead.
-func IsModern(revision string) bool { return EraOf(revision) == EraStateless }
+func IsStateless(revision string) bool { return EraOf(revision) == EraStateless }
 
-// NotModernError is a server's answer to server/discover that shows it does not serve the
+// NotStatelessError is a server's answer to server/discover that shows it does not serve the
 // stateless revision (it is a handshake-era server, or it does not list the revision).
-type NotModernError struct {
+type NotStatelessError struct {
 	Answer string
 }
 
-func (e *NotModernError) Error() string {
+func (e *NotStatelessError) Error() string {
 	return "server/discover was answered " + e.Answer
 }
 
-// OpenModern attaches to conn and discovers the server at the stateless revision: there is no
+// OpenStateless attaches to conn and discovers the server at the stateless revision: there is no
 // handshake, every request carries the revision and the client's capabilities in its _meta.
-func OpenModern(ctx context.Context, conn wire.Conn, env *Env, revision, owner string) (*Session, error) {
+func OpenStateless(ctx context.Context, conn wire.Conn, env *Env, revision, owner string) (*Session, error) {
 	s := Attach(conn, env, revision)
 	s.SetOwner(owner)
 	s.mu.Lock()
@@ -43,7 +43,7 @@ func OpenModern(ctx context.Context, conn wire.Conn, env *Env, revision, owner s
 	s.mu.Unlock()
 	if hc, ok := conn.(*streamhttp.Conn); ok {
 		hc.SetProtocolVersion(revision)
-		hc.SetModern(true)
+		hc.SetStateless(true)
 	}
 	id := s.NextID()
 	frame, err := jsonrpc.NewRequest(id, "server/discover", s.withMeta(nil))
@@ -64,20 +64,20 @@ func OpenModern(ctx context.Context, conn wire.Conn, env *Env, revision, owner s
 		// An HTTP answer without a JSON-RPC response (an error status, or a body the harness
 		// cannot read as one) is the server's answer, not a failure of its infrastructure.
 		if d.CarriesReplies && d.Ready(ctx) == nil && d.Status != 0 {
-			return s, &NotModernError{Answer: fmt.Sprintf("with HTTP %d %s and no JSON-RPC response: %s", d.Status, d.ContentType, clip(string(d.Body), 200))}
+			return s, &NotStatelessError{Answer: fmt.Sprintf("with HTTP %d %s and no JSON-RPC response: %s", d.Status, d.ContentType, clip(string(d.Body), 200))}
 		}
 		return s, &InfraError{What: "the server did not answer server/discover", Err: err, Stderr: conn.Diagnostics(), StderrNow: conn.Diagnostics}
 	}
 	resp, _ := wire.FindResponse(r.Msg, id)
 	obj, ok := resp.ResultObject()
 	if !ok {
-		return s, &NotModernError{Answer: "without a result: " + clip(string(resp.Raw), 300)}
+		return s, &NotStatelessError{Answer: "without a result: " + clip(string(resp.Raw), 300)}
 	}
 	// A result is the mark of a server of the stateless revision; one that lists its versions
 	// without this one does not serve it. (A result without the list is judged by VER26-DISCOVER.)
 	var versions []string
 	if raw, listed := obj["supportedVersions"]; listed && json.Unmarshal(raw, &versions) == nil && !slices.Contains(versions, revision) {
-		return s, &NotModernError{Answer: fmt.Sprintf("with supportedVersions %v, without %s", versions, revision)}
+		return s, &NotStatelessError{Answer: fmt.Sprintf("with supportedVersions %v, without %s", versions, revision)}
 	}
 	s.mu.Lock()
 	s.init, s.negotiated, s.initialized = resp, revision, true
@@ -85,8 +85,8 @@ func OpenModern(ctx context.Context, conn wire.Conn, env *Env, revision, owner s
 	return s, nil
 }
 
-// Modern reports whether the session speaks the stateless revision.
-func (s *Session) Modern() bool {
+// Stateless reports whether the session speaks the stateless revision.
+func (s *Session) Stateless() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.stateless
@@ -95,7 +95,7 @@ func (s *Session) Modern() bool {
 // withMeta adds the stateless revision's required _meta to request params that have none (a
 // stateless session's every request carries it); for handshake sessions params are unchanged.
 func (s *Session) withMeta(params any) any {
-	if !s.Modern() {
+	if !s.Stateless() {
 		return params
 	}
 	obj := map[string]any{}
@@ -120,5 +120,5 @@ func (s *Session) withMeta(params any) any {
 	return obj
 }
 
-// ModernParams returns params with the required _meta, for checks that build frames themselves.
-func (s *Session) ModernParams(params any) any { return s.withMeta(params) }
+// StatelessParams returns params with the required _meta, for checks that build frames themselves.
+func (s *Session) StatelessParams(params any) any { return s.withMeta(params) }
