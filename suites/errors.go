@@ -108,7 +108,7 @@ func dualEra(t *conform.T, resp jsonrpc.Message) (conform.Finding, bool) {
 func expectRemoved(t *conform.T, method string, params map[string]any) conform.Finding {
 	resp, d, err := statelessRequest(t, method, params, nil)
 	if err != nil {
-		return conform.Violated("a modern %s got no JSON-RPC reply: %v", method, err)
+		return conform.Violated("a stateless (2026-07-28) %s got no JSON-RPC reply: %v", method, err)
 	}
 	if ok, why := expectError(resp, codeMethodNotFound); !ok {
 		return conform.Violated("%s at %s: %s", method, t.Revision, why)

@@ -28,7 +28,7 @@ func init() {
 			Summary: "resources/list gives the same resources on another connection and after other requests",
 			Run:     listStable("resources")},
 		conform.Check{ID: "RES26-SUBSCRIBE-REMOVED", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
-			Summary: "resources/subscribe and resources/unsubscribe no longer exist: modern requests for them get -32601 (over HTTP with 404)", LevelReason: removedMethodLevelReason,
+			Summary: "resources/subscribe and resources/unsubscribe no longer exist: stateless (2026-07-28) requests for them get -32601 (over HTTP with 404)", LevelReason: removedMethodLevelReason,
 			Run: checkSubscribeRemoved},
 		conform.Check{ID: "RES-NOT-FOUND", Level: "MUST", Revisions: conform.Since(harness.Rev20260728), Transports: streamTransport,
 			Summary:     "reading a resource that does not exist gets -32602",

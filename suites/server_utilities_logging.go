@@ -38,7 +38,7 @@ func init() {
 			LevelReason: "The levels are the schema's LoggingLevel enumeration; data is required by the schema.",
 			Ready:       loggingReady, Run: checkLogLevelEnum},
 		conform.Check{ID: "LOG26-SETLEVEL-REMOVED", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
-			Summary: "logging/setLevel no longer exists: a modern request for it gets -32601 (over HTTP with 404)", LevelReason: removedMethodLevelReason,
+			Summary: "logging/setLevel no longer exists: a stateless (2026-07-28) request for it gets -32601 (over HTTP with 404)", LevelReason: removedMethodLevelReason,
 			Run: checkSetLevelRemoved},
 		conform.Check{ID: "LOG26-OPT-IN", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport, Connection: conform.Fresh,
 			Summary: "a request whose _meta names no log level gets no log messages (the log tool logs when asked to)",

@@ -70,7 +70,7 @@ func init() {
 			LevelReason: "The catalogue files this as guidance: the backward-compatibility section explains why dual-era clients need a readable error body, without a keyword. A plain body breaks their fallback, so it is a warning.",
 			Run:         checkStatelessErrorBody},
 		conform.Check{ID: "HTTP26-PROTO-HEADER", Level: "MUST", Revisions: conform.AllCatalogued, Transports: httpOnly, Connection: conform.Raw, StatelessOnlyServer: true,
-			Summary: "a modern-only server refuses a POST without MCP-Protocol-Version with 400 and -32020",
+			Summary: "a stateless-only server refuses a POST without MCP-Protocol-Version with 400 and -32020",
 			Run:     checkProtoHeaderRequired},
 	)
 }

@@ -12,7 +12,7 @@ func init() {
 		// answers a fresh stdio connection's ping with a result, one that has seen other
 		// requests with -32601) would otherwise judge differently beside other checks.
 		conform.Check{ID: "PING-REMOVED", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport, Connection: conform.Fresh,
-			Summary:     "ping no longer exists: a modern ping is answered with -32601",
+			Summary:     "ping no longer exists: a stateless (2026-07-28) ping is answered with -32601",
 			LevelReason: "The changelog removes ping without a keyword; a method that does not exist must be answered with -32601 (JSON-RPC).",
 			Run:         checkPingRemoved},
 		conform.Check{
@@ -26,7 +26,7 @@ func init() {
 func checkPingRemoved(t *conform.T) conform.Finding {
 	resp, _, err := statelessRequest(t, "ping", nil, nil)
 	if err != nil {
-		return conform.Violated("a modern ping got no JSON-RPC reply: %v", err)
+		return conform.Violated("a stateless (2026-07-28) ping got no JSON-RPC reply: %v", err)
 	}
 	if ok, why := expectError(resp, codeMethodNotFound); !ok {
 		return conform.Violated("ping at %s: %s", t.Revision, why)

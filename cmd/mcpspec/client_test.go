@@ -39,7 +39,8 @@ var clientTestFlags = []string{"--timeout-request", "3s", "--timeout-idle", "10s
 // header scenarios), so that every check has a result.
 var selfTestScenarios = strings.Join(append(slices.Clone(probe.Scenarios), probe.ScenarioTaskCancel, probe.ScenarioSubscriptions, probe.ScenarioSkills,
 	probe.ScenarioInvalidToolHeaders, probe.ScenarioRefNoDeref, probe.ScenarioSchemaPreservation,
-	probe.ScenarioSkillVerifyDigest, probe.ScenarioSkillVerifySize, probe.ScenarioSkillVerifyFrontmatter), ",")
+	probe.ScenarioSkillVerifyDigest, probe.ScenarioSkillVerifySize, probe.ScenarioSkillVerifyFrontmatter,
+	probe.ScenarioTasksExtension, probe.ScenarioTasksUndeclared), ",")
 
 // runClient runs `mcpspec client` on the reference client (with faults) over a transport, in
 // the self-test's scenarios.
@@ -223,8 +224,9 @@ func TestClientFaultsFail(t *testing.T) {
 
 // clientFaultBreaksMust are the faults that break a MUST in a SHOULD check's exchange: their
 // check fails, not warns (the reference client's tools/list before initialize breaks
-// "initialization MUST be the first interaction").
-var clientFaultBreaksMust = map[string]bool{refclient.FaultPreInitRequest: true}
+// "initialization MUST be the first interaction"; its tasks/update answering a key the task
+// never asked breaks "each key MUST correspond to a currently-outstanding inputRequest key").
+var clientFaultBreaksMust = map[string]bool{refclient.FaultPreInitRequest: true, refclient.FaultTaskXUpdate: true}
 
 // undeclares reports whether the fault of check c leaves a capability undeclared that the
 // check id needs.

@@ -84,6 +84,9 @@ func (s *server) intercept(ctx context.Context, m message, emit func([]byte)) (r
 	if s.script.Scenario == ScenarioSubscriptions {
 		return s.interceptSubscriptions(ctx, m, emit)
 	}
+	if IsTasksX(s.script.Scenario) {
+		return s.interceptTasksX(m)
+	}
 	if !s.script.cancelScenario() {
 		return nil, false
 	}

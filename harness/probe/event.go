@@ -24,6 +24,9 @@ const (
 	EvStreamClosed  EventKind = "stream-closed"  // RequestID: the client closed a held request's POST stream before its answer
 	EvTaskCreated   EventKind = "task-created"   // TaskID, RequestID: the tools/call made a task
 	EvTaskCancelled EventKind = "task-cancelled" // TaskID: cancelled by tasks/cancel
+	// The tasks extension (taskx.go); EvTaskCreated there sets PollMs too.
+	EvTaskPolled    EventKind = "task-polled"    // TaskID, PollMs, SinceMs, Status, Keys (the inputRequests asked)
+	EvTaskUpdated   EventKind = "task-updated"   // TaskID, Keys: the inputResponses' keys of a tasks/update
 	EvInputRequired EventKind = "input-required" // RequestState: the probe answered a call input-required
 	EvEmptyCursor   EventKind = "empty-cursor"   // the probe sent nextCursor ""
 	EvCursorIssued  EventKind = "cursor-issued"  // Cursor: a nextCursor the probe sent
@@ -93,6 +96,14 @@ type Event struct {
 	Page           int    `json:"page,omitempty"`
 	SubscriptionID string `json:"subscriptionId,omitempty"`
 	Count          int    `json:"count,omitempty"`
+	// The tasks extension: a task's pollIntervalMs as the probe gave it; the milliseconds from
+	// the probe's last word on the task (its creation or a tasks/get answer) to this tasks/get,
+	// a bound the client's wait cannot exceed; the status answered; inputRequests or
+	// inputResponses keys.
+	PollMs     int      `json:"pollMs,omitempty"`
+	SinceMs    int64    `json:"sinceMs,omitempty"`
+	TaskStatus string   `json:"taskStatus,omitempty"`
+	Keys       []string `json:"keys,omitempty"`
 
 	// Status and Challenge are the HTTP status and WWW-Authenticate of a refusal; Error its
 	// error code (invalid_token, insufficient_scope; "" for a request without a token); Expired

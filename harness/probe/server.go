@@ -44,7 +44,8 @@ var Scenarios = []string{ScenarioTools, ScenarioVersionUnsupported, ScenarioSess
 // suite's scenario (docs/client.md says why each is here).
 var OnRequest = []string{ScenarioInitialize, ScenarioElicitDefaults, ScenarioTaskCancel, ScenarioSubscriptions, ScenarioSkills,
 	ScenarioInvalidToolHeaders, ScenarioRefNoDeref, ScenarioSchemaPreservation,
-	ScenarioSkillVerifyDigest, ScenarioSkillVerifySize, ScenarioSkillVerifyFrontmatter}
+	ScenarioSkillVerifyDigest, ScenarioSkillVerifySize, ScenarioSkillVerifyFrontmatter,
+	ScenarioTasksExtension, ScenarioTasksUndeclared}
 
 // Known lists every scenario the probe serves, the authorization scenarios last.
 func Known() []string {
@@ -162,6 +163,7 @@ type server struct {
 	sub     subState                 // ScenarioSubscriptions (subscribe.go)
 	hangup  func()                   // ends the connection (stdio: closes stdout); nil over HTTP
 	canary  *canary                  // ScenarioRefNoDeref's listener (schemas.go)
+	xTasks  map[string]*xTask        // ScenarioTasksExtension's tasks by id (taskx.go)
 }
 
 func newServer(script Script, rec *Recorder) *server {

@@ -13,6 +13,8 @@ func scenarioServes(scenario, revision string) (serves, known bool) {
 		return servesSchemas(scenario, revision), true
 	case scenario == ScenarioInvalidToolHeaders, IsSkillVerify(scenario): // 2026-07-28's rules
 		return harness.IsStateless(revision), true
+	case IsTasksX(scenario):
+		return servesTasksX(revision), true
 	}
 	return false, false
 }
@@ -25,6 +27,8 @@ func (s *server) scenarioTools() (tools []map[string]any, ok bool) {
 		return schemaTools(sc, s.canaryURL()), true
 	case sc == ScenarioInvalidToolHeaders:
 		return invalidHeaderTools(), true
+	case IsTasksX(sc):
+		return taskXTools(), true
 	}
 	return nil, false
 }

@@ -7,8 +7,8 @@ func TestCatalogueLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(all) != 432 {
-		t.Fatalf("want 432 requirements, got %d", len(all))
+	if len(all) != 439 {
+		t.Fatalf("want 439 requirements, got %d", len(all))
 	}
 	for _, e := range all {
 		if len(e.Versions) == 0 {

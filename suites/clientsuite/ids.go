@@ -39,7 +39,8 @@ import (
 var idScenarios = []string{probe.ScenarioVersionUnsupported, probe.ScenarioSessionExpiry, probe.ScenarioSSERetry,
 	probe.ScenarioRequestTimeout, probe.ScenarioInitialize, probe.ScenarioElicitDefaults, probe.ScenarioTaskCancel,
 	probe.ScenarioSubscriptions, probe.ScenarioSkills, probe.ScenarioInvalidToolHeaders, probe.ScenarioRefNoDeref,
-	probe.ScenarioSchemaPreservation, probe.ScenarioSkillVerifyDigest, probe.ScenarioSkillVerifySize, probe.ScenarioSkillVerifyFrontmatter}
+	probe.ScenarioSchemaPreservation, probe.ScenarioSkillVerifyDigest, probe.ScenarioSkillVerifySize, probe.ScenarioSkillVerifyFrontmatter,
+	probe.ScenarioTasksExtension, probe.ScenarioTasksUndeclared}
 
 // toolScenarios: those of idScenarios in which the client calls a tool, the request it asks for
 // progress in (the contract's clients call every listed tool).
