@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -129,8 +130,8 @@ func (s *server) intercept(ctx context.Context, m message, emit func([]byte)) (r
 	return nil, false
 }
 
-// hold keeps a request unanswered until the client cancels it (no answer then: the stream
-// or line stays silent) or the answer wait passes (then late() answers it).
+// hold keeps a request unanswered until the client cancels it or closes its stream (no answer
+// then: the stream or line stays silent) or the answer wait passes (then late() answers it).
 func (s *server) hold(ctx context.Context, id json.RawMessage, late func() []byte) []byte {
 	key := canonicalID(id)
 	ch := make(chan struct{})
@@ -152,6 +153,11 @@ func (s *server) hold(ctx context.Context, id json.RawMessage, late func() []byt
 	case <-ch:
 		return nil
 	case <-ctx.Done():
+		// Over Streamable HTTP the client closing the request's stream ends it: at 2026-07-28
+		// that is the cancellation (LIFE-TIMEOUT-CANCEL reads this note there).
+		if errors.Is(context.Cause(ctx), errClientClosed) {
+			s.rec.note(Event{Kind: EvStreamClosed, RequestID: key}, "the client closed the stream of request "+key+" before its answer")
+		}
 		return nil
 	case <-t.C:
 		return late()

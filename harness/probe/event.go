@@ -21,6 +21,7 @@ const (
 	EvHeld          EventKind = "held"           // RequestID: held past the client's timeout
 	EvCancelled     EventKind = "cancelled"      // RequestID: named by the client's notifications/cancelled
 	EvAnsweredLate  EventKind = "answered-late"  // RequestID or TaskID: answered after the wait, uncancelled
+	EvStreamClosed  EventKind = "stream-closed"  // RequestID: the client closed a held request's POST stream before its answer
 	EvTaskCreated   EventKind = "task-created"   // TaskID, RequestID: the tools/call made a task
 	EvTaskCancelled EventKind = "task-cancelled" // TaskID: cancelled by tasks/cancel
 	// The tasks extension (taskx.go); EvTaskCreated there sets PollMs too.

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -151,7 +152,7 @@ func (h *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch r.Method {
 	case http.MethodPost:
-		h.post(w, body)
+		h.post(r.Context(), w, body)
 	case http.MethodGet:
 		if last, ok := r.Header["Last-Event-Id"]; ok {
 			h.resume(w, r, strings.Join(last, ", "))
@@ -247,7 +248,9 @@ func (h *HTTPServer) answer(w http.ResponseWriter, channel string, status int, c
 	_, _ = w.Write(body)
 }
 
-func (h *HTTPServer) post(w http.ResponseWriter, body []byte) {
+func (h *HTTPServer) post(rctx context.Context, w http.ResponseWriter, body []byte) {
+	ctx, done := h.requestContext(rctx)
+	defer done()
 	trimmed := bytes.TrimSpace(body)
 	var msgs []message
 	batch := len(trimmed) > 0 && trimmed[0] == '['
@@ -296,12 +299,13 @@ func (h *HTTPServer) post(w http.ResponseWriter, body []byte) {
 	}
 	var responses [][]byte
 	for _, m := range msgs {
-		if resp := h.srv.handle(h.ctx, m, st.event); resp != nil {
+		if resp := h.srv.handle(ctx, m, st.event); resp != nil {
 			responses = append(responses, resp)
 		}
 	}
 	if len(responses) == 0 {
-		// A held request the client cancelled: its stream ends without a response.
+		// A held request the client cancelled (or whose stream it closed): its stream ends
+		// without a response.
 		st.start()
 		st.flush()
 		return
@@ -319,6 +323,22 @@ func (h *HTTPServer) post(w http.ResponseWriter, body []byte) {
 		status = statelessStatus(out)
 	}
 	h.answer(w, ChanPOST, status, "application/json", out)
+}
+
+// errClientClosed is the cause of a POST's context ending because the client closed the
+// request's connection before the probe answered it.
+var errClientClosed = errors.New("the client closed the request's stream")
+
+// requestContext is the context a POST's messages are handled under: the probe's, ended too
+// (cause errClientClosed) when the client closes the connection before the answer. The probe
+// closing first leaves the cause its own, so a shutdown never reads as the client's close.
+func (h *HTTPServer) requestContext(r context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(h.ctx)
+	stop := context.AfterFunc(r, func() { cancel(errClientClosed) })
+	return ctx, func() {
+		stop()
+		cancel(nil)
+	}
 }
 
 func (h *HTTPServer) nextEventID() string {

@@ -197,3 +197,52 @@ func TestScriptValidate(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestHTTPProbeStreamClosed: a client that closes a held request's POST before its answer
+// leaves a stream-closed note naming the request, and the probe stops holding it.
+func TestHTTPProbeStreamClosed(t *testing.T) {
+	rec := NewRecorder(nil)
+	h, err := StartHTTP(Script{Scenario: ScenarioRequestTimeout, Revision: harness.Rev20260728, AnswerWait: waitBound}, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.Close)
+	noted := func(k EventKind) bool {
+		for _, r := range rec.Records() {
+			if r.Is(k) && r.Event.RequestID == "7" {
+				return true
+			}
+		}
+		return false
+	}
+	// until polls cond every few milliseconds, for waitBound at most.
+	until := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(waitBound)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("no %s within %s", what, waitBound)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, h.URL(),
+		strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"probe_slow","arguments":{}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	until("held note", func() bool { return noted(EvHeld) })
+	cancel()
+	<-done
+	until("stream-closed note", func() bool { return noted(EvStreamClosed) })
+	if noted(EvAnsweredLate) {
+		t.Error("the probe answered a request whose stream the client closed")
+	}
+}

@@ -90,6 +90,8 @@ func TestSpecURLPerRevision(t *testing.T) {
 		{"AS-METADATA", "2025-06-18", site + "2025-06-18/basic/authorization#server-metadata-discovery"},
 		{"AS-METADATA", "2026-07-28", site + "2026-07-28/basic/authorization/authorization-server-discovery#authorization-server-metadata-discovery"},
 		{"AS-PKCE-S256", "2025-11-25", site + "2025-11-25/basic/authorization#authorization-code-protection"},
+		{"LIFE-TIMEOUT-CANCEL", "2025-03-26", site + "2025-03-26/basic/lifecycle#timeouts"},
+		{"LIFE-TIMEOUT-CANCEL", "2026-07-28", site + "2026-07-28/basic/patterns/cancellation#timeouts"},
 		{"AS-CIMD", "2026-07-28", site + "2026-07-28/basic/authorization/client-registration#client-id-metadata-documents"},
 		// A source written "26-07/page.mdx" links that page, and a "25-11/…" one stays on 2025-11-25,
 		// whose page 2026-07-28 may have moved.

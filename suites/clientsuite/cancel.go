@@ -35,13 +35,18 @@ type cancellation struct {
 	named   string // the requestId that notification named (compact JSON)
 	wentOn  *Msg   // the first request it sent after the hold (it stopped waiting)
 	lateRec int    // the index of the probe's late answer, -1 if none
+	closed  int    // the index of the note that the client closed the held request's POST stream, -1 if none
 }
 
 func (v *View) cancellation(at int) cancellation {
-	c := cancellation{lateRec: -1}
+	c := cancellation{lateRec: -1, closed: -1}
+	held := v.Records[at].Event.RequestID
 	for i, r := range v.Records[at+1:] {
 		if r.Is(probe.EvAnsweredLate) && c.lateRec < 0 {
 			c.lateRec = at + 1 + i
+		}
+		if r.Is(probe.EvStreamClosed) && r.Event.RequestID == held && c.closed < 0 {
+			c.closed = at + 1 + i
 		}
 	}
 	for i := range v.Msgs {

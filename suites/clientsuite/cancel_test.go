@@ -56,3 +56,61 @@ func TestTimeoutCancelVerdicts(t *testing.T) {
 		}
 	}
 }
+
+// At 2026-07-28 over stdio a notification naming the request wrongly is STDIO26-CANCEL's MUST
+// alone: the Timeouts SHOULD is na for it.
+func TestTimeoutCancelStdioWrongID(t *testing.T) {
+	recs := []probe.Record{
+		{Dir: probe.Send, Channel: probe.ChanStdout, Body: "{}"},
+		{Dir: probe.Recv, Channel: probe.ChanStdin, Body: `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"probe_slow","arguments":{}}}`},
+		{Dir: probe.Note, Event: &probe.Event{Kind: probe.EvHeld, RequestID: "4"}},
+		{Dir: probe.Recv, Channel: probe.ChanStdin, Body: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"4"}}`},
+	}
+	for i := range recs {
+		recs[i].Seq = i + 1
+	}
+	v := NewView(probe.ScenarioRequestTimeout, "2026-07-28", "stdio", "2026-07-28", recs, schema.New())
+	v.InitAnswered = 0
+	if f := judgeTimeoutCancel(v); f.Outcome != NotApplicable {
+		t.Errorf("%v (%s), want na", f.Outcome, f.Message)
+	}
+}
+
+// At 2026-07-28 over Streamable HTTP the cancellation is closing the held request's POST
+// stream: the probe notes the close, and a notifications/cancelled does not stand for it.
+func TestTimeoutCancelByStreamClose(t *testing.T) {
+	call := `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"probe_slow","arguments":{}}}`
+	next := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"probe_echo","arguments":{}}}`
+	cancel := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}`
+	post := func(b string) probe.Record { return probe.Record{Dir: probe.Recv, Channel: probe.ChanPOST, Body: b} }
+	answer := probe.Record{Dir: probe.Send, Channel: probe.ChanPOST, Body: "{}"}
+	note := func(k probe.EventKind, id string) probe.Record {
+		return probe.Record{Dir: probe.Note, Event: &probe.Event{Kind: k, RequestID: id}}
+	}
+	cases := []struct {
+		name string
+		recs []probe.Record
+		want Outcome
+	}{
+		{"closed", []probe.Record{post(call), note(probe.EvHeld, "4"), note(probe.EvStreamClosed, "4"), post(next), answer}, Pass},
+		{"closed as it went on", []probe.Record{post(call), note(probe.EvHeld, "4"), post(next), note(probe.EvStreamClosed, "4"), answer}, Pass},
+		// A connection closes when its client exits: nothing after the close, nothing shown.
+		{"closed on leaving", []probe.Record{post(call), note(probe.EvHeld, "4"), post(next), answer, note(probe.EvStreamClosed, "4")}, Untestable},
+		{"another request's stream", []probe.Record{post(call), note(probe.EvHeld, "4"), note(probe.EvStreamClosed, "5"), post(next), answer}, Violation},
+		{"notified, stream open", []probe.Record{post(call), note(probe.EvHeld, "4"), post(cancel), note(probe.EvCancelled, "4"), post(next), answer}, Violation},
+		{"abandoned", []probe.Record{post(call), note(probe.EvHeld, "4"), post(next), answer, note(probe.EvAnsweredLate, "4")}, Violation},
+		{"waited", []probe.Record{post(call), note(probe.EvHeld, "4"), note(probe.EvAnsweredLate, "4"), post(next), answer}, Violation},
+	}
+	val := schema.New()
+	for _, tc := range cases {
+		tc.recs = append([]probe.Record{answer}, tc.recs...)
+		for i := range tc.recs {
+			tc.recs[i].Seq = i + 1
+		}
+		v := NewView(probe.ScenarioRequestTimeout, "2026-07-28", "http", "2026-07-28", tc.recs, val)
+		v.InitAnswered = 0
+		if f := judgeTimeoutCancel(v); f.Outcome != tc.want {
+			t.Errorf("%s: %v (%s), want %v", tc.name, f.Outcome, f.Message, tc.want)
+		}
+	}
+}

@@ -2,7 +2,9 @@ package clientsuite
 
 import (
 	"fmt"
+	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/suites/catalog"
 	"slices"
 )
@@ -28,7 +30,7 @@ func init() {
 				"2026-07-28 asks a client that speaks it to try discovery first and fall back to initialize when refused.",
 			Judge: judgePreInit},
 		Check{ID: "LIFE-TIMEOUT-CANCEL", Revisions: catalog.AllCatalogued, Level: "SHOULD", Scenario: probe.ScenarioRequestTimeout, Transports: stdioHTTP,
-			Summary: "a request unanswered within the client's timeout is cancelled with notifications/cancelled naming it, and no longer waited for",
+			Summary: "a request unanswered within the client's timeout is cancelled (notifications/cancelled naming it; at 2026-07-28 over HTTP, its POST's stream closed), and no longer waited for",
 			Judge:   judgeTimeoutCancel},
 	)
 }
@@ -127,8 +129,16 @@ func judgeTimeoutCancel(v *View) Finding {
 		return *f
 	}
 	c := v.cancellation(at)
+	if harness.IsStateless(v.Revision) && v.Transport == wire.HTTP {
+		return v.judgeStreamClose(c, id)
+	}
 	switch {
 	case before(c.notice, c.lateRec):
+		if c.named != id && harness.IsStateless(v.Revision) {
+			// At 2026-07-28 over stdio how the notification names the request is a MUST of its
+			// own, judged there: one fault, one check.
+			return na("the client's notifications/cancelled (record %d) names requestId %s, not %s: at %s over stdio that is STDIO26-CANCEL's MUST", v.Records[c.notice.Rec].Seq, orNone(c.named), id, v.Revision)
+		}
 		if f := v.judgeNotice(c, id); f != nil {
 			return *f
 		}
@@ -143,4 +153,36 @@ func judgeTimeoutCancel(v *View) Finding {
 		return violated("the client never cancelled request %s: it waited past its own timeout until the probe's late answer (%s)", id, v.Records[c.lateRec].Body)
 	}
 	return violated("the client never cancelled request %s: it left with the request unanswered and no notifications/cancelled", id)
+}
+
+// judgeStreamClose judges the timed-out request at 2026-07-28 over Streamable HTTP, where closing
+// the request's response stream is the cancellation (patterns/cancellation § Timeouts).
+func (v *View) judgeStreamClose(c cancellation, id string) Finding {
+	switch {
+	case c.closed >= 0 && (c.lateRec < 0 || c.closed < c.lateRec):
+		// A connection closes when its client exits too: a close with nothing after it
+		// cannot be told from the client leaving with the request still open.
+		if !v.exchangedAfter(c.closed) {
+			return untestable("the client closed the POST stream of request %s (record %d) and exchanged nothing more with the probe, so its close cannot be told from its leaving (the contract: call every listed tool)", id, v.Records[c.closed].Seq)
+		}
+		return passed("the client cancelled the timed-out request %s by closing its POST's response stream (record %d)", id, v.Records[c.closed].Seq)
+	case before(c.notice, c.lateRec):
+		return violated("the client sent notifications/cancelled (record %d) for request %s and kept its POST's stream open: at %s over Streamable HTTP closing the request's response stream is the cancellation", v.Records[c.notice.Rec].Seq, id, v.Revision)
+	case before(c.wentOn, c.lateRec):
+		return violated("the client stopped waiting for request %s (it sent %s, record %d) and left its POST's response stream open: at %s over Streamable HTTP closing that stream is the cancellation", id, describe(*c.wentOn), v.Records[c.wentOn.Rec].Seq, v.Revision)
+	case c.lateRec >= 0:
+		return violated("the client never cancelled request %s: it waited past its own timeout until the probe's late answer (%s)", id, v.Records[c.lateRec].Body)
+	}
+	return violated("the client never cancelled request %s: it left with the request unanswered and its POST's stream open", id)
+}
+
+// exchangedAfter reports whether a message of the client, or an answer of the probe, came after
+// record index i.
+func (v *View) exchangedAfter(i int) bool {
+	for _, r := range v.Records[i+1:] {
+		if r.Dir == probe.Recv || r.Dir == probe.Send {
+			return true
+		}
+	}
+	return false
 }
