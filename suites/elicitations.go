@@ -148,7 +148,7 @@ func (g gathering) gather(t *conform.T) ([]inputRequest, *conform.Finding) {
 	}
 	var kept []inputRequest
 	for _, c := range calls {
-		reqs, err := callAnswering(t, s, c)
+		reqs, err := callAnswering(t, s, c, g.caps(t.Revision))
 		if err != nil {
 			f := conform.Crashed("%v", err)
 			return nil, &f
@@ -199,9 +199,9 @@ func filterRequests(reqs []inputRequest, keep func(inputRequest) bool) []inputRe
 }
 
 // callAnswering calls a tool on s and answers every request the server sends until the call's
-// response comes: elicitations as a willing user would, pings, and anything else with -32601.
-// It returns the requests the server sent.
-func callAnswering(t *conform.T, s *harness.Session, c elicitCall) ([]inputRequest, error) {
+// response comes: the kinds caps declares as a willing user (or model) would, pings, and
+// anything else with -32601. It returns the requests the server sent.
+func callAnswering(t *conform.T, s *harness.Session, c elicitCall, caps map[string]any) ([]inputRequest, error) {
 	id := s.NextID()
 	s.Sent(id, "tools/call")
 	from := s.Mark()
@@ -230,7 +230,7 @@ func callAnswering(t *conform.T, s *harness.Session, c elicitCall) ([]inputReque
 				var params map[string]json.RawMessage
 				_ = json.Unmarshal(m.Params, &params)
 				out = append(out, inputRequest{method: m.Method, params: params, raw: m.Raw, round: n, tool: c.name, serverRequest: true})
-				if _, err := s.Send(t.Ctx, answerServerRequest(m)); err != nil {
+				if _, err := s.Send(t.Ctx, answerServerRequest(m, caps)); err != nil {
 					return out, fmt.Errorf("answering the server's %s: %w", m.Method, err)
 				}
 			}
@@ -243,16 +243,18 @@ func callAnswering(t *conform.T, s *harness.Session, c elicitCall) ([]inputReque
 }
 
 // answerServerRequest is the harness's answer to a request of the server's: an accepted
-// form for an elicitation, a model's reply for a sampling request, an empty result for ping, -32601 for what it did not declare.
-func answerServerRequest(m jsonrpc.Message) []byte {
+// form for an elicitation, a model's text reply for a sampling request, an empty result for
+// ping, -32601 for what caps does not declare.
+func answerServerRequest(m jsonrpc.Message, caps map[string]any) []byte {
 	var result any
-	switch m.Method {
-	case "elicitation/create":
-		result = elicitAnswer(m.Params)
-	case "sampling/createMessage":
-		result = samplingAnswer()
-	case "ping":
+	_, declared := caps[inputMethodCapability[m.Method]]
+	switch {
+	case m.Method == "ping":
 		result = map[string]any{}
+	case m.Method == "elicitation/create" && declared:
+		result = elicitAnswer(m.Params)
+	case m.Method == "sampling/createMessage" && declared:
+		result = samplingAnswer()
 	default:
 		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID.JSON(), "error": map[string]any{"code": codeMethodNotFound, "message": "Method not found"}})
 		return b
