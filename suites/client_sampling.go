@@ -7,26 +7,31 @@ import (
 	"github.com/mcpspec/mcpspec/suites/conform"
 )
 
-// Checks of client/sampling: the sampling requests a server makes, read like the elicitation
-// requests (client_elicitation.go), and the client capabilities they presuppose.
+// Checks of client/sampling: the sampling requests a server makes during the calls of its
+// tools that sample (the input tool, and tools named for sampling), gathered like the
+// elicitations (elicitations.go) on a client declaring sampling without tools or context: at
+// the handshake revisions as requests of its own, at 2026-07-28 as input requests.
 
 func init() {
 	conform.Register(
-		conform.Check{ID: "SAMPLING-TOOLS-CAP", Level: "MUST", Revisions: conform.Since(harness.Rev20260728), Transports: streamTransport,
+		conform.Check{ID: "SAMPLING-TOOLS-CAP", Level: "MUST", Revisions: conform.Since(harness.Rev20251125), Transports: streamTransport,
 			Summary:     "to a client declaring sampling without sampling.tools, no sampling request enables tool use (tools offered, or a toolChoice other than none)",
-			LevelReason: "MUST NOT in the spec, for tool-enabled requests: an empty tools list or toolChoice mode none enables no tool and passes." + inputsAtStateless,
-			Ready:       inputToolReady, Run: checkSamplingToolsCap},
-		conform.Check{ID: "SAMPLING-INCLUDECONTEXT", Level: "SHOULD", Revisions: conform.Since(harness.Rev20260728), Transports: streamTransport,
+			LevelReason: "MUST NOT in the spec, for tool-enabled requests: an empty tools list or toolChoice mode none enables no tool and passes." + samplingsFrom,
+			Run:         checkSamplingToolsCap},
+		conform.Check{ID: "SAMPLING-INCLUDECONTEXT", Level: "SHOULD", Revisions: conform.Since(harness.Rev20251125), Transports: streamTransport,
 			Summary:     `to a client declaring sampling without sampling.context, a sampling request's includeContext is absent or "none"`,
-			LevelReason: "SHOULD in the schema's description of the capability." + inputsAtStateless,
-			Ready:       inputToolReady, Run: checkSamplingIncludeContext},
+			LevelReason: "SHOULD in the schema's description of the capability." + samplingsFrom,
+			Run:         checkSamplingIncludeContext},
 	)
 }
+
+// samplingsFrom says where the sampling checks find what they judge.
+const samplingsFrom = " The requests are those of the tools that sample (--input-tool, and tools named *sampl*), called declaring sampling without tools or context: at 2025-11-25 the server's sampling/createMessage during a call on a session of the check's own, which the harness answers with a text reply, at 2026-07-28 the calls' input requests. No such tool is na; tools that request no sampling are untestable."
 
 func isSampling(r inputRequest) bool { return r.method == "sampling/createMessage" }
 
 func checkSamplingToolsCap(t *conform.T) conform.Finding {
-	samplings, f := requestsOf(t, "sampling", isSampling)
+	samplings, f := gatherSamplings(t)
 	if f != nil {
 		return *f
 	}
@@ -56,7 +61,7 @@ func toolEnabled(params map[string]json.RawMessage) string {
 }
 
 func checkSamplingIncludeContext(t *conform.T) conform.Finding {
-	samplings, f := requestsOf(t, "sampling", isSampling)
+	samplings, f := gatherSamplings(t)
 	if f != nil {
 		return *f
 	}

@@ -13,19 +13,21 @@ import (
 	"github.com/mcpspec/mcpspec/suites/conform"
 )
 
-// Helpers, no checks: the form-mode elicitations a server makes during tool calls, at every
-// revision that has elicitation. At the handshake revisions (2025-06-18 on) they are requests
-// of the server's own, sent while a tools/call runs on a session that declared elicitation,
-// which the harness answers as a willing user would; at 2026-07-28 they are input requests
-// (inputtool.go). The tools called are the input tool and those whose name says they elicit
-// (the official suite's test_elicitation_* fixtures, server-everything's
-// trigger-elicitation-request).
+// Helpers, no checks: the form-mode elicitations and the sampling requests a server makes
+// during tool calls, at every revision that has them. At the handshake revisions they are
+// requests of the server's own, sent while a tools/call runs on a session that declared the
+// capability, which the harness answers as a willing user (or model) would; at 2026-07-28 they
+// are input requests (inputtool.go). The tools called are the input tool and those whose name
+// says they elicit (the official suite's test_elicitation_* fixtures, server-everything's
+// trigger-elicitation-request) or sample (test_sampling, trigger-sampling-request).
 
 var (
 	// elicitingToolName picks the tools worth calling to see an elicitation.
 	elicitingToolName = regexp.MustCompile(`(?i)elicit`)
 	// urlElicitationTool: a tool that elicits in URL mode, which a form-only client is not asked.
 	urlElicitationTool = regexp.MustCompile(`(?i)url`)
+	// samplingToolName picks the tools worth calling to see a sampling request.
+	samplingToolName = regexp.MustCompile(`(?i)sampl`)
 )
 
 // Bounds of gathering: how many tools are called, and how many requests of the server's own
@@ -41,9 +43,44 @@ type elicitCall struct {
 	args map[string]any
 }
 
-// elicitingCalls are the calls worth making among the tools defs lists: the input tool when
-// listed (or, at 2026-07-28, given at all), then tools named for elicitation.
-func elicitingCalls(t *conform.T, defs []toolDef, stateless bool) []elicitCall {
+// gathering says what to gather: which tools to call, what to declare, which requests to keep.
+type gathering struct {
+	what     string                          // the requests kept, for findings: "form-mode elicitation"
+	declared string                          // the capability declared, for findings
+	toolKind string                          // how the tools are picked, for the na finding
+	caps     func(rev string) map[string]any // declared at the handshake revisions
+	pick     func(name string) bool
+	keep     func(inputRequest) bool
+}
+
+var elicitGathering = gathering{
+	what: "form-mode elicitation", declared: "form-mode elicitation",
+	toolKind: "elicits: none is named for elicitation (*elicit*)",
+	caps: func(rev string) map[string]any {
+		if rev >= harness.Rev20251125 {
+			return map[string]any{"elicitation": map[string]any{"form": map[string]any{}}}
+		}
+		return map[string]any{"elicitation": map[string]any{}}
+	},
+	pick: func(name string) bool {
+		return elicitingToolName.MatchString(name) && !urlElicitationTool.MatchString(name)
+	},
+	keep: isFormElicitation,
+}
+
+// samplingGathering declares sampling without tools or context, which the sampling checks
+// judge the requests against.
+var samplingGathering = gathering{
+	what: "sampling/createMessage", declared: "sampling (neither tools nor context)",
+	toolKind: "samples: none is named for sampling (*sampl*)",
+	caps:     func(string) map[string]any { return map[string]any{"sampling": map[string]any{}} },
+	pick:     samplingToolName.MatchString,
+	keep:     isSampling,
+}
+
+// toolCalls are the calls worth making among the tools defs lists: the input tool when
+// listed (or, at 2026-07-28, given at all), then tools g picks.
+func (g gathering) toolCalls(t *conform.T, defs []toolDef, stateless bool) []elicitCall {
 	var out []elicitCall
 	input := t.Options().InputTool
 	listed := slices.ContainsFunc(defs, func(d toolDef) bool { return d.name == input })
@@ -51,7 +88,7 @@ func elicitingCalls(t *conform.T, defs []toolDef, stateless bool) []elicitCall {
 		out = append(out, elicitCall{input, inputArgs(t)})
 	}
 	for _, d := range defs {
-		if len(out) == elicitingTools || d.name == input || !elicitingToolName.MatchString(d.name) || urlElicitationTool.MatchString(d.name) {
+		if len(out) == elicitingTools || d.name == input || !g.pick(d.name) {
 			continue
 		}
 		if args, ok := sampleArgs(d.obj["inputSchema"]); ok {
@@ -69,95 +106,102 @@ func elicitCallNames(calls []elicitCall) string {
 	return strings.Join(names, ", ")
 }
 
-// noElicitingTool is the finding when the server has no tool to call.
-func noElicitingTool() conform.Finding {
-	return conform.NA("the server has no tool that elicits: none is named for elicitation (*elicit*), and no --input-tool was given")
+// noTool is the finding when the server has no tool to call.
+func (g gathering) noTool() *conform.Finding {
+	f := conform.NA("the server has no tool that %s, and no --input-tool was given", g.toolKind)
+	return &f
 }
 
 // gatherElicitations calls the eliciting tools and returns the form-mode elicitations they
 // made, or why there are none: na without such a tool, untestable when none of them elicited.
 func gatherElicitations(t *conform.T) ([]inputRequest, *conform.Finding) {
+	return elicitGathering.gather(t)
+}
+
+// gatherSamplings is gatherElicitations for the sampling requests of the tools that sample.
+func gatherSamplings(t *conform.T) ([]inputRequest, *conform.Finding) {
+	return samplingGathering.gather(t)
+}
+
+// gather calls the tools g picks on a session of the check's own declaring g's capability and
+// returns the requests g keeps among those the calls made, or why there are none.
+func (g gathering) gather(t *conform.T) ([]inputRequest, *conform.Finding) {
 	if harness.IsStateless(t.Revision) {
-		return gatherStatelessElicitations(t)
+		return g.gatherStateless(t)
 	}
-	caps := map[string]any{"elicitation": map[string]any{}}
-	if t.Revision >= harness.Rev20251125 {
-		caps["elicitation"] = map[string]any{"form": map[string]any{}}
-	}
-	s, err := t.OpenDeclaring(t.Revision, caps)
+	s, err := t.OpenDeclaring(t.Revision, g.caps(t.Revision))
 	if err != nil {
-		f := conform.CannotTest("a session declaring elicitation could not be opened: %v", err)
+		f := conform.CannotTest("a session declaring %s could not be opened: %v", g.declared, err)
 		return nil, &f
 	}
 	if !s.HasCapability("tools") {
-		f := noElicitingTool()
-		return nil, &f
+		return nil, g.noTool()
 	}
 	defs, _, err := listToolsOn(t, s)
 	if err != nil {
-		f := conform.CannotTest("the tools list of a session declaring elicitation could not be read: %v", err)
+		f := conform.CannotTest("the tools list of a session declaring %s could not be read: %v", g.declared, err)
 		return nil, &f
 	}
-	calls := elicitingCalls(t, defs, false)
+	calls := g.toolCalls(t, defs, false)
 	if len(calls) == 0 {
-		f := noElicitingTool()
-		return nil, &f
+		return nil, g.noTool()
 	}
-	var forms []inputRequest
+	var kept []inputRequest
 	for _, c := range calls {
-		reqs, err := callAnswering(t, s, c)
+		reqs, err := callAnswering(t, s, c, g.caps(t.Revision))
 		if err != nil {
 			f := conform.Crashed("%v", err)
 			return nil, &f
 		}
-		for _, r := range reqs {
-			if isFormElicitation(r) {
-				forms = append(forms, r)
-			}
-		}
+		kept = append(kept, filterRequests(reqs, g.keep)...)
 	}
-	if len(forms) == 0 {
-		f := conform.CannotTest("called %s on a session declaring form-mode elicitation: no form-mode elicitation/create came", elicitCallNames(calls))
+	if len(kept) == 0 {
+		f := conform.CannotTest("called %s on a session declaring %s: no %s request came", elicitCallNames(calls), g.declared, g.what)
 		return nil, &f
 	}
-	return forms, nil
+	return kept, nil
 }
 
-// gatherStatelessElicitations is gatherElicitations at 2026-07-28: the input requests of each
-// eliciting tool, answered round after round.
-func gatherStatelessElicitations(t *conform.T) ([]inputRequest, *conform.Finding) {
+// gatherStateless is gather at 2026-07-28: the input requests of each tool, answered round
+// after round.
+func (g gathering) gatherStateless(t *conform.T) ([]inputRequest, *conform.Finding) {
 	var defs []toolDef
 	if t.S.HasCapability("tools") {
 		defs, _ = listTools(t) // a list that cannot be read leaves the input tool alone
 	}
-	calls := elicitingCalls(t, defs, true)
+	calls := g.toolCalls(t, defs, true)
 	if len(calls) == 0 || !t.S.HasCapability("tools") {
-		f := noElicitingTool()
-		return nil, &f
+		return nil, g.noTool()
 	}
-	var forms []inputRequest
+	var kept []inputRequest
 	for _, c := range calls {
 		reqs, f := gatherInputRequestsOf(t, c.name, c.args)
 		if f != nil {
 			return nil, f
 		}
-		for _, r := range reqs {
-			if isFormElicitation(r) {
-				forms = append(forms, r)
-			}
-		}
+		kept = append(kept, filterRequests(reqs, g.keep)...)
 	}
-	if len(forms) == 0 {
-		f := conform.CannotTest("called %s declaring form-mode elicitation (answering up to %d rounds): no form-mode elicitation was among the input requests", elicitCallNames(calls), inputRounds)
+	if len(kept) == 0 {
+		f := conform.CannotTest("called %s declaring form-mode elicitation, sampling and roots (answering up to %d rounds): no %s was among the input requests", elicitCallNames(calls), inputRounds, g.what)
 		return nil, &f
 	}
-	return forms, nil
+	return kept, nil
+}
+
+func filterRequests(reqs []inputRequest, keep func(inputRequest) bool) []inputRequest {
+	var out []inputRequest
+	for _, r := range reqs {
+		if keep(r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // callAnswering calls a tool on s and answers every request the server sends until the call's
-// response comes: elicitations as a willing user would, pings, and anything else with -32601.
-// It returns the requests the server sent.
-func callAnswering(t *conform.T, s *harness.Session, c elicitCall) ([]inputRequest, error) {
+// response comes: the kinds caps declares as a willing user (or model) would, pings, and
+// anything else with -32601. It returns the requests the server sent.
+func callAnswering(t *conform.T, s *harness.Session, c elicitCall, caps map[string]any) ([]inputRequest, error) {
 	id := s.NextID()
 	s.Sent(id, "tools/call")
 	from := s.Mark()
@@ -186,7 +230,7 @@ func callAnswering(t *conform.T, s *harness.Session, c elicitCall) ([]inputReque
 				var params map[string]json.RawMessage
 				_ = json.Unmarshal(m.Params, &params)
 				out = append(out, inputRequest{method: m.Method, params: params, raw: m.Raw, round: n, tool: c.name, serverRequest: true})
-				if _, err := s.Send(t.Ctx, answerServerRequest(m)); err != nil {
+				if _, err := s.Send(t.Ctx, answerServerRequest(m, caps)); err != nil {
 					return out, fmt.Errorf("answering the server's %s: %w", m.Method, err)
 				}
 			}
@@ -199,14 +243,18 @@ func callAnswering(t *conform.T, s *harness.Session, c elicitCall) ([]inputReque
 }
 
 // answerServerRequest is the harness's answer to a request of the server's: an accepted
-// form for an elicitation, an empty result for ping, -32601 for what it did not declare.
-func answerServerRequest(m jsonrpc.Message) []byte {
+// form for an elicitation, a model's text reply for a sampling request, an empty result for
+// ping, -32601 for what caps does not declare.
+func answerServerRequest(m jsonrpc.Message, caps map[string]any) []byte {
 	var result any
-	switch m.Method {
-	case "elicitation/create":
-		result = elicitAnswer(m.Params)
-	case "ping":
+	_, declared := caps[inputMethodCapability[m.Method]]
+	switch {
+	case m.Method == "ping":
 		result = map[string]any{}
+	case m.Method == "elicitation/create" && declared:
+		result = elicitAnswer(m.Params)
+	case m.Method == "sampling/createMessage" && declared:
+		result = samplingAnswer()
 	default:
 		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID.JSON(), "error": map[string]any{"code": codeMethodNotFound, "message": "Method not found"}})
 		return b

@@ -19,15 +19,6 @@ import (
 // kind of input after another.
 const inputRounds = 3
 
-// inputsAtStateless says why the checks of this file run at 2026-07-28 only.
-const inputsAtStateless = " Checked at 2026-07-28 only, on the input tool's input requests: at the handshake revisions the rule binds server-initiated requests, which mcpspec does not provoke."
-
-// inputToolReady ends a check at once when mcpspec was given no input tool.
-func inputToolReady(t *conform.T) (conform.Finding, bool) {
-	f, ok := needInputTool(t)
-	return f, !ok
-}
-
 // inputRequest is one input request the input tool made.
 type inputRequest struct {
 	key, method string
@@ -40,14 +31,10 @@ type inputRequest struct {
 	serverRequest bool
 }
 
-// gatherInputRequests calls the input tool declaring form-mode elicitation, sampling (neither
-// tools nor context) and roots, and follows up to inputRounds rounds, answering every request
-// as a willing client would. It returns every input request made, or why there is none.
-func gatherInputRequests(t *conform.T) ([]inputRequest, *conform.Finding) {
-	return gatherInputRequestsOf(t, t.Options().InputTool, inputArgs(t))
-}
-
-// gatherInputRequestsOf is gatherInputRequests for the tool name called with args.
+// gatherInputRequestsOf calls the tool name with args declaring form-mode elicitation,
+// sampling (neither tools nor context) and roots, and follows up to inputRounds rounds,
+// answering every request as a willing client would. It returns every input request made, or
+// why there is none.
 func gatherInputRequestsOf(t *conform.T, name string, args map[string]any) ([]inputRequest, *conform.Finding) {
 	var out []inputRequest
 	var extra map[string]any
@@ -76,25 +63,6 @@ func gatherInputRequestsOf(t *conform.T, name string, args map[string]any) ([]in
 		if ir.hasState {
 			extra["requestState"] = ir.state
 		}
-	}
-	return out, nil
-}
-
-// requestsOf gathers the input requests that kind selects, or says why there are none.
-func requestsOf(t *conform.T, what string, kind func(inputRequest) bool) ([]inputRequest, *conform.Finding) {
-	all, f := gatherInputRequests(t)
-	if f != nil {
-		return nil, f
-	}
-	var out []inputRequest
-	for _, r := range all {
-		if kind(r) {
-			out = append(out, r)
-		}
-	}
-	if len(out) == 0 {
-		f := conform.CannotTest("the input tool %q, called declaring form-mode elicitation, sampling and roots (and answered for up to %d rounds), asked for no %s", t.Options().InputTool, inputRounds, what)
-		return nil, &f
 	}
 	return out, nil
 }
@@ -249,7 +217,7 @@ func (ir inputRequired) answers() map[string]any {
 		case "elicitation/create":
 			out[key] = elicitAnswer(r.Params)
 		case "sampling/createMessage":
-			out[key] = map[string]any{"role": "assistant", "model": "mcpspec", "content": map[string]any{"type": "text", "text": "mcpspec"}}
+			out[key] = samplingAnswer()
 		case "roots/list":
 			out[key] = map[string]any{"roots": []any{}}
 		default:
@@ -257,6 +225,12 @@ func (ir inputRequired) answers() map[string]any {
 		}
 	}
 	return out
+}
+
+// samplingAnswer is a CreateMessageResult valid at every revision: the model's text reply.
+func samplingAnswer() map[string]any {
+	return map[string]any{"role": "assistant", "model": "mcpspec", "stopReason": "endTurn",
+		"content": map[string]any{"type": "text", "text": "mcpspec"}}
 }
 
 // elicitAnswer accepts an elicitation, filling each field of a form with a value its schema

@@ -92,7 +92,7 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		slowArgs   = fs.String("slow-tool-args", "{}", "arguments of the slow tool, as a JSON object")
 		listTool   = fs.String("list-changed-tool", "", "`NAME` of a tool of the server's whose every call changes its tools (and resources, prompts) lists; the subscription and *-LISTCHANGED checks call it")
 		listArgs   = fs.String("list-changed-tool-args", "{}", "arguments of the list-changed tool, as a JSON object")
-		inputTool  = fs.String("input-tool", "", "`NAME` of a tool of the server's that asks for elicitation input (2026-07-28: answers with an InputRequiredResult; 2025-06-18 and 2025-11-25: sends elicitation/create during the call, judged by the ELICIT-* checks)")
+		inputTool  = fs.String("input-tool", "", "`NAME` of a tool of the server's that asks for elicitation input (2026-07-28: answers with an InputRequiredResult; 2025-06-18 and 2025-11-25: sends elicitation/create or sampling/createMessage during the call, judged by the ELICIT-* and SAMPLING-* checks)")
 		inputArgs  = fs.String("input-tool-args", "{}", "arguments of the input tool, as a JSON object")
 		logTool    = fs.String("log-tool", "", "`NAME` of a tool of the server's that writes log messages while it runs (the checks that judge log messages)")
 		logArgs    = fs.String("log-tool-args", "{}", "arguments of the log tool, as a JSON object")
