@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/mcpspec/mcpspec/fixtures/refauthserver"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/mcpspec/mcpspec/harness"
@@ -286,9 +287,9 @@ func openTranscript(cfg *runConfig) (*transcript.Archive, error) {
 // writeTranscript archives each result's exchanges as a session of its own.
 func writeTranscript(archive *transcript.Archive, started time.Time, results []reports.Result) error {
 	for _, r := range results {
-		entries := make([]transcript.Entry, len(r.Evidence))
+		entries := make([]record.Record, len(r.Evidence))
 		for i, e := range r.Evidence {
-			entries[i] = transcript.Entry{Seq: e.Seq, At: started.Add(time.Duration(e.AtMs) * time.Millisecond), Dir: e.Direction, Channel: e.Channel, Meta: e.Meta, Body: e.Body}
+			entries[i] = record.Record{Seq: e.Seq, At: started.Add(time.Duration(e.AtMs) * time.Millisecond), Dir: e.Direction, Channel: e.Channel, Meta: e.Meta, Body: e.Body}
 		}
 		archive.Write(r.Transport, r.ID+"@"+r.Version, entries)
 	}

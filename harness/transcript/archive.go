@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
 // Archive writes the whole transcript of every connection of a run to one file, one JSON object
@@ -52,8 +54,9 @@ func NewArchive(dir string, redact func(string) string) (*Archive, error) {
 	return &Archive{f: f, enc: enc, redact: redact}, nil
 }
 
-// Write appends every entry of one session's transcript.
-func (a *Archive) Write(transport, session string, entries []Entry) {
+// Write appends every record of one session's transcript: Meta says in one line what the
+// record holds besides its body (its HTTP detail, the harness's word on it).
+func (a *Archive) Write(transport, session string, entries []record.Record) {
 	if a == nil {
 		return
 	}
@@ -64,7 +67,7 @@ func (a *Archive) Write(transport, session string, entries []Entry) {
 			return
 		}
 		a.err = a.enc.Encode(archiveLine{At: e.At.UTC().Format(time.RFC3339Nano), Transport: transport, Session: session,
-			Seq: e.Seq, Dir: e.Dir, Channel: e.Channel, Meta: a.redact(e.Meta), Body: a.redact(e.Body)})
+			Seq: e.Seq, Dir: e.Dir, Channel: e.Channel, Meta: a.redact(e.Summary()), Body: a.redact(e.Body)})
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/recording"
 	"github.com/mcpspec/mcpspec/harness/schema"
 	"github.com/mcpspec/mcpspec/harness/transcript"
@@ -246,9 +247,9 @@ func (v *View) evidence(msg string) []reports.Exchange {
 		if !ok || len(out) >= maxEvidence {
 			continue
 		}
-		dir := transcript.Send // the client's frames are sent, the server's received, as in run's evidence
+		dir := record.Send // the client's frames are sent, the server's received, as in run's evidence
 		if r.From == Server {
-			dir = transcript.Recv
+			dir = record.Recv
 		}
 		meta := r.Channel
 		if r.Method != "" {
