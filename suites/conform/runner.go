@@ -16,6 +16,7 @@ import (
 	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/reports"
 	"github.com/mcpspec/mcpspec/suites/catalog"
+	"github.com/mcpspec/mcpspec/suites/finding"
 )
 
 // Options are run-wide settings that some checks read.
@@ -602,12 +603,7 @@ func withStderr(msg, stderr string) string {
 
 // exchanges turns a check's transcript into its result's evidence, bounded as every result's is.
 func (r *Runner) exchanges(entries []record.Record) []reports.Exchange {
-	entries = transcript.Evidence(entries, nil)
-	out := make([]reports.Exchange, 0, len(entries))
-	for _, e := range entries {
-		out = append(out, reports.Exchange{Seq: e.Seq, AtMs: e.At.Sub(r.started).Milliseconds(), Direction: e.Dir, Channel: e.Channel, Meta: e.Meta, Body: e.Body})
-	}
-	return out
+	return finding.Evidence(entries, r.started, nil)
 }
 
 // RecordError notes an infrastructure error outside any check.

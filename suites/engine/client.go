@@ -30,6 +30,7 @@ import (
 	"github.com/mcpspec/mcpspec/suites/catalog"
 	"github.com/mcpspec/mcpspec/suites/clientsuite"
 	"github.com/mcpspec/mcpspec/suites/conform"
+	"github.com/mcpspec/mcpspec/suites/finding"
 )
 
 // Environment variables a client under test is launched with, as the official conformance
@@ -369,11 +370,7 @@ func evidence(out launchOutcome, message string) []reports.Exchange {
 		n, _ := strconv.Atoi(m[1])
 		cited[n] = true
 	}
-	recs := transcript.Evidence(out.records, func(seq int) bool { return cited[seq] })
-	ex := make([]reports.Exchange, 0, len(recs)+1)
-	for _, r := range recs {
-		ex = append(ex, reports.Exchange{Seq: r.Seq, AtMs: r.At.Sub(out.started).Milliseconds(), Direction: r.Dir, Channel: r.Channel, Meta: r.Summary(), Body: r.Body})
-	}
+	ex := finding.Evidence(out.records, out.started, func(seq int) bool { return cited[seq] })
 	if out.stderr != "" {
 		ex = append(ex, reports.Exchange{Seq: len(out.records) + 1, Direction: record.Note, Channel: record.ChanStderr, Meta: stderrMeta, Body: out.stderr})
 	}
