@@ -25,8 +25,9 @@ type Archive struct {
 // ArchiveFile is the file an Archive writes in its directory.
 const ArchiveFile = "transcript.jsonl"
 
-// archiveLine is one exchanged frame or note of one session.
-type archiveLine struct {
+// Line is one line of the archive: one exchanged frame or note of one session, as
+// docs/results-format.md describes it; `mcpspec judge` reads it back (harness/recording).
+type Line struct {
 	At        string `json:"at"` // RFC 3339, nanoseconds
 	Transport string `json:"transport"`
 	Session   string `json:"session"`
@@ -66,7 +67,7 @@ func (a *Archive) Write(transport, session string, entries []record.Record) {
 		if a.err != nil {
 			return
 		}
-		a.err = a.enc.Encode(archiveLine{At: e.At.UTC().Format(time.RFC3339Nano), Transport: transport, Session: session,
+		a.err = a.enc.Encode(Line{At: e.At.UTC().Format(time.RFC3339Nano), Transport: transport, Session: session,
 			Seq: e.Seq, Dir: e.Dir, Channel: e.Channel, Meta: a.redact(e.Summary()), Body: a.redact(e.Body)})
 	}
 }
