@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/mcpspec/mcpspec/fixtures/refauthserver"
-	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/mcpspec/mcpspec/harness"
@@ -144,12 +143,12 @@ func executeAuthServer(cfg *authServerConfig, stdout, stderr io.Writer) (int, er
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	results, runErr := runAuthServerChecks(ctx, &cfg.run, cfg.plan, stdout)
-	run.Results = results
+	out, runErr := runAuthServerChecks(ctx, &cfg.run, cfg.plan, stdout)
+	run.Results = out.Results
 	if cfg.run.base != nil {
 		run.Results = cfg.run.base.Apply(run.Results)
 	}
-	if err := writeTranscript(archive, started, results); err != nil {
+	if err := writeTranscript(archive, out); err != nil {
 		run.Errors = append(run.Errors, fmt.Sprintf("--transcript: %v", err))
 	}
 	run.DurationMs = time.Since(started).Milliseconds()
@@ -164,7 +163,7 @@ func executeAuthServer(cfg *authServerConfig, stdout, stderr io.Writer) (int, er
 // runAuthServerChecks runs the authorization-server checks of plan, adds the secrets they saw
 // to cfg's (so that no report holds a code or token), and prints each verdict with -v. An
 // error means the authorization server could not be reached, or the run was interrupted.
-func runAuthServerChecks(ctx context.Context, cfg *runConfig, plan assuite.Plan, stdout io.Writer) ([]reports.Result, error) {
+func runAuthServerChecks(ctx context.Context, cfg *runConfig, plan assuite.Plan, stdout io.Writer) (assuite.Outcome, error) {
 	out, err := assuite.Run(ctx, plan)
 	cfg.secrets = append(cfg.secrets, out.Secrets...)
 	if cfg.verbose {
@@ -177,7 +176,7 @@ func runAuthServerChecks(ctx context.Context, cfg *runConfig, plan assuite.Plan,
 	if err != nil && ctx.Err() != nil {
 		err = fmt.Errorf("interrupted (%v): the unfinished checks did not run", context.Cause(ctx))
 	}
-	return out.Results, err
+	return out, err
 }
 
 // cmdReferenceAuthServer runs the bundled reference authorization server.
@@ -251,19 +250,20 @@ func followAuthServer(cfg *runConfig, revisions []string, ranChecks bool, stdout
 		// 2025-03-26 has no protected resource metadata: the authorization server's base URL
 		// is the MCP server's origin. The later revisions still need the metadata.
 		u, _ := neturl.Parse(endpoint)
-		results, rerr := runAuthServerChecks(ctx, cfg, assuite.Plan{Issuer: u.Scheme + "://" + u.Host, Resource: endpoint,
+		out, rerr := runAuthServerChecks(ctx, cfg, assuite.Plan{Issuer: u.Scheme + "://" + u.Host, Resource: endpoint,
 			AllowRemote: remote, Revisions: []string{harness.Rev20250326}, Timeout: cfg.conform.Timeouts.Request, Focus: focusOf(cfg), Labels: labelsOf(cfg)}, stdout)
 		if rerr == nil && slices.ContainsFunc(revisions, func(r string) bool { return r > harness.Rev20250326 }) {
 			rerr = fmt.Errorf("the revisions after 2025-03-26 were not judged: %w", err)
 		}
-		return results, rerr
+		return out.Results, rerr
 	}
 	if !remote && !assuite.IsLoopbackURL(issuer) {
 		return nil, fmt.Errorf("the authorization server %s is not on loopback, though the server is: test it alone with `mcpspec authserver --allow-remote %s`", issuer, issuer)
 	}
 	plan := assuite.Plan{Issuer: issuer, Resource: resource, AllowRemote: remote, Revisions: revisions, Timeout: cfg.conform.Timeouts.Request,
 		Focus: focusOf(cfg), Labels: labelsOf(cfg)}
-	return runAuthServerChecks(ctx, cfg, plan, stdout)
+	out, err := runAuthServerChecks(ctx, cfg, plan, stdout)
+	return out.Results, err
 }
 
 // labelsOf is --label-filter as a label filter (nil: every check).
@@ -284,14 +284,10 @@ func openTranscript(cfg *runConfig) (*transcript.Archive, error) {
 	return transcript.NewArchive(cfg.transcriptDir, func(s string) string { return reports.Redactor(cfg.secrets)(s) })
 }
 
-// writeTranscript archives each result's exchanges as a session of its own.
-func writeTranscript(archive *transcript.Archive, started time.Time, results []reports.Result) error {
-	for _, r := range results {
-		entries := make([]record.Record, len(r.Evidence))
-		for i, e := range r.Evidence {
-			entries[i] = record.Record{Seq: e.Seq, At: started.Add(time.Duration(e.AtMs) * time.Millisecond), Dir: e.Direction, Channel: e.Channel, Meta: e.Meta, Body: e.Body}
-		}
-		archive.Write(r.Transport, r.ID+"@"+r.Version, entries)
+// writeTranscript archives each result's exchanges, whole, as a session of its own.
+func writeTranscript(archive *transcript.Archive, out assuite.Outcome) error {
+	for i, r := range out.Results {
+		archive.Write(r.Transport, r.ID+"@"+r.Version, out.Records[i])
 	}
 	return archive.Close()
 }
