@@ -41,6 +41,7 @@ type officialSetup struct {
 // suiteRun is one timed run of a suite against the running server.
 type suiteRun struct {
 	wall, cpu time.Duration
+	serverCPU time.Duration // what the server spent meanwhile (-1 where it cannot be read)
 	checks    int
 	exit      int
 }
@@ -61,7 +62,7 @@ func measureOfficial(bin string, in officialSetup, runs int, w io.Writer) error 
 	if in.preload != "" {
 		argv = append(argv, "--require", in.preload)
 	}
-	stop, _, err := start(append(argv, in.everything, "streamableHttp")...)
+	stop, pid, err := start(append(argv, in.everything, "streamableHttp")...)
 	if err != nil {
 		return fmt.Errorf("starting server-everything: %w", err)
 	}
@@ -77,23 +78,26 @@ func measureOfficial(bin string, in officialSetup, runs int, w io.Writer) error 
 			order = []bool{false, true}
 		}
 		for _, isOfficial := range order {
+			before := processCPU(pid)
 			if isOfficial {
 				r, err := runOfficial(in, url)
 				if err != nil {
 					return fmt.Errorf("official suite: %w", err)
 				}
+				r.serverCPU = cpuSince(pid, before)
 				official = append(official, r)
 			} else {
 				r, err := runMcpspecURL(bin, url)
 				if err != nil {
 					return fmt.Errorf("mcpspec: %w", err)
 				}
+				r.serverCPU = cpuSince(pid, before)
 				ours = append(ours, r)
 			}
 		}
 	}
 	fmt.Fprintf(w, "\n%s %s (one server-everything over Streamable HTTP, runs alternated):\n", officialRow, runnerVersion(in.runner))
-	fmt.Fprintln(w, "suite\truns\twall median\twall min–max\tCPU median\tchecks\texit")
+	fmt.Fprintln(w, "suite\truns\twall median\twall min–max\tCPU median\tserver CPU median\tchecks\texit")
 	om, mm := suiteRow(w, "official", official), suiteRow(w, "mcpspec", ours)
 	ratio := mm.Seconds() / om.Seconds()
 	fmt.Fprintf(w, "wall mcpspec/official: %.2f (target ≤ %.1f: %s)\n", ratio, officialRatio, metOrMissed(ratio <= officialRatio))
@@ -105,13 +109,18 @@ func measureOfficial(bin string, in officialSetup, runs int, w io.Writer) error 
 func suiteRow(w io.Writer, name string, rs []suiteRun) time.Duration {
 	walls := make([]time.Duration, len(rs))
 	cpus := make([]time.Duration, len(rs))
+	servers := make([]time.Duration, len(rs))
 	for i, r := range rs {
-		walls[i], cpus[i] = r.wall, r.cpu
+		walls[i], cpus[i], servers[i] = r.wall, r.cpu, r.serverCPU
 	}
 	med := median(slices.Clone(walls))
 	lo, hi := minMax(walls)
+	server := "n/a"
+	if s := median(servers); s >= 0 {
+		server = fmt.Sprintf("%.1f s", s.Seconds())
+	}
 	last := rs[len(rs)-1]
-	fmt.Fprintf(w, "%s\t%d\t%.2f s\t%.2f–%.2f s\t%.1f s\t%d\t%d\n", name, len(rs), med.Seconds(), lo.Seconds(), hi.Seconds(), median(cpus).Seconds(), last.checks, last.exit)
+	fmt.Fprintf(w, "%s\t%d\t%.2f s\t%.2f–%.2f s\t%.1f s\t%s\t%d\t%d\n", name, len(rs), med.Seconds(), lo.Seconds(), hi.Seconds(), median(cpus).Seconds(), server, last.checks, last.exit)
 	return med
 }
 
@@ -192,6 +201,39 @@ func timed(dir string, stdout io.Writer, name string, args ...string) (suiteRun,
 		return r, fmt.Errorf("%s exited %d: %s", name, r.exit, tail(stderr.Bytes()))
 	}
 	return r, nil
+}
+
+// processCPU is the user and system time process pid has spent so far, from Linux's
+// /proc/PID/stat (-1 where it cannot be read); clock ticks are taken as USER_HZ, 100 a second.
+func processCPU(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return -1
+	}
+	// The command name, field 2, is in parentheses and may hold spaces: count from after it.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return -1
+	}
+	f := strings.Fields(string(b[i+1:])) // f[0] is field 3, so utime (14) and stime (15) are f[11], f[12]
+	if len(f) < 13 {
+		return -1
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return -1
+	}
+	return time.Duration(utime+stime) * (time.Second / 100)
+}
+
+// cpuSince is the CPU process pid spent since it had spent before (-1 where either is unknown).
+func cpuSince(pid int, before time.Duration) time.Duration {
+	after := processCPU(pid)
+	if before < 0 || after < 0 {
+		return -1
+	}
+	return after - before
 }
 
 var officialTotal = regexp.MustCompile(`(?m)^Total: (\d+) passed, (\d+) failed`)
