@@ -2,7 +2,9 @@
 // its default scenarios: it runs the mcpspec binary several times against each target and
 // prints, per target, the wall time (median and spread), specs run, specs per second, servers
 // spawned, time spent in quiet windows, CPU time, the peak memory of mcpspec itself and the
-// largest report file it wrote.
+// largest report file it wrote, and beside it the bound issue 28 sets that row where it sets one.
+// Then, with -everything and -conformance, the official conformance suite and mcpspec take
+// turns against one running server-everything over Streamable HTTP (official.go).
 // `make bench` runs it; `make bench-local` runs the bundled reference server and client alone.
 // Then the proxy rows: the latency `mcpspec proxy` adds per message (ping-pongs through it and
 // directly, stdio and HTTP) and its peak memory over a long session compressed in time.
