@@ -89,7 +89,9 @@ func main() {
 			debug.SetMemoryLimit(softMemoryLimit)
 		}
 	}
+	stopProfile := startCPUProfile(os.Stderr)
 	code := Main(os.Args[1:], os.Stdout, os.Stderr)
+	stopProfile()
 	if reaps {
 		reaper.EndDescendants()
 	}
