@@ -82,8 +82,8 @@ func (r *Registry[C]) Register(cs ...C) {
 
 // fileName is the registering file of b.
 func (b batch[C]) fileName() string {
-	if b.file != "" {
-		return b.file
+	if b.file != "" || b.pcs[0] == 0 {
+		return b.file // Add's file, "" included
 	}
 	// Frames, not the pcs one by one: they count inlined calls (a package's Register is
 	// usually inlined into the init that calls it).
