@@ -182,6 +182,13 @@ func execute(cfg *serverRun, stdout, stderr io.Writer) (int, error) {
 		hooks.Planned, hooks.Result = line.setTotal, line.result
 		defer line.clear()
 	}
+	// SIGINT and SIGTERM stop the run (its servers are stopped and the unfinished checks become
+	// errors); the watch lasts until the reports are written, so that a later one cannot kill
+	// the run halfway through them.
+	hooks.Interrupt = engine.NewInterruption()
+	var stopWatch func()
+	hooks.Signals, stopWatch = watchSignals(hooks.Interrupt.Interrupt)
+	defer stopWatch()
 	run, err := engine.RunServer(&cfg.plan, hooks)
 	if line != nil {
 		line.clear()

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -56,6 +57,11 @@ type ServerHooks struct {
 	// Interrupt, once interrupted, stops the run: its servers are stopped and its unfinished
 	// checks become errors naming why. SIGINT and SIGTERM interrupt it too (see RunServer).
 	Interrupt *Interruption
+	// Signals is the channel of the caller's WatchSignals (which interrupts Interrupt), for a
+	// caller that keeps hearing the signals after the run, while it writes its reports: Ginkgo
+	// takes them from every channel, and RunServer gives them back to this one. Nil: RunServer
+	// watches them itself, during the run only.
+	Signals chan os.Signal
 	// Planned gets the number of checks selected, once known, before any result.
 	Planned func(n int)
 	// Result gets each check's result as soon as it is recorded, from the checks' goroutines:
@@ -87,10 +93,11 @@ func (g *ginkgoT) Fail() { g.failed = true }
 // from running, to be reported with it. Tool and Strict are the caller's to fill in.
 //
 // The checks run under Ginkgo, whose suite lives in package globals: a process can make one
-// server run, and a second call returns an error without running anything. While it runs,
-// RunServer takes SIGINT and SIGTERM from Ginkgo's own handler (which would dump goroutines and
-// skip specs): the first interrupts the run, as h.Interrupt does, and later ones are ignored so
-// that the servers are stopped and every check still gets a result.
+// server run, and a second call returns an error without running anything. Ginkgo installs its
+// own handler of SIGINT and SIGTERM (which would dump goroutines and skip specs); RunServer takes
+// the signals back from it, to h.Signals or else to a watch of its own for the run: the first
+// interrupts the run, as h.Interrupt does, and later ones are swallowed so that the servers are
+// stopped and every check still gets a result.
 func RunServer(p *ServerPlan, h ServerHooks) (*reports.Run, error) {
 	run := &reports.Run{
 		SchemaVersion: reports.SchemaVersion,
@@ -120,7 +127,7 @@ func RunServer(p *ServerPlan, h ServerHooks) (*reports.Run, error) {
 		intr = NewInterruption()
 	}
 	runner.HoldStart() // until interruptOnSignal holds the signals
-	stopWatch := interruptOnSignal(runner, intr)
+	stopWatch := interruptOnSignal(runner, intr, h.Signals)
 	defer stopWatch()
 	if err := conform.Build(runner, conform.Selection{Focus: p.Focus, LabelFilter: p.Labels, Workers: p.Parallel, Sessions: p.Sessions, Waiting: p.SlowParallel}); err != nil {
 		return run, fmt.Errorf("building the spec tree: %w", err)

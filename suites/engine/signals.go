@@ -13,17 +13,20 @@ import (
 // InterruptSignals end a run early: Ctrl-C, and what CI runners and timeouts send.
 var InterruptSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
 
-// interruptOnSignal makes the first SIGINT or SIGTERM interrupt intr, and intr's interruption
-// interrupt runner: its servers are stopped (each in its own process group) and its unfinished
-// checks recorded as interrupted, so the run still ends with complete results. The returned
-// function ends the watch.
+// interruptOnSignal makes intr's interruption interrupt runner: its servers are stopped (each
+// in its own process group) and its unfinished checks recorded as interrupted, so the run still
+// ends with complete results. sigs is the channel of the caller's WatchSignals, or nil: then the
+// first SIGINT or SIGTERM interrupts intr until the returned function ends the watch.
 //
 // RunSpecs installs Ginkgo's own handler for the same signals, which would dump goroutines and
 // skip specs whose results mcpspec already holds; a BeforeSuite node therefore takes the
 // signals back once that handler is in place, and only then lets the runner start its checks
 // (the runner must have been held with HoldStart).
-func interruptOnSignal(runner *conform.Runner, intr *Interruption) (stop func()) {
-	sigs, stopSignals := WatchSignals(intr.Interrupt)
+func interruptOnSignal(runner *conform.Runner, intr *Interruption, sigs chan os.Signal) (stop func()) {
+	stopSignals := func() {}
+	if sigs == nil {
+		sigs, stopSignals = WatchSignals(intr.Interrupt)
+	}
 	done := make(chan struct{})
 	go func() {
 		select {
