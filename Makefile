@@ -14,8 +14,12 @@ FUZZTIME ?= 50000x
 
 all: build
 
+# CGO_ENABLED=0: a static binary, with no dynamic loader or C runtime to set up at each start. A
+# run starts this binary ~120 times (each stdio connection to the bundled reference is a process)
+# and a cgo build pays ~4 ms more CPU per start (issue 28); mcpspec needs no C library (the race
+# detector of `make test` builds on its own).
 build:
-	$(GO) build -o $(BIN) ./cmd/mcpspec
+	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/mcpspec
 
 # The suite against the bundled reference server, over stdio and HTTP, at every revision.
 run: build
@@ -45,10 +49,13 @@ lint:
 
 # Wall time, specs/s, servers spawned, quiet-window time, CPU, peak memory and largest report of whole runs, then the
 # Go benchmarks of the hot paths (parsing, framing, SSE, schema validation).
-# server-everything is installed into the interop cache first (npm, pinned).
+# server-everything and the official conformance suite (timed beside mcpspec on one running
+# server-everything) are installed into the interop cache first (npm, pinned); the TypeScript SDK
+# client's rows run where make interop installed it, and are skipped with a note elsewhere.
 bench: build
 	$(GO) run ./cmd/mcpspec-bench -mcpspec $(BIN) -runs 5 \
-	  -everything "$$(bash fixtures/targets/install-everything.sh)" -preload "$(CURDIR)/fixtures/targets/bind-localhost.cjs" $(BENCH_FLAGS)
+	  -everything "$$(bash fixtures/targets/install-everything.sh)" -preload "$(CURDIR)/fixtures/targets/bind-localhost.cjs" \
+	  -conformance "$$(bash fixtures/targets/install-conformance.sh)" -conformance-import "$(CURDIR)/fixtures/targets/node20-fs-globsync.mjs" $(BENCH_FLAGS)
 	$(GO) test -run '^$$' -bench . -benchmem ./harness/jsonrpc ./harness/stdio ./harness/sse ./harness/schema
 
 # The whole-run figures of the bundled reference alone, server (`make run`) and client (`mcpspec

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mcpspec/mcpspec/suites/conform"
 	"gopkg.in/yaml.v3"
@@ -29,47 +30,46 @@ func init() {
 		conform.Check{ID: "SKILL-CAP", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "the skills extension's entry in capabilities.extensions is a settings object with its settings inline (no config envelope), directoryRead where given a boolean, and the server declares resources too",
 			LevelReason: "An empty object declares the extension with no optional feature; skill files are served by resources/read, so the extension MUST come with the resources capability.",
-			Run:         checkSkillCap},
+			Side:        conform.Server{Run: checkSkillCap}},
 		conform.Check{ID: "SKILL-LIST", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "skills/list answers with a skills array, resultType complete, ttlMs and cacheScope; its cursors end, and no skill appears on two pages",
 			LevelReason: "A server declaring the extension MUST implement skills/list; ListSkillsResult is a CacheableResult, so ttlMs and cacheScope are required; an entry is atomic across pages. An empty listing is allowed.",
-			Run:         checkSkillList},
+			Side:        conform.Server{Run: checkSkillList}},
 		conform.Check{ID: "SKILL-ENTRY", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "every skills/list entry has a uri ending in <skill-path>/SKILL.md whose last segment is frontmatter.name (Agent Skills naming rules), a frontmatter object with name and description, and resources that are \"dynamic\" or a complete manifest: each file of the skill once, SKILL.md included, each with a sha256:<64 lowercase hex> digest and a size",
-			Run:     checkSkillEntry},
+			Side:    conform.Server{Run: checkSkillEntry}},
 		conform.Check{ID: "SKILL-DIGEST", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "every file of a listed skill's manifest, as resources/read serves it, has the manifest's size in bytes and SHA-256 digest",
 			LevelReason: "A digest is the SHA-256 of the file's raw bytes and size their length; a host MUST NOT use a file that does not match, so a wrong manifest makes the skill unusable.",
-			Run:         checkSkillDigest},
+			Side:        conform.Server{Run: checkSkillDigest}},
 		conform.Check{ID: "SKILL-LIMITS", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "no listed skill's manifest exceeds 512 files or 16 MiB (16,777,216 bytes) summed over its sizes",
 			LevelReason: "Servers SHOULD NOT serve a skill over either limit: hosts need accept no more, so such a skill may load nowhere. Counted from the entry alone, as a host counts it before reading any file.",
-			Run:         checkSkillLimits},
+			Side:        conform.Server{Run: checkSkillLimits}},
 		conform.Check{ID: "SKILL-FRONTMATTER", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "every listed entry's frontmatter is identical in content to the YAML frontmatter of the SKILL.md it describes: every field the author wrote, none added",
-			Run:     checkSkillFrontmatter},
+			Side:    conform.Server{Run: checkSkillFrontmatter}},
 		conform.Check{ID: "SKILL-GET", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "skills/get of a listed skill's uri answers with resultType complete, ttlMs, cacheScope, no nextCursor, and a skill that is the listed entry: the same uri, frontmatter and resources",
 			LevelReason: "A server declaring the extension MUST implement skills/get; its skill is identical in shape and meaning to the listing's entry, and GetSkillResult is a CacheableResult.",
-			Run:         checkSkillGet},
+			Side:        conform.Server{Run: checkSkillGet}},
 		conform.Check{ID: "SKILL-GET-UNKNOWN", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "skills/get of a SKILL.md URI that names no skill the server serves gets -32602",
-			Run:     checkSkillGetUnknown},
+			Side:    conform.Server{Run: checkSkillGetUnknown}},
 		conform.Check{ID: "SKILL-MANIFEST", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "every listed SKILL.md begins with YAML frontmatter holding name and description; the name follows the Agent Skills naming rules and equals the last segment of the skill path",
-			Run:     checkSkillManifest},
+			Side:    conform.Server{Run: checkSkillManifest}},
 		conform.Check{ID: "SKILL-MANIFEST-META", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "a SKILL.md resource in resources/list has the mimeType text/markdown, and the name and description of its frontmatter",
-			Run:     checkSkillManifestMeta},
+			Side:    conform.Server{Run: checkSkillManifestMeta}},
 		conform.Check{ID: "SKILL-META-PREFIX", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "every _meta key of a SKILL.md resource, as listed and as read, carries a reverse-domain prefix (io.modelcontextprotocol.skills/ for the frontmatter fields a server exposes there)",
 			LevelReason: "The stable text: _meta keys on skill resources SHOULD use the io.modelcontextprotocol.skills/ prefix, and intermediaries MAY annotate under their own. A key's author is not visible, so, as the official suite does, only a bare key, without any vendor.tld/ prefix, is flagged. No _meta key at all is na, never a pass.",
-			Run:         checkSkillMetaPrefix},
+			Side:        conform.Server{Run: checkSkillMetaPrefix}},
 		conform.Check{ID: "SKILL-DIRECTORY", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "with directoryRead declared, resources/directory/read of a skill directory lists its direct children (directories as inode/directory), and of a file gets -32602",
 			LevelReason: "The capability is read where the stable text puts it, directoryRead inline on the extension's object (and, as the official suite once read it, under config).",
-			Ready:       skillDirectoryReady,
-			Run:         checkSkillDirectory},
+			Side:        conform.Server{Ready: skillDirectoryReady, Run: checkSkillDirectory}},
 	)
 	conform.Exclude("SKILL-INDEX", "retired: the stable skills text has no skill://index.json; skills/list enumerates skills (SKILL-LIST, SKILL-ENTRY)")
 	conform.Exclude("SKILL-INDEX-ENTRIES", "retired with skill://index.json: an entry's digests are now the manifest of skills/list, judged by SKILL-ENTRY and SKILL-DIGEST")
@@ -88,10 +88,10 @@ const (
 )
 
 var (
-	skillDigestRE = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+	skillDigestRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^sha256:[0-9a-f]{64}$`) })
 	// The Agent Skills naming rules: 1 to 64 lowercase letters, digits and single hyphens, with
 	// no hyphen first or last.
-	skillNameRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	skillNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`) })
 )
 
 // skillCaps declares the skills extension.
@@ -256,7 +256,7 @@ func entryProblem(e skillEntry) string {
 		return "has a frontmatter without a name or description string"
 	case name != dirName:
 		return fmt.Sprintf("has frontmatter.name %q, but its uri's skill path ends in %q", name, dirName)
-	case len(name) > 64 || !skillNameRE.MatchString(name):
+	case len(name) > 64 || !skillNameRE().MatchString(name):
 		return fmt.Sprintf("names the skill %q, which breaks the Agent Skills naming rules (1–64 lowercase letters, digits and single hyphens, none first or last)", name)
 	}
 	if s, ok := jsonString(e.Resources); ok && s == "dynamic" {
@@ -274,7 +274,7 @@ func entryProblem(e skillEntry) string {
 			return fmt.Sprintf("lists resources[%d] %q, not a file of the skill (under %s)", j, f.URI, root)
 		case seen[f.URI]:
 			return fmt.Sprintf("lists %s twice in its resources", f.URI)
-		case f.Digest == nil || !skillDigestRE.MatchString(*f.Digest):
+		case f.Digest == nil || !skillDigestRE().MatchString(*f.Digest):
 			return fmt.Sprintf("gives %s no digest of the form sha256:<64 lowercase hex>", f.URI)
 		case f.Size == nil || *f.Size < 0 || *f.Size != float64(int64(*f.Size)):
 			return fmt.Sprintf("gives %s no size in bytes", f.URI)
@@ -622,7 +622,7 @@ func checkSkillManifest(t *conform.T) conform.Finding {
 		switch {
 		case name == "" || desc == "":
 			return conform.Violated("%s: the frontmatter lacks a name or a description string: %v", uri, fm)
-		case len(name) > 64 || !skillNameRE.MatchString(name):
+		case len(name) > 64 || !skillNameRE().MatchString(name):
 			return conform.Violated("%s: the skill name %q breaks the Agent Skills naming rules (1–64 lowercase letters, digits and single hyphens, none first or last)", uri, name)
 		case name != dir:
 			return conform.Violated("%s: the frontmatter names the skill %q, but the skill path ends in %q", uri, name, dir)
@@ -673,7 +673,7 @@ func checkSkillManifestMeta(t *conform.T) conform.Finding {
 
 // namespacedMetaKey matches a _meta key with a reverse-domain prefix: labels joined by dots,
 // at least two, then a slash.
-var namespacedMetaKey = regexp.MustCompile(`^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+/`)
+var namespacedMetaKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+/`) })
 
 func checkSkillMetaPrefix(t *conform.T) conform.Finding {
 	manifests, f := skillManifests(t)
@@ -701,7 +701,7 @@ func checkSkillMetaPrefix(t *conform.T) conform.Finding {
 			}
 			for _, k := range sortedKeys(meta) {
 				keys++
-				if !namespacedMetaKey.MatchString(k) {
+				if !namespacedMetaKey().MatchString(k) {
 					return conform.Violated("%s gives %s the _meta key %q, with no reverse-domain prefix (the extension's own keys go under io.modelcontextprotocol.skills/)", where, uri, k)
 				}
 			}

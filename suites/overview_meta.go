@@ -21,19 +21,19 @@ func init() {
 		conform.Check{ID: "META26-REQUIRED-FIELDS", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "a request whose _meta lacks the protocol version or the client capabilities is refused with -32602",
 			LevelReason: "Over HTTP, with the MCP-Protocol-Version header present but the body's version missing, -32020 (header mismatch) is accepted too: the spec allows reading it either way.",
-			Run:         checkRequiredMeta},
+			Side:        conform.Server{Run: checkRequiredMeta}},
 		conform.Check{ID: "META26-SERVERINFO", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "results carry the server's name and version in _meta io.modelcontextprotocol/serverInfo",
-			Run:     checkResultsServerInfo},
+			Side:    conform.Server{Run: checkResultsServerInfo}},
 		conform.Check{ID: "META26-INFO-NOT-BEHAVIOR", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "what the client says about itself (clientInfo, or nothing) does not change a list result",
-			Run:     checkInfoNotBehavior},
+			Side:    conform.Server{Run: checkInfoNotBehavior}},
 		conform.Check{ID: "META26-TRACE", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "a valid traceparent, tracestate and baggage in _meta are accepted, and any the server sends back are well-formed",
-			Run:     checkTraceContext},
+			Side:    conform.Server{Run: checkTraceContext}},
 		conform.Check{ID: "META26-MISSING-CAP", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "the input tool called without the capabilities it needs gets -32021 naming them in data.requiredCapabilities (HTTP 400)",
-			Run:     checkMissingCap},
+			Side:    conform.Server{Run: checkMissingCap}},
 	)
 }
 
@@ -73,7 +73,7 @@ var (
 	tracestateRE = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^[a-z0-9][_0-9a-z*/@-]{0,255}=[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]$`)
 	})
-	baggageKeyRE = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+	baggageKeyRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$") })
 )
 
 // A valid trace context a client may send (the W3C specification's own examples).
@@ -134,7 +134,7 @@ func traceProblem(key string, v any) string {
 		for _, m := range strings.Split(s, ",") {
 			kv, _, _ := strings.Cut(m, ";")
 			k, _, ok := strings.Cut(kv, "=")
-			if !ok || !baggageKeyRE.MatchString(strings.Trim(k, " \t")) {
+			if !ok || !baggageKeyRE().MatchString(strings.Trim(k, " \t")) {
 				return fmt.Sprintf("baggage member %q is not key=value", m)
 			}
 		}

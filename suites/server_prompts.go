@@ -16,35 +16,34 @@ func init() {
 	conform.Register(
 		conform.Check{ID: "PROMPT26-LIST-STABLE", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "prompts/list gives the same prompts on another connection and after other requests",
-			Run:     listStable("prompts")},
-		conform.Check{ID: "PROMPT-CAP", Revisions: conform.AllCatalogued, Level: "MUST",
+			Side:    conform.Server{Run: listStable("prompts")}},
+		conform.Check{ID: "PROMPT-CAP", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary: "a server that lists prompts declares the prompts capability, and one that declares it serves prompts/list",
-			Run:     capabilityCheck("prompts", "prompts/list", "prompts")},
-		conform.Check{ID: "PROMPT-SCHEMA", Revisions: conform.AllCatalogued, Level: "MUST",
+			Side:    conform.Server{Run: capabilityCheck("prompts", "prompts/list", "prompts")}},
+		conform.Check{ID: "PROMPT-SCHEMA", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary:     "every page of prompts/list, and prompts/get of each listed prompt, validates against the revision's schema",
 			LevelReason: "A schema row: the revision's schema defines the results, so a result outside it is malformed.",
-			Run:         checkPromptSchema},
-		conform.Check{ID: "PROMPT-INVALID-NAME", Revisions: conform.AllCatalogued, Level: "SHOULD",
+			Side:        conform.Server{Run: checkPromptSchema}},
+		conform.Check{ID: "PROMPT-INVALID-NAME", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "SHOULD",
 			Summary: "prompts/get of a name the server does not have gets -32602",
-			Run:     checkPromptInvalidName},
-		conform.Check{ID: "PROMPT-MISSING-ARGS", Revisions: conform.AllCatalogued, Level: "SHOULD",
+			Side:    conform.Server{Run: checkPromptInvalidName}},
+		conform.Check{ID: "PROMPT-MISSING-ARGS", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "SHOULD",
 			Summary: "prompts/get without a required argument gets -32602",
-			Run:     checkPromptMissingArgs},
-		conform.Check{ID: "PROMPT-VALIDATE-ARGS", Revisions: conform.AllCatalogued, Level: "SHOULD",
+			Side:    conform.Server{Run: checkPromptMissingArgs}},
+		conform.Check{ID: "PROMPT-VALIDATE-ARGS", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "SHOULD",
 			Summary:     "prompts/get with an argument value that is not a string is refused with an error",
 			LevelReason: "mcpspec reads 'validate prompt arguments' narrowly: argument values are strings in every revision's schema, so a number in their place must not be processed.",
-			Run:         checkPromptValidateArgs},
-		conform.Check{ID: "PROMPT-EMBEDDED-RES", Revisions: conform.AllCatalogued, Level: "MUST",
+			Side:        conform.Server{Run: checkPromptValidateArgs}},
+		conform.Check{ID: "PROMPT-EMBEDDED-RES", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary:     "a resource embedded in a prompt message has a valid URI and either text or base64 blob",
 			LevelReason: "The prose also asks for a MIME type, which every revision's schema leaves optional; mcpspec fails a missing or invalid uri and text/blob, and only notes a missing mimeType.",
-			Run:         checkPromptEmbeddedRes},
-		conform.Check{ID: "PROMPT-LISTCHANGED", Revisions: conform.AllCatalogued, Level: "SHOULD", Connection: conform.Fresh,
+			Side:        conform.Server{Run: checkPromptEmbeddedRes}},
+		conform.Check{ID: "PROMPT-LISTCHANGED", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "SHOULD",
 			Summary: "a server declaring prompts.listChanged announces a change of its prompts list (at 2026-07-28 on a listen stream that asked for it)",
-			Ready:   listChangedReady("prompts"),
-			Run:     listChangedCheck("prompts", "prompts/list", "prompts", "notifications/prompts/list_changed", "promptsListChanged")},
-		conform.Check{ID: "CONTENT-BASE64", Revisions: conform.AllCatalogued, Level: "MUST",
+			Side:    conform.Server{Connection: conform.Fresh, Ready: listChangedReady("prompts"), Run: listChangedCheck("prompts", "prompts/list", "prompts", "notifications/prompts/list_changed", "promptsListChanged")}},
+		conform.Check{ID: "CONTENT-BASE64", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary: "image and audio data and resource blobs in tool results are standard base64, with a type/subtype MIME type",
-			Run:     checkContentBase64},
+			Side:    conform.Server{Run: checkContentBase64}},
 	)
 }
 
@@ -245,7 +244,7 @@ func embeddedProblem(r map[string]json.RawMessage) string {
 	switch {
 	case !ok:
 		return "has no string uri"
-	case !rfc3986URI.MatchString(uri):
+	case !rfc3986URI().MatchString(uri):
 		return fmt.Sprintf("has the uri %q, which is not a URI", clip(uri, 120))
 	}
 	if why := textXorBlob(r); why != "" {
@@ -317,7 +316,7 @@ func checkContentBase64(t *conform.T) conform.Finding {
 		if !isBase64(s) {
 			return conform.Violated("the %s of a %s result is not standard base64: %s", what, it.tool, clip(string(it.raw), 240))
 		}
-		if m, ok := jsonString(mime); (what != "resource blob" || mime != nil) && (!ok || !mimeTypeFormat.MatchString(m)) {
+		if m, ok := jsonString(mime); (what != "resource blob" || mime != nil) && (!ok || !mimeTypeFormat().MatchString(m)) {
 			return conform.Violated("the %s of a %s result has no valid MIME type: %s", what, it.tool, clip(string(it.raw), 240))
 		}
 	}

@@ -21,60 +21,59 @@ import (
 
 func init() {
 	conform.Register(
-		conform.Check{ID: "RES26-PATH-TRAVERSAL", Level: "MUST", Revisions: conform.AllCatalogued,
+		conform.Check{ID: "RES26-PATH-TRAVERSAL", Level: "MUST", Revisions: conform.AllCatalogued, Transports: allTransports,
 			Summary: "reading a file:// URI (listed, or built from a file:// template) that climbs out of its directory with ../ is refused, never served",
-			Run:     checkPathTraversal},
+			Side:    conform.Server{Run: checkPathTraversal}},
 		conform.Check{ID: "RES26-LIST-STABLE", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "resources/list gives the same resources on another connection and after other requests",
-			Run:     listStable("resources")},
+			Side:    conform.Server{Run: listStable("resources")}},
 		conform.Check{ID: "RES26-SUBSCRIBE-REMOVED", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "resources/subscribe and resources/unsubscribe no longer exist: stateless (2026-07-28) requests for them get -32601 (over HTTP with 404)", LevelReason: removedMethodLevelReason,
-			Run: checkSubscribeRemoved},
+			Side: conform.Server{Run: checkSubscribeRemoved}},
 		conform.Check{ID: "RES-NOT-FOUND", Level: "MUST", Revisions: conform.Since(harness.Rev20260728), Transports: streamTransport,
 			Summary:     "reading a resource that does not exist gets -32602",
 			LevelReason: "The row is a SHOULD of -32002 up to 2025-11-25 and a MUST of -32602 at 2026-07-28; mcpspec checks the 2026-07-28 MUST.",
-			Run:         checkResourceNotFound},
+			Side:        conform.Server{Run: checkResourceNotFound}},
 		conform.Check{ID: "RES26-NO-EMPTY-CONTENTS", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "reading a resource that does not exist never gets a result with empty contents",
 			LevelReason: "MUST NOT: an empty contents array fails.",
-			Run:         checkNoEmptyContents},
-		conform.Check{ID: "RES-CAP", Revisions: conform.AllCatalogued, Level: "MUST",
+			Side:        conform.Server{Run: checkNoEmptyContents}},
+		conform.Check{ID: "RES-CAP", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary: "a server that lists resources declares the resources capability, and one that declares it serves resources/list",
-			Run:     capabilityCheck("resources", "resources/list", "resources")},
-		conform.Check{ID: "RES-LIST-SCHEMA", Revisions: conform.AllCatalogued, Level: "MUST",
+			Side:    conform.Server{Run: capabilityCheck("resources", "resources/list", "resources")}},
+		conform.Check{ID: "RES-LIST-SCHEMA", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary:     "every page of resources/list, and resources/templates/list where served, validates against the revision's schema",
 			LevelReason: "A schema row: the revision's schema defines the result, so a result outside it is malformed.",
-			Run:         checkResourceListSchema},
-		conform.Check{ID: "RES-READ-SCHEMA", Revisions: conform.AllCatalogued, Level: "MUST",
+			Side:        conform.Server{Run: checkResourceListSchema}},
+		conform.Check{ID: "RES-READ-SCHEMA", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary:     "resources/read of a listed resource validates against the revision's schema, each content holding a uri and exactly one of text or blob",
 			LevelReason: "A schema row: the revision's schema defines the result, and text or blob content is one or the other.",
-			Run:         checkResourceReadSchema},
-		conform.Check{ID: "RES-TEMPLATE-READ", Revisions: conform.AllCatalogued, Level: "MUST",
+			Side:        conform.Server{Run: checkResourceReadSchema}},
+		conform.Check{ID: "RES-TEMPLATE-READ", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary:     "a resource read through a listed template (its variables filled with values completion offers, or plain ones) is served with contents, one of them under the URI read",
 			LevelReason: "Templates describe resources a client reads by expanding them, and a ResourceContents' uri is the URI of that resource: a result without contents, or none under the URI asked for, fails. A value mcpspec chose that the server refuses (an error) proves nothing: only when no template could be read is the check untestable.",
-			Run:         checkResourceTemplateRead},
-		conform.Check{ID: "RES-URI-VALIDATE", Revisions: conform.AllCatalogued, Level: "MUST",
+			Side:        conform.Server{Run: checkResourceTemplateRead}},
+		conform.Check{ID: "RES-URI-VALIDATE", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary: "resources/read of a malformed URI (no scheme, control characters, 10 kB long) is refused with an error, and the server keeps serving",
-			Run:     checkResourceURIValidate},
-		conform.Check{ID: "RES-BINARY-ENCODED", Revisions: conform.AllCatalogued, Level: "MUST",
+			Side:    conform.Server{Run: checkResourceURIValidate}},
+		conform.Check{ID: "RES-BINARY-ENCODED", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary: "every blob a listed resource is read as is standard base64",
-			Run:     checkResourceBinaryEncoded},
-		conform.Check{ID: "RES-CUSTOM-URI", Revisions: conform.AllCatalogued, Level: "MUST",
+			Side:    conform.Server{Run: checkResourceBinaryEncoded}},
+		conform.Check{ID: "RES-CUSTOM-URI", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary: "every listed resource's uri is an RFC 3986 URI with a scheme",
-			Run:     checkResourceCustomURI},
-		conform.Check{ID: "RES-LISTCHANGED", Revisions: conform.AllCatalogued, Level: "SHOULD", Connection: conform.Fresh,
+			Side:    conform.Server{Run: checkResourceCustomURI}},
+		conform.Check{ID: "RES-LISTCHANGED", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "SHOULD",
 			Summary: "a server declaring resources.listChanged announces a change of its resources list (at 2026-07-28 on a listen stream that asked for it)",
-			Ready:   listChangedReady("resources"),
-			Run:     listChangedCheck("resources", "resources/list", "resources", "notifications/resources/list_changed", "resourcesListChanged")},
+			Side:    conform.Server{Connection: conform.Fresh, Ready: listChangedReady("resources"), Run: listChangedCheck("resources", "resources/list", "resources", "notifications/resources/list_changed", "resourcesListChanged")}},
 		// The next two judge the state session (state.go).
-		conform.Check{ID: "RES-SUBSCRIBE", Revisions: conform.AllCatalogued, Level: "MUST", Connection: conform.Observed,
+		conform.Check{ID: "RES-SUBSCRIBE", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary:     "a server declaring resources.subscribe answers resources/subscribe and resources/unsubscribe of a listed resource with a result",
 			LevelReason: "The row describes the feature without a keyword; declaring resources.subscribe announces both methods, so refusing them breaks the declaration. That a change then brings notifications/resources/updated cannot be provoked from outside.",
-			Ready:       subscribeReady, Run: checkResourceSubscribe},
-		conform.Check{ID: "RES-UPDATED-ONLY-SUBSCRIBED", Revisions: conform.AllCatalogued, Level: "SHOULD", Connection: conform.Observed,
+			Side:        conform.Server{Connection: conform.Observed, Ready: subscribeReady, Run: checkResourceSubscribe}},
+		conform.Check{ID: "RES-UPDATED-ONLY-SUBSCRIBED", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "SHOULD",
 			Summary:     "a session that subscribed to no resource gets no notifications/resources/updated while it lists, reads and changes the server's lists",
 			LevelReason: "The schema's lower-case should; mcpspec holds it to SHOULD.",
-			Ready:       capabilityReady("resources"), Run: checkResourceUpdatedOnlySubscribed},
+			Side:        conform.Server{Connection: conform.Observed, Ready: capabilityReady("resources"), Run: checkResourceUpdatedOnlySubscribed}},
 	)
 }
 
@@ -159,7 +158,7 @@ func hasFileScheme(uri string) bool { return len(uri) >= 7 && strings.EqualFold(
 // expandWith fills a URI template's first variable with rel and any others with "x".
 func expandWith(template, rel string) string {
 	first := true
-	return templateVar.ReplaceAllStringFunc(template, func(string) string {
+	return templateVar().ReplaceAllStringFunc(template, func(string) string {
 		if first {
 			first = false
 			return rel
@@ -439,7 +438,7 @@ func templateValues(t *conform.T, template string) map[string]string {
 // expandTemplate expands an RFC 6570 URI template with values, for the operators of levels 1
 // to 3 (no prefix or explode modifiers are honoured beyond dropping them).
 func expandTemplate(template string, values map[string]string) string {
-	return templateVar.ReplaceAllStringFunc(template, func(expr string) string {
+	return templateVar().ReplaceAllStringFunc(template, func(expr string) string {
 		expr = strings.Trim(expr, "{}")
 		op := ""
 		if expr != "" && strings.ContainsRune("+#./;?&", rune(expr[0])) {
@@ -549,7 +548,7 @@ func checkResourceCustomURI(t *conform.T) conform.Finding {
 		return conform.CannotTest("the server lists no resources")
 	}
 	for _, uri := range uris {
-		if !rfc3986URI.MatchString(uri) {
+		if !rfc3986URI().MatchString(uri) {
 			return conform.Violated("the listed resource uri %q is not an RFC 3986 URI with a scheme", clip(uri, 200))
 		}
 	}

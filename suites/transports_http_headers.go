@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
@@ -23,55 +24,55 @@ func init() {
 	conform.Register(
 		conform.Check{ID: "HTTP-PROTO-HEADER-INVALID", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary: "an invalid or unsupported MCP-Protocol-Version header is answered 400",
-			Run:     checkProtocolHeaderInvalid},
+			Side:    conform.Server{Run: checkProtocolHeaderInvalid}},
 		conform.Check{ID: "HTTP-PROTO-HEADER-DEFAULT", Level: "SHOULD", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary: "a request without MCP-Protocol-Version is still served (the negotiated revision applies)",
-			Run:     checkProtocolHeaderDefault},
+			Side:    conform.Server{Run: checkProtocolHeaderDefault}},
 		conform.Check{ID: "HTTP26-METHOD-404", Level: "MUST", Revisions: conform.AllCatalogued, Transports: httpOnly,
 			Summary: "an unknown method is answered with HTTP 404 carrying the -32601 error",
-			Run:     checkMethod404},
+			Side:    conform.Server{Run: checkMethod404}},
 		conform.Check{ID: "HTTP26-PROTO-MISMATCH", Level: "MUST", Revisions: conform.AllCatalogued, Transports: httpOnly,
 			Summary: "an MCP-Protocol-Version header that differs from the body's protocol version is refused with 400 and -32020",
-			Run:     checkProtocolMismatch},
+			Side:    conform.Server{Run: checkProtocolMismatch}},
 		conform.Check{ID: "HTTP26-HEADER-MISMATCH", Level: "MUST", Revisions: conform.AllCatalogued, Transports: httpOnly,
 			Summary: "an Mcp-Method header that differs from the body's method is refused with 400 and -32020",
-			Run:     checkHeaderMismatch},
+			Side:    conform.Server{Run: checkHeaderMismatch}},
 		conform.Check{ID: "HTTP26-UNSUPPORTED-400", Level: "MUST", Revisions: conform.AllCatalogued, Transports: httpOnly,
 			Summary: "a request whose header and body name an unsupported protocol version gets HTTP 400 with -32022 listing the supported versions",
-			Run:     checkUnsupported400},
+			Side:    conform.Server{Run: checkUnsupported400}},
 		conform.Check{ID: "HTTP26-STD-HEADERS", Level: "MUST", Revisions: conform.AllCatalogued, Transports: httpOnly,
 			Summary:     "a request without Mcp-Method, or a tools/call, resources/read or prompts/get without Mcp-Name, is refused with 400 and -32020",
 			LevelReason: "The spec calls the headers REQUIRED, which RFC 2119 makes equal to MUST. The names sent do not exist, so nothing runs on a server that wrongly serves them.",
-			Run:         checkStdHeaders},
+			Side:        conform.Server{Run: checkStdHeaders}},
 		conform.Check{ID: "HTTP26-B64-DECODE", Level: "MUST", Revisions: conform.AllCatalogued, Transports: httpOnly,
 			Summary: "an Mcp-Name sent as =?base64?…?= is decoded: the real name is served, an encoded different name is refused with -32020",
-			Run:     checkB64Decode},
+			Side:    conform.Server{Run: checkB64Decode}},
 		conform.Check{ID: "HTTP26-PARAM-HEADER", Level: "MUST", Revisions: conform.AllCatalogued, Transports: httpOnly,
 			Summary: "an Mcp-Param header of an x-mcp-header parameter must match the argument: a wrong or missing one is refused with 400 and -32020, a matching one is not",
-			Run:     checkParamHeader},
+			Side:    conform.Server{Run: checkParamHeader}},
 		conform.Check{ID: "HTTP26-PARAM-INVALID-CHARS", Level: "MUST", Revisions: conform.AllCatalogued, Transports: httpOnly,
 			Summary: "a recognised Mcp-Param header holding raw non-ASCII bytes is refused with 400",
-			Run:     checkParamInvalidChars},
+			Side:    conform.Server{Run: checkParamInvalidChars}},
 		conform.Check{ID: "HTTP26-XMCPHEADER-DEF", Level: "MUST", Revisions: conform.AllCatalogued, Transports: httpOnly,
 			Summary: "every x-mcp-header in tools/list is a non-empty token, unique ignoring case within its schema, on a string, integer or boolean property reachable through properties alone",
-			Run:     checkXMCPHeaderDef},
+			Side:    conform.Server{Run: checkXMCPHeaderDef}},
 		conform.Check{ID: "HTTP26-HEADER-SENSITIVE", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: httpOnly,
 			Summary:     "no parameter that looks secret (password, token, API key, …) is marked with x-mcp-header",
 			LevelReason: "SHOULD NOT in the spec; judged by the names of the property and its header, a heuristic, so a violation is a warning.",
-			Run:         checkHeaderSensitive},
+			Side:        conform.Server{Run: checkHeaderSensitive}},
 		conform.Check{ID: "HTTP26-INT-NUMERIC", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: httpOnly,
 			Summary: "an integer Mcp-Param header is compared with the argument as a number: 42.0 matches 42",
-			Run:     checkIntNumeric},
+			Side:    conform.Server{Run: checkIntNumeric}},
 		conform.Check{ID: "HTTP26-HEADER-CASE", Level: "MUST", Revisions: conform.AllCatalogued, Transports: httpOnly,
 			Summary: "header names are matched ignoring case (lower- and upper-case names are served), header values are not (Mcp-Method in capitals is refused with -32020)",
-			Run:     checkHeaderCase},
+			Side:    conform.Server{Run: checkHeaderCase}},
 		conform.Check{ID: "HTTP26-MODERN-ERROR-BODY", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: httpOnly,
 			Summary:     "every 400 or 404 a stateless request provokes (unknown method, unsupported version, missing _meta field, header mismatch) carries a JSON-RPC error body",
 			LevelReason: "The catalogue files this as guidance: the backward-compatibility section explains why dual-era clients need a readable error body, without a keyword. A plain body breaks their fallback, so it is a warning.",
-			Run:         checkStatelessErrorBody},
-		conform.Check{ID: "HTTP26-PROTO-HEADER", Level: "MUST", Revisions: conform.AllCatalogued, Transports: httpOnly, Connection: conform.Raw, StatelessOnlyServer: true,
+			Side:        conform.Server{Run: checkStatelessErrorBody}},
+		conform.Check{ID: "HTTP26-PROTO-HEADER", Level: "MUST", Revisions: conform.AllCatalogued, Transports: httpOnly,
 			Summary: "a stateless-only server refuses a POST without MCP-Protocol-Version with 400 and -32020",
-			Run:     checkProtoHeaderRequired},
+			Side:    conform.Server{Connection: conform.Raw, StatelessOnlyServer: true, Run: checkProtoHeaderRequired}},
 	)
 }
 
@@ -310,7 +311,7 @@ func usableMarks(t *conform.T, types ...string) ([]markedParam, *conform.Finding
 			ps, _ := props[prop].(map[string]any)
 			header, _ := ps["x-mcp-header"].(string)
 			typ, _ := ps["type"].(string)
-			if header == "" || !tokenRE.MatchString(header) || (len(types) > 0 && !slices.Contains(types, typ)) {
+			if header == "" || !tokenRE().MatchString(header) || (len(types) > 0 && !slices.Contains(types, typ)) {
 				continue
 			}
 			out = append(out, markedParam{tool: name, prop: prop, header: header, typ: typ, schema: ps})
@@ -411,7 +412,7 @@ func checkParamInvalidChars(t *conform.T) conform.Finding {
 }
 
 // tokenRE is an HTTP field-name token (RFC 9110 tchar).
-var tokenRE = regexp.MustCompile("^[A-Za-z0-9!#$%&'*+\\-.^_`|~]+$")
+var tokenRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^[A-Za-z0-9!#$%&'*+\\-.^_`|~]+$") })
 
 // headerMark is an x-mcp-header found anywhere in a schema.
 type headerMark struct {
@@ -492,7 +493,7 @@ func markProblems(marks []headerMark) []string {
 		case !isString || s == "":
 			problems = append(problems, fmt.Sprintf("%s: x-mcp-header %v is not a non-empty string", m.path, m.value))
 			continue
-		case !tokenRE.MatchString(s):
+		case !tokenRE().MatchString(s):
 			problems = append(problems, fmt.Sprintf("%s: x-mcp-header %q is not an HTTP token", m.path, s))
 		}
 		if first, dup := seen[strings.ToLower(s)]; dup {
@@ -552,7 +553,9 @@ func checkXMCPHeaderDef(t *conform.T) conform.Finding {
 }
 
 // sensitiveRE matches names of parameters that look like secrets or personal data.
-var sensitiveRE = regexp.MustCompile(`(?i)(passw|passphrase|secret|token|api[-_]?key|private[-_]?key|access[-_]?key|credential|authorization|cookie|session[-_]?id|ssn|social[-_]?security|credit[-_]?card)`)
+var sensitiveRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(passw|passphrase|secret|token|api[-_]?key|private[-_]?key|access[-_]?key|credential|authorization|cookie|session[-_]?id|ssn|social[-_]?security|credit[-_]?card)`)
+})
 
 func checkHeaderSensitive(t *conform.T) conform.Finding {
 	byTool, n, err := toolMarks(t)
@@ -566,7 +569,7 @@ func checkHeaderSensitive(t *conform.T) conform.Finding {
 	for name, marks := range byTool {
 		for _, m := range marks {
 			header, _ := m.value.(string)
-			if sensitiveRE.MatchString(m.prop) || sensitiveRE.MatchString(header) {
+			if sensitiveRE().MatchString(m.prop) || sensitiveRE().MatchString(header) {
 				found = append(found, fmt.Sprintf("%s.%s (x-mcp-header %q)", name, m.prop, header))
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"sync"
 
 	"github.com/mcpspec/mcpspec/harness/streamhttp"
 	"github.com/mcpspec/mcpspec/suites/conform"
@@ -17,33 +18,33 @@ func init() {
 	conform.Register(
 		conform.Check{ID: "HTTP-SESSION-ID-CHARSET", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary: "a session id contains only visible ASCII characters",
-			Run:     checkSessionIDCharset},
-		conform.Check{ID: "HTTP-SESSION-ID-SECURE", Level: "SHOULD", Transports: httpOnly, Revisions: conform.AllCatalogued, Connection: conform.Raw,
+			Side:    conform.Server{Run: checkSessionIDCharset}},
+		conform.Check{ID: "HTTP-SESSION-ID-SECURE", Level: "SHOULD", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary: "session ids are unique and unguessable: distinct, at least 16 characters, not a counter",
-			Run:     checkSessionIDSecure},
+			Side:    conform.Server{Connection: conform.Raw, Run: checkSessionIDSecure}},
 		conform.Check{ID: "HTTP-SESSION-REQUIRED-400", Level: "SHOULD", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary: "once sessions are in use, a request without a session id is answered 400",
-			Run:     checkSessionRequired},
-		conform.Check{ID: "HTTP-SESSION-TERMINATED-404", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued, Connection: conform.Fresh,
+			Side:    conform.Server{Run: checkSessionRequired}},
+		conform.Check{ID: "HTTP-SESSION-TERMINATED-404", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary: "a request with a terminated (deleted) or unknown session id is answered 404",
-			Run:     checkSessionTerminated},
+			Side:    conform.Server{Connection: conform.Fresh, Run: checkSessionTerminated}},
 		conform.Check{ID: "HTTP26-GET-DELETE-405", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: httpOnly,
 			Summary: "GET and DELETE on the endpoint are refused with 405: the stateless revision has no streams or sessions to open or end",
-			Run:     checkGetDelete405},
+			Side:    conform.Server{Run: checkGetDelete405}},
 		conform.Check{ID: "HTTP26-IGNORE-SESSION", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: httpOnly,
 			Summary: "an Mcp-Session-Id on a stateless request is ignored: the request is served and no session id comes back",
-			Run:     checkIgnoreSession},
+			Side:    conform.Server{Run: checkIgnoreSession}},
 	)
 }
 
-var visibleASCII = regexp.MustCompile(`^[\x21-\x7E]+$`)
+var visibleASCII = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\x21-\x7E]+$`) })
 
 func checkSessionIDCharset(t *conform.T) conform.Finding {
 	id := httpConn(t).Session()
 	if id == "" {
 		return conform.NA("the server issued no Mcp-Session-Id")
 	}
-	if !visibleASCII.MatchString(id) {
+	if !visibleASCII().MatchString(id) {
 		return conform.Violated("session id %q has characters outside visible ASCII (0x21-0x7E)", id)
 	}
 	return conform.Passed("")

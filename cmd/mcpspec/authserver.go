@@ -90,7 +90,7 @@ func parseAuthServer(args []string, stdout io.Writer) (*authServerConfig, error)
 	if *timeout <= 0 {
 		return nil, usageErrorf("authserver: --timeout-request must be positive, got %s", *timeout)
 	}
-	if *name != "" && !targetNamePattern.MatchString(*name) {
+	if *name != "" && !targetNamePattern().MatchString(*name) {
 		return nil, usageErrorf("authserver: --name %q: use letters, digits, '.', '_' and '-', beginning with a letter or digit", *name)
 	}
 	revs, err := parseVersions(*versions)

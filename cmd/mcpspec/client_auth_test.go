@@ -25,7 +25,7 @@ func authCheckIDs(t *testing.T) []*clientsuite.Check {
 	}
 	var out []*clientsuite.Check
 	for _, c := range checks {
-		if probe.IsAuth(c.Scenario) {
+		if probe.IsAuth(c.Side.Scenario) {
 			out = append(out, c)
 		}
 	}
@@ -109,7 +109,7 @@ func TestClientAuthFaultsFail(t *testing.T) {
 		// the 2-core machine under the package's timing-sensitive tests.
 		t.Run(c.ID, func(t *testing.T) {
 			d := newRunDir(t)
-			scenarios := strings.Join(append([]string{c.Scenario}, c.Also...), ",")
+			scenarios := strings.Join(append([]string{c.Side.Scenario}, c.Side.Also...), ",")
 			out := t.TempDir()
 			args := append([]string{"client", "--cmd", d.mcpspec + " reference-client --fault " + c.ID, "--scenario", scenarios, "--out", out}, clientTestFlags...)
 			r := runBinary(t, clientRunTimeout, d.mcpspec, args...)

@@ -99,7 +99,7 @@ func TestClientReferencePasses(t *testing.T) {
 				applies := slices.ContainsFunc(harness.TransportRevisions(transport), func(r string) bool { return c.AppliesTo(r, transport) })
 				// The authorization checks judge the auth/* scenarios, served only on request
 				// (client_auth_test.go).
-				if applies && !seen[c.ID] && !probe.IsAuth(c.Scenario) {
+				if applies && !seen[c.ID] && !probe.IsAuth(c.Side.Scenario) {
 					t.Errorf("%s applies over %s but has no result", c.ID, transport)
 				}
 			}
@@ -178,7 +178,7 @@ func TestClientFaultsFail(t *testing.T) {
 		}
 	}
 	for _, c := range checks {
-		if probe.IsAuth(c.Scenario) {
+		if probe.IsAuth(c.Side.Scenario) {
 			continue // client_auth_test.go
 		}
 		for _, transport := range c.Transports {
@@ -232,7 +232,7 @@ var clientFaultBreaksMust = map[string]bool{refclient.FaultPreInitRequest: true,
 // check id needs.
 func undeclares(c *clientsuite.Check, id string) bool {
 	other, ok := clientsuite.Lookup(id)
-	return ok && c.Capability != "" && strings.HasSuffix(c.ID, "-CAP") && other.Capability == c.Capability
+	return ok && c.Side.Capability != "" && strings.HasSuffix(c.ID, "-CAP") && other.Side.Capability == c.Side.Capability
 }
 
 // TestClientBrokenClientsExit3: clients that never connect, crash or hang end the run within

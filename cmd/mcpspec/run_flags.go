@@ -92,7 +92,7 @@ func (f *targetFlags) apply(cfg *serverRun) error {
 	if *f.authServer && (*f.url == "" || *f.jsonrpc) {
 		return usageErrorf("run: --authserver needs --url: the authorization server is found through a Streamable HTTP server's protected resource metadata")
 	}
-	if *f.name != "" && !targetNamePattern.MatchString(*f.name) {
+	if *f.name != "" && !targetNamePattern().MatchString(*f.name) {
 		return usageErrorf("run: --name %q: use letters, digits, '.', '_' and '-', beginning with a letter or digit", *f.name)
 	}
 	cfg.plan.Name, cfg.plan.AuthServer, cfg.jsonrpc = *f.name, *f.authServer, *f.jsonrpc

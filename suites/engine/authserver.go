@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -113,7 +114,7 @@ func discoverAuthServer(endpoint string, remote bool, timeout time.Duration) (is
 	// A 401's challenge may name the metadata elsewhere.
 	if resp, err := hc.Post(endpoint, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); err == nil {
 		resp.Body.Close()
-		if m := resourceMetadataParam.FindStringSubmatch(resp.Header.Get("WWW-Authenticate")); m != nil {
+		if m := resourceMetadataParam().FindStringSubmatch(resp.Header.Get("WWW-Authenticate")); m != nil {
 			candidates = append([]string{m[1]}, candidates...)
 		}
 	}
@@ -150,4 +151,4 @@ func discoverAuthServer(endpoint string, remote bool, timeout time.Duration) (is
 }
 
 // resourceMetadataParam finds the resource_metadata parameter of a Bearer challenge.
-var resourceMetadataParam = regexp.MustCompile(`resource_metadata="([^"]+)"`)
+var resourceMetadataParam = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`resource_metadata="([^"]+)"`) })

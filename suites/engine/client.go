@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
@@ -117,17 +118,17 @@ func (cfg *ClientPlan) Launches() ([]Launch, error) {
 			sr := Launch{Script: probe.Script{Scenario: scenario, Revision: rev, AnswerWait: cfg.Timeouts.Request}, Revision: rev}
 			var riders []*clientsuite.Check
 			for _, c := range all {
-				if !c.Judges(scenario) || !c.AppliesTo(rev, cfg.Transport) {
+				if !c.Side.Judges(scenario) || !c.AppliesTo(rev, cfg.Transport) {
 					continue
 				}
-				if c.Once && rev != newestApplicable(c, revs, cfg.Transport) {
+				if c.Side.Once && rev != newestApplicable(c, revs, cfg.Transport) {
 					continue
 				}
 				if cfg.Focus != nil && !cfg.Focus.MatchString(fmt.Sprintf("%s (%s, %s)", c.Title(), rev, cfg.Transport)) ||
 					!selected(conform.CheckLabels(c.ID, c.Level, c.Area(), rev, cfg.Transport)) {
 					continue
 				}
-				if c.Rides && scenario != c.Scenario {
+				if c.Side.Rides && scenario != c.Side.Scenario {
 					riders = append(riders, c)
 					continue
 				}
@@ -346,7 +347,7 @@ func clientResult(c *clientsuite.Check, revision, transport string, view *client
 		res.Evidence = evidence(out, "")
 		return res
 	}
-	f := c.Judge(view)
+	f := c.Side.Judge(view)
 	res.DurationMs = time.Since(start).Milliseconds() + out.durationMs
 	res.Message = f.Message
 	res.Evidence = evidence(out, f.Message)
@@ -358,13 +359,13 @@ func clientResult(c *clientsuite.Check, revision, transport string, view *client
 }
 
 // citedRecord finds the records a verdict cites: its messages name them "record N".
-var citedRecord = regexp.MustCompile(`\brecord (\d+)\b`)
+var citedRecord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\brecord (\d+)\b`) })
 
 // evidence is a launch's recording and the client's stderr, bounded as a server check's
 // evidence is (transcript.Evidence), always with the records the message cites.
 func evidence(out launchOutcome, message string) []reports.Exchange {
 	cited := map[int]bool{}
-	for _, m := range citedRecord.FindAllStringSubmatch(message, -1) {
+	for _, m := range citedRecord().FindAllStringSubmatch(message, -1) {
 		n, _ := strconv.Atoi(m[1])
 		cited[n] = true
 	}
@@ -588,13 +589,15 @@ func withTarget(argv []string, placeholder, target string) []string {
 
 // goLogPrefix is the date and time Go's log package puts before a line: not quoted, so the
 // reason reads the same in every run.
-var goLogPrefix = regexp.MustCompile(`^\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(\.\d+)? `)
+var goLogPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(\.\d+)? `) })
 
 // refusal is how a line of a client's stderr says it does not know a scenario: "Unknown
 // scenario: X" (the Go, TypeScript and Python SDKs' conformance clients), or the like.
-var scenarioWord = regexp.MustCompile(`(?i)\bscenario\b`)
+var scenarioWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\bscenario\b`) })
 
-var refusal = regexp.MustCompile(`(?i)\b(unknown|unsupported|not supported|not implemented|not recogni[sz]ed|unrecogni[sz]ed|no handler)\b`)
+var refusal = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(unknown|unsupported|not supported|not implemented|not recogni[sz]ed|unrecogni[sz]ed|no handler)\b`)
+})
 
 // unknownScenario is the line of a client's stderr that says it does not know the scenario: a
 // line naming the scenario, with the word "scenario", and saying it is unknown (or unsupported,
@@ -603,10 +606,10 @@ var refusal = regexp.MustCompile(`(?i)\b(unknown|unsupported|not supported|not i
 // crashed says neither, and its launch stays a harness error.
 func unknownScenario(scenario, stderr string) string {
 	for _, l := range strings.Split(stderr, "\n") {
-		l = strings.TrimSpace(goLogPrefix.ReplaceAllString(l, ""))
+		l = strings.TrimSpace(goLogPrefix().ReplaceAllString(l, ""))
 		// The refusal must be outside the name: version-unsupported names itself so.
 		rest := strings.ReplaceAll(l, scenario, " ")
-		if strings.Contains(l, scenario) && scenarioWord.MatchString(rest) && refusal.MatchString(rest) {
+		if strings.Contains(l, scenario) && scenarioWord().MatchString(rest) && refusal().MatchString(rest) {
 			if len(l) > 300 {
 				l = l[:300] + "…"
 			}
