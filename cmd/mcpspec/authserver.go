@@ -2,30 +2,26 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
-	neturl "net/url"
 	"os"
 	"os/signal"
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/mcpspec/mcpspec/fixtures/refauthserver"
-	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/reports"
 	"github.com/mcpspec/mcpspec/suites/assuite"
+	"github.com/mcpspec/mcpspec/suites/engine"
 )
 
 // authServerConfig is everything `mcpspec authserver` was asked to do.
@@ -123,7 +119,7 @@ func parseAuthServer(args []string, stdout io.Writer) (*authServerConfig, error)
 	if err := outputs.apply("authserver", &cfg.run, stdout); err != nil {
 		return nil, err
 	}
-	cfg.plan.Labels = labelsOf(&cfg.run)
+	cfg.plan.Labels = engine.LabelFilter(cfg.run.labels)
 	return cfg, nil
 }
 
@@ -165,19 +161,22 @@ func executeAuthServer(cfg *authServerConfig, stdout, stderr io.Writer) (int, er
 // to cfg's (so that no report holds a code or token), and prints each verdict with -v. An
 // error means the authorization server could not be reached, or the run was interrupted.
 func runAuthServerChecks(ctx context.Context, cfg *runConfig, plan assuite.Plan, stdout io.Writer) (assuite.Outcome, error) {
-	out, err := assuite.Run(ctx, plan)
-	cfg.secrets = append(cfg.secrets, out.Secrets...)
+	out, err := engine.RunAuthServerChecks(ctx, plan)
+	authServerJudged(cfg, out.Results, out.Secrets, stdout)
+	return out, err
+}
+
+// authServerJudged takes in what the authorization-server checks found: the secrets they saw
+// join cfg's, and with -v each verdict is printed.
+func authServerJudged(cfg *runConfig, results []reports.Result, secrets []string, stdout io.Writer) {
+	cfg.secrets = append(cfg.secrets, secrets...)
 	if cfg.verbose {
 		redact := reports.Redactor(cfg.secrets)
-		for _, res := range out.Results {
+		for _, res := range results {
 			msg, _, _ := strings.Cut(res.Message, "\n")
 			fmt.Fprintln(stdout, redact(fmt.Sprintf("%-10s %s (%s): %s", res.Status, res.ID, res.Version, msg)))
 		}
 	}
-	if err != nil && ctx.Err() != nil {
-		err = fmt.Errorf("interrupted (%v): the unfinished checks did not run", context.Cause(ctx))
-	}
-	return out, err
 }
 
 // cmdReferenceAuthServer runs the bundled reference authorization server.
@@ -222,60 +221,6 @@ func refAuthFaultIDs() []string {
 	return ids
 }
 
-// followAuthServer finds the authorization server the --url server's protected resource
-// metadata names (RFC 9728: the well-known URI with the endpoint's path, then the root one,
-// then the resource_metadata of a 401's challenge) and runs the authorization-server checks
-// on it at the revisions given, asking tokens for the metadata's resource. ranChecks says
-// whether any MCP check ran: a launched server is started only for them.
-func followAuthServer(cfg *runConfig, revisions []string, ranChecks bool, stdout io.Writer) ([]reports.Result, error) {
-	var endpoint string
-	for _, t := range cfg.conform.Targets {
-		if t.Transport == "http" {
-			endpoint = t.URL
-			if len(t.Command.Argv) > 0 && !ranChecks {
-				return nil, errors.New("--focus and --label-filter select no MCP check, so the --http-cmd server was never launched and its metadata cannot be read: keep one (such as AUTH-PRM)")
-			}
-		}
-	}
-	if len(revisions) == 0 {
-		revisions = cfg.conform.Revisions
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	remote := !assuite.IsLoopbackURL(endpoint)
-	issuer, resource, err := discoverAuthServer(endpoint, remote, cfg.conform.Timeouts.Request)
-	if err != nil {
-		if !slices.Contains(revisions, harness.Rev20250326) {
-			return nil, err
-		}
-		// 2025-03-26 has no protected resource metadata: the authorization server's base URL
-		// is the MCP server's origin. The later revisions still need the metadata.
-		u, _ := neturl.Parse(endpoint)
-		out, rerr := runAuthServerChecks(ctx, cfg, assuite.Plan{Issuer: u.Scheme + "://" + u.Host, Resource: endpoint,
-			AllowRemote: remote, Revisions: []string{harness.Rev20250326}, Timeout: cfg.conform.Timeouts.Request, Focus: focusOf(cfg), Labels: labelsOf(cfg)}, stdout)
-		if rerr == nil && slices.ContainsFunc(revisions, func(r string) bool { return r > harness.Rev20250326 }) {
-			rerr = fmt.Errorf("the revisions after 2025-03-26 were not judged: %w", err)
-		}
-		return out.Results, rerr
-	}
-	if !remote && !assuite.IsLoopbackURL(issuer) {
-		return nil, fmt.Errorf("the authorization server %s is not on loopback, though the server is: test it alone with `mcpspec authserver --allow-remote %s`", issuer, issuer)
-	}
-	plan := assuite.Plan{Issuer: issuer, Resource: resource, AllowRemote: remote, Revisions: revisions, Timeout: cfg.conform.Timeouts.Request,
-		Focus: focusOf(cfg), Labels: labelsOf(cfg)}
-	out, err := runAuthServerChecks(ctx, cfg, plan, stdout)
-	return out.Results, err
-}
-
-// labelsOf is --label-filter as a label filter (nil: every check).
-func labelsOf(cfg *runConfig) func([]string) bool {
-	if cfg.labels == "" {
-		return nil
-	}
-	filter, _ := types.ParseLabelFilter(cfg.labels) // checked when the flags were parsed
-	return filter
-}
-
 // openTranscript opens the --transcript archive (nil without the flag); it redacts with the
 // secrets known when each line is written, those the run saw among them.
 func openTranscript(cfg *runConfig) (*transcript.Archive, error) {
@@ -292,64 +237,3 @@ func writeTranscript(archive *transcript.Archive, out assuite.Outcome) error {
 	}
 	return archive.Close()
 }
-
-// focusOf is run's --focus as a title filter (nil: every check).
-func focusOf(cfg *runConfig) func(string) bool {
-	if cfg.focus == "" {
-		return nil
-	}
-	return regexp.MustCompile(cfg.focus).MatchString // checked when the flags were parsed
-}
-
-// discoverAuthServer reads the protected resource metadata of endpoint: the first authorization
-// server it names, and its resource.
-func discoverAuthServer(endpoint string, remote bool, timeout time.Duration) (issuer, resource string, err error) {
-	u, err := neturl.Parse(endpoint)
-	if err != nil {
-		return "", "", err
-	}
-	hc := &http.Client{Timeout: timeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	origin := u.Scheme + "://" + u.Host
-	const wk = "/.well-known/oauth-protected-resource"
-	candidates := []string{origin + wk + strings.TrimSuffix(u.Path, "/"), origin + wk}
-	// A 401's challenge may name the metadata elsewhere.
-	if resp, err := hc.Post(endpoint, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); err == nil {
-		resp.Body.Close()
-		if m := resourceMetadataParam().FindStringSubmatch(resp.Header.Get("WWW-Authenticate")); m != nil {
-			candidates = append([]string{m[1]}, candidates...)
-		}
-	}
-	var tried []string
-	for i, c := range candidates {
-		if slices.Contains(candidates[:i], c) {
-			continue
-		}
-		if !remote && !assuite.IsLoopbackURL(c) {
-			tried = append(tried, c+": not on loopback, not fetched")
-			continue
-		}
-		resp, err := hc.Get(c)
-		if err != nil {
-			tried = append(tried, fmt.Sprintf("%s: %v", c, err))
-			continue
-		}
-		var doc struct {
-			Resource string   `json:"resource"`
-			Servers  []string `json:"authorization_servers"`
-		}
-		derr := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&doc)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK || derr != nil || len(doc.Servers) == 0 {
-			tried = append(tried, fmt.Sprintf("%s: HTTP %d, no authorization_servers", c, resp.StatusCode))
-			continue
-		}
-		if doc.Resource == "" {
-			doc.Resource = endpoint
-		}
-		return doc.Servers[0], doc.Resource, nil
-	}
-	return "", "", fmt.Errorf("no protected resource metadata names an authorization server (%s)", strings.Join(tried, "; "))
-}
-
-// resourceMetadataParam finds the resource_metadata parameter of a Bearer challenge.
-var resourceMetadataParam = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`resource_metadata="([^"]+)"`) })

@@ -199,7 +199,7 @@ func executeClient(cfg *clientConfig, stdout, stderr io.Writer) (int, error) {
 	p := &cfg.plan
 	run := &reports.Run{
 		SchemaVersion: reports.SchemaVersion,
-		Tool:          reports.Tool{Name: "mcpspec", Version: version},
+		Tool:          mcpspecTool(),
 		Target: reports.Target{Name: cfg.name, Kind: reports.KindClient, Transports: []string{p.Transport},
 			Description: "client (" + p.Transport + "): " + strings.Join(p.Argv, " ")},
 		StartedAt: started,
@@ -222,9 +222,8 @@ func executeClient(cfg *clientConfig, stdout, stderr io.Writer) (int, error) {
 	}
 	// The console gets what `run` gives it: with -v each verdict as it is judged, else on a
 	// terminal the progress line; the summary at the end either way.
-	var line *progress
-	if !cfg.run.verbose && isTerminal(stdout) {
-		line = &progress{w: stdout, base: cfg.run.base, strict: cfg.run.strict}
+	line := newProgress(&cfg.run, stdout)
+	if line != nil {
 		total := 0
 		for _, l := range launches {
 			total += len(l.Checks)
@@ -264,17 +263,6 @@ func executeClient(cfg *clientConfig, stdout, stderr io.Writer) (int, error) {
 	if line != nil {
 		line.clear()
 	}
-	if kb, ok := peakRSSKB(); ok {
-		run.Stats = map[string]int64{"peakRSSKB": kb}
-	}
-	if cfg.run.base != nil {
-		run.Results = cfg.run.base.Apply(run.Results)
-	}
 	run.DurationMs = time.Since(started).Milliseconds()
-	if cfg.run.writeBase != "" {
-		if err := reports.WriteBaseline(cfg.run.writeBase, run.Results); err != nil {
-			run.Errors = append(run.Errors, fmt.Sprintf("write baseline: %v", err))
-		}
-	}
-	return finish(&cfg.run, run, stdout, stderr, nil)
+	return conclude(&cfg.run, run, stdout, stderr, nil)
 }

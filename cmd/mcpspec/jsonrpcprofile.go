@@ -13,7 +13,7 @@ import (
 // useJSONRPCProfile turns a run into the JSON-RPC profile (--jsonrpc): its one version is
 // harness.RevJSONRPC, which only the checks of JSON-RPC 2.0 itself apply at, on sessions with no
 // handshake. Without a target it runs against the bundled plain JSON-RPC server.
-func useJSONRPCProfile(fs *flag.FlagSet, cfg *runConfig) error {
+func useJSONRPCProfile(fs *flag.FlagSet, cfg *serverRun) error {
 	var clash error
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
@@ -26,15 +26,15 @@ func useJSONRPCProfile(fs *flag.FlagSet, cfg *runConfig) error {
 	if clash != nil {
 		return clash
 	}
-	cfg.conform.Revisions = []string{harness.RevJSONRPC}
-	if len(cfg.conform.Targets) > 0 {
+	cfg.plan.Revisions = []string{harness.RevJSONRPC}
+	if len(cfg.plan.Targets) > 0 {
 		return nil
 	}
 	targets, err := jsonrpcServerTargets()
 	if err != nil {
 		return err
 	}
-	cfg.conform.Targets = targets
+	cfg.plan.Targets, cfg.bundled = targets, true
 	return nil
 }
 

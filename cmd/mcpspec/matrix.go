@@ -12,13 +12,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -242,64 +242,74 @@ func resolvePath(dir, p string) string {
 	return filepath.Join(dir, p)
 }
 
-// runArgs are the `mcpspec run` arguments of one target, writing its reports into out.
+// runArgs are the `mcpspec run` arguments of one target, writing its reports into out: its
+// plan said back as flags (runArgs, the inverse of parseRun), then its own args.
 func (t matrixTarget) runArgs(cfg *matrixConfig, dir, out string, port int) ([]string, error) {
-	// --name records the target's name in its results.json, so that `matrix --merge` can read it.
-	args := []string{"run", "--out", out, "--no-color", "--name", t.Name}
-	var firstErr error
-	add := func(flag, v string) {
-		if v == "" {
-			return
+	run, err := t.serverRun(cfg, dir, out, port)
+	if err != nil {
+		return nil, err
+	}
+	args := append([]string{"run"}, runArgs(run)...)
+	for _, a := range t.Args {
+		x, err := expandTarget(a, dir, port)
+		if err != nil {
+			return nil, err
 		}
+		args = append(args, x)
+	}
+	return args, nil
+}
+
+// serverRun is what the target's config says of its `mcpspec run`, writing its reports into
+// out, with {port}, {dir} and ${VAR} expanded. Colours and GitHub output are off: a target's
+// run writes to its own log, where annotations and a job summary would only repeat, target by
+// target, what the matrix reports (its args may still turn them on). A setting the run would
+// refuse is a usage error.
+func (t matrixTarget) serverRun(cfg *matrixConfig, dir, out string, port int) (*serverRun, error) {
+	var firstErr error
+	expand := func(flag, v string) string {
 		x, err := expandTarget(v, dir, port)
+		if err == nil && v != "" && strings.TrimSpace(x) == "" {
+			err = usageErrorf("run: --%s is empty: give it a value or leave it out (an unset variable?)", flag)
+		}
 		if err != nil && firstErr == nil {
 			firstErr = err
 		}
-		args = append(args, flag, x)
+		return x
 	}
-	add("--stdio", t.Stdio)
-	add("--url", t.URL)
-	add("--sse", t.SSE)
-	add("--http-cmd", t.HTTPCmd)
-	add("--cwd", t.Cwd)
+	spec := targetSpec{stdio: expand("stdio", t.Stdio), url: expand("url", t.URL), sse: expand("sse", t.SSE),
+		httpCmd: expand("http-cmd", t.HTTPCmd), cwd: expand("cwd", t.Cwd), header: http.Header{}}
+	for _, k := range sortedKeys(t.Env) {
+		spec.env = append(spec.env, expand("env", k+"="+t.Env[k]))
+	}
+	run := &serverRun{cwd: spec.cwd, env: spec.env, header: spec.header}
+	run.out, run.plan.Name = out, t.Name
 	if t.Baseline != "" {
-		add("--baseline", t.Baseline)
-		args[len(args)-1] = resolvePath(dir, args[len(args)-1])
+		run.baseline = resolvePath(dir, expand("baseline", t.Baseline))
 	}
-	add("--slow-tool", t.SlowTool)
+	run.plan.Options.SlowTool = expand("slow-tool", t.SlowTool)
+	if firstErr != nil {
+		return nil, firstErr
+	}
 	if t.SlowToolArgs != nil {
 		b, err := json.Marshal(t.SlowToolArgs)
 		if err != nil {
 			return nil, fmt.Errorf("slowToolArgs: %w", err)
 		}
-		args = append(args, "--slow-tool-args", string(b))
+		run.plan.Options.SlowToolArgs = b
 	}
-	keys := make([]string, 0, len(t.Env))
-	for k := range t.Env {
-		keys = append(keys, k)
+	var err error
+	if run.plan.Targets, err = spec.targets(); err != nil {
+		return nil, err
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		add("--env", k+"="+t.Env[k])
+	if len(run.plan.Targets) == 0 {
+		return nil, errors.New("no target: stdio, url or sse") // the config's check makes sure of one
 	}
-	revs := t.Revisions
-	if len(revs) == 0 {
-		revs = cfg.Revisions
+	run.plan.Revisions = t.Revisions
+	if len(run.plan.Revisions) == 0 {
+		run.plan.Revisions = cfg.Revisions
 	}
-	if len(revs) > 0 {
-		args = append(args, "--versions", strings.Join(revs, ","))
-	}
-	// A target's run writes to its own log: its annotations and job summary would only repeat,
-	// target by target, what the matrix reports (a target's args may still turn them on).
-	args = append(args, "--github=false")
-	for _, a := range t.Args {
-		x, err := expandTarget(a, dir, port)
-		if err != nil && firstErr == nil {
-			firstErr = err
-		}
-		args = append(args, x)
-	}
-	return args, firstErr
+	return run, nil
 }
 
 // describe says how the target is reached, as its config spells it.
@@ -522,6 +532,12 @@ func runSubprocess(ctx context.Context, self string, cfg *matrixConfig, t matrix
 		return fail("%v", err)
 	}
 	args, err := argsOf(cfg, dir, targetOut, port)
+	var bad *usageError
+	if errors.As(err, &bad) {
+		// As the run itself would have said it, exiting 2.
+		mt.ExitCode = reports.ExitUsage
+		return fail("mcpspec %s refused the target's settings: mcpspec: %s", verb, bad.msg)
+	}
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -95,3 +95,12 @@ func isTerminal(w io.Writer) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0 && st.Mode()&os.ModeDevice != 0 && f.Name() != os.DevNull
 }
+
+// newProgress is the progress line of a run whose console is stdout, or nil: with -v the
+// console shows each check instead, and off a terminal (CI logs) nothing per check.
+func newProgress(cfg *runConfig, stdout io.Writer) *progress {
+	if cfg.verbose || !isTerminal(stdout) {
+		return nil
+	}
+	return &progress{w: stdout, base: cfg.base, strict: cfg.strict}
+}

@@ -1,24 +1,17 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
-
-	"github.com/onsi/ginkgo/v2"
-	"github.com/onsi/ginkgo/v2/formatter"
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/secrets"
@@ -26,9 +19,7 @@ import (
 	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/reports"
-	"github.com/mcpspec/mcpspec/suites/conform"
-
-	_ "github.com/mcpspec/mcpspec/suites" // registers every check
+	"github.com/mcpspec/mcpspec/suites/engine"
 )
 
 // minSecretLen: values of --env and --header at least this long are redacted from every report
@@ -37,33 +28,35 @@ import (
 // literals and numbers (DEBUG=true).
 const minSecretLen = secrets.MinLen
 
-// runConfig is everything `mcpspec run` was asked to do.
+// runConfig is what every command that writes reports shares (run, client, authserver, judge):
+// the output options and the secrets to redact from every report and console line.
 type runConfig struct {
-	conform   conform.Config
-	focus     string
-	labels    string
+	labels    string // --label-filter
 	out       string
-	baseline  string
+	baseline  string // the --baseline file, loaded into base
 	writeBase string
 	strict    bool
 	verbose   bool
 	color     bool
 	// github: print each failure and warning as a GitHub Actions annotation, and append
 	// summary.md to $GITHUB_STEP_SUMMARY (--github, or GITHUB_ACTIONS=true).
-	github   bool
-	workers  int
-	sessions int
-	// slowParallel bounds the checks that mostly wait, under way at once (--slow-parallel).
-	slowParallel int
-	secrets      []string
-	base         *reports.Baseline // loaded from --baseline, nil without
+	github  bool
+	secrets []string
+	base    *reports.Baseline // loaded from --baseline, nil without
 	// transcriptDir receives every session's whole wire transcript (--transcript); "" for none.
 	transcriptDir string
-	// name is the target's name in results.json (--name), for `mcpspec matrix --merge`; "" for none.
-	name string
-	// authServer: after the MCP checks, follow the --url server's protected resource metadata
-	// to its authorization server and run the authorization-server checks on it (--authserver).
-	authServer bool
+}
+
+// serverRun is everything `mcpspec run` was asked to do: the engine's plan, and the outputs.
+type serverRun struct {
+	runConfig
+	plan engine.ServerPlan
+	// What runArgs needs to say the plan back as flags, beside the plan itself.
+	bundled bool        // no target named: the plan's targets are a bundled server, made when parsed
+	jsonrpc bool        // --jsonrpc
+	cwd     string      // --cwd (in every launched command of the plan)
+	env     []string    // --env, as given (in every launched command of the plan)
+	header  http.Header // --header (in every HTTP target of the plan)
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
@@ -75,214 +68,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 		return reports.ExitUsage, err
 	}
 	return execute(cfg, stdout, stderr)
-}
-
-func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	var (
-		stdioCmd   = fs.String("stdio", "", "launch `CMD` (split like a shell would) and speak MCP over its stdin/stdout")
-		url        = fs.String("url", "", "the Streamable HTTP endpoint `URL` of the server")
-		sseURL     = fs.String("sse", "", "the legacy HTTP+SSE stream `URL` of the server (the transport of 2024-11-05)")
-		httpCmd    = fs.String("http-cmd", "", "launch `CMD` first and wait until --url (or --sse) answers")
-		cwd        = fs.String("cwd", "", "working `DIR` of launched commands")
-		versions   = fs.String("versions", "all", "revisions to test: `LIST` (comma-separated) or all")
-		focus      = fs.String("focus", "", "run only specs whose title matches `REGEX` (titles begin with the requirement ID)")
-		slowTool   = fs.String("slow-tool", "", "`NAME` of a tool of the server's that takes a while and reports progress (the tasks extension's checks run it as a task)")
-		slowArgs   = fs.String("slow-tool-args", "{}", "arguments of the slow tool, as a JSON object")
-		listTool   = fs.String("list-changed-tool", "", "`NAME` of a tool of the server's whose every call changes its tools (and resources, prompts) lists; the subscription and *-LISTCHANGED checks call it")
-		listArgs   = fs.String("list-changed-tool-args", "{}", "arguments of the list-changed tool, as a JSON object")
-		inputTool  = fs.String("input-tool", "", "`NAME` of a tool of the server's that asks for elicitation input (2026-07-28: answers with an InputRequiredResult; 2025-06-18 and 2025-11-25: sends elicitation/create or sampling/createMessage during the call, judged by the ELICIT-* and SAMPLING-* checks)")
-		inputArgs  = fs.String("input-tool-args", "{}", "arguments of the input tool, as a JSON object")
-		logTool    = fs.String("log-tool", "", "`NAME` of a tool of the server's that writes log messages while it runs (the checks that judge log messages)")
-		logArgs    = fs.String("log-tool-args", "{}", "arguments of the log tool, as a JSON object")
-		authNarrow = fs.String("auth-token-narrow", "", "a valid access `TOKEN` of the server's that lacks a scope tools/call needs (AUTH-403-INSUFFICIENT-SCOPE calls the first listed tool with it); the run's own token goes in --header \"Authorization: Bearer …\"")
-		authAlien  = fs.String("auth-token-foreign", "", "an access `TOKEN` issued for another resource (audience), which the server must refuse (AUTH-AUDIENCE)")
-		authStale  = fs.String("auth-token-expired", "", "an access `TOKEN` the server's authorization server issued that has expired, which the server must refuse (AUTH-JWT-EXPIRED)")
-		authServer = fs.Bool("authserver", false, "also test the authorization server the --url server's protected resource metadata (RFC 9728) names, as `mcpspec authserver` does (loopback only, unless --url is not on loopback itself; each exchange bounded by --timeout-request)")
-		jsonrpc    = fs.Bool("jsonrpc", false, "the JSON-RPC profile: test the JSON-RPC 2.0 layer alone, with no MCP handshake (version "+harness.RevJSONRPC+"; not with --sse or --versions; no target: the bundled plain JSON-RPC server)")
-		name       = fs.String("name", "", "record `NAME` as the target's name in results.json (letters, digits, '.', '_', '-'), the column heading `mcpspec matrix --merge` gives it")
-		sessions   = fs.Int("sessions", 3, "shared sessions per revision and transport (`N`), each running its share of the checks that need no fresh server")
-		workers    = fs.Int("parallel", 16, "how many checks may run at once (`N`); checks sharing a session always run one after another")
-		slowPar    = fs.Int("slow-parallel", conform.DefaultWaiting, "how many checks that mostly wait (calls of the slow tool, windows of silence) may run at once (`N`), beside --parallel (over stdio at most 8: each is a server process of its own); each has a session of its own, so the server gets up to N such sessions at once (lower it for a server that cannot take that)")
-		tStartup   = fs.Duration("timeout-startup", harness.DefaultTimeouts().Startup, "bound on starting a server and its initialize")
-		tRequest   = fs.Duration("timeout-request", harness.DefaultTimeouts().Request, "bound on one request's response")
-		tQuiet     = fs.Duration("timeout-quiet", harness.DefaultTimeouts().Quiet, "quiet window after a sentinel ping when proving silence")
-		tShutdown  = fs.Duration("timeout-shutdown", harness.DefaultTimeouts().Shutdown, "bound on each step of stopping a server")
-		envs, hdrs repeatFlag
-		outputs    = addOutputFlags(fs, "Ginkgo's full spec output, and in the summary every message in full, the untestable checks and the counts by area")
-	)
-	fs.Var(&envs, "env", "`K=V` added to the environment of launched commands (repeatable)")
-	fs.Var(&hdrs, "header", "`\"Name: value\"` sent with every HTTP request (repeatable)")
-	onlyOnce(fs, targetFlagNames...)
-	onlyOnce(fs, "name") // two names would leave a merged matrix guessing
-	if err := parseFlags(fs, args, "mcpspec run [flags]", stdout); err != nil {
-		return nil, err
-	}
-	if err := checkGiven(fs); err != nil {
-		return nil, err
-	}
-	if fs.NArg() > 0 {
-		return nil, usageErrorf("run: unexpected argument %q (quote the server command: --stdio \"CMD ARGS\")", fs.Arg(0))
-	}
-	cfg := &runConfig{focus: *focus, workers: *workers, slowParallel: *slowPar, sessions: *sessions, name: *name, authServer: *authServer}
-	if *authServer && (*url == "" || *jsonrpc) {
-		return nil, usageErrorf("run: --authserver needs --url: the authorization server is found through a Streamable HTTP server's protected resource metadata")
-	}
-	if *name != "" && !targetNamePattern().MatchString(*name) {
-		return nil, usageErrorf("run: --name %q: use letters, digits, '.', '_' and '-', beginning with a letter or digit", *name)
-	}
-	if *sessions < 1 {
-		return nil, usageErrorf("run: --sessions must be at least 1, got %d", *sessions)
-	}
-	if *workers < 1 {
-		return nil, usageErrorf("run: --parallel must be at least 1, got %d", *workers)
-	}
-	if *slowPar < 1 {
-		return nil, usageErrorf("run: --slow-parallel must be at least 1, got %d", *slowPar)
-	}
-	cfg.conform.Validator = newValidator()
-	cfg.conform.Timeouts = harness.Timeouts{Startup: *tStartup, Request: *tRequest, Quiet: *tQuiet, Shutdown: *tShutdown}
-	if err := cfg.conform.Timeouts.Validate(); err != nil {
-		return nil, usageErrorf("run: %v", err)
-	}
-	revs, err := parseVersions(*versions)
-	if err != nil {
-		return nil, err
-	}
-	cfg.conform.Revisions = revs
-	if *focus != "" {
-		if _, err := regexp.Compile(*focus); err != nil {
-			return nil, usageErrorf("run: --focus: %v", err)
-		}
-	}
-	if !json.Valid([]byte(*slowArgs)) || !strings.HasPrefix(strings.TrimSpace(*slowArgs), "{") {
-		return nil, usageErrorf("run: --slow-tool-args must be a JSON object, got %q", *slowArgs)
-	}
-	for flag, v := range map[string]string{"list-changed-tool-args": *listArgs, "input-tool-args": *inputArgs, "log-tool-args": *logArgs} {
-		if !json.Valid([]byte(v)) || !strings.HasPrefix(strings.TrimSpace(v), "{") {
-			return nil, usageErrorf("run: --%s must be a JSON object, got %q", flag, v)
-		}
-	}
-	cfg.conform.Options = conform.Options{SlowTool: *slowTool, SlowToolArgs: json.RawMessage(*slowArgs),
-		ListTool: *listTool, ListToolArgs: json.RawMessage(*listArgs),
-		InputTool: *inputTool, InputToolArgs: json.RawMessage(*inputArgs),
-		LogTool: *logTool, LogToolArgs: json.RawMessage(*logArgs),
-		AuthTokenNarrow: *authNarrow, AuthTokenForeign: *authAlien, AuthTokenExpired: *authStale}
-	for _, tok := range []string{*authNarrow, *authAlien, *authStale} {
-		if tok != "" {
-			cfg.secrets = append(cfg.secrets, tok)
-		}
-	}
-
-	var env []string
-	for _, kv := range envs {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || strings.TrimSpace(k) == "" {
-			return nil, usageErrorf("run: --env %q: want K=V", kv)
-		}
-		env = append(env, kv)
-		if len(v) >= minSecretLen {
-			cfg.secrets = append(cfg.secrets, v)
-		}
-	}
-	header := http.Header{}
-	for _, h := range hdrs {
-		if err := checkHeaderValue("run", h); err != nil {
-			return nil, err
-		}
-		name, value, ok := strings.Cut(h, ":")
-		if !ok || strings.TrimSpace(name) == "" || strings.ContainsAny(strings.TrimSpace(name), " \t") {
-			return nil, usageErrorf("run: --header %q: want \"Name: value\"", h)
-		}
-		value = strings.TrimSpace(value)
-		header.Add(strings.TrimSpace(name), value)
-		if len(value) >= minSecretLen {
-			cfg.secrets = append(cfg.secrets, value)
-		}
-		// The credential of "Scheme credential" is a secret on its own too: it may appear
-		// elsewhere, such as in the command that launches the server.
-		if _, cred, ok := strings.Cut(value, " "); ok && strings.EqualFold(strings.TrimSpace(name), "Authorization") && len(strings.TrimSpace(cred)) >= minSecretLen {
-			cfg.secrets = append(cfg.secrets, strings.TrimSpace(cred))
-		}
-	}
-	cfg.conform.Secrets = cfg.secrets
-	if *httpCmd != "" && *url == "" && *sseURL == "" {
-		return nil, usageErrorf("run: --http-cmd needs --url or --sse, the endpoint the launched server will answer on")
-	}
-	if *httpCmd != "" && *url != "" && *sseURL != "" {
-		return nil, usageErrorf("run: --http-cmd goes with one of --url and --sse, not both")
-	}
-	if *stdioCmd != "" {
-		argv, err := splitCommand(*stdioCmd)
-		if err != nil || len(argv) == 0 {
-			return nil, usageErrorf("run: --stdio %q: %v", *stdioCmd, orEmpty(err))
-		}
-		cfg.conform.Targets = append(cfg.conform.Targets, harness.Target{Transport: wire.Stdio, Command: stdio.Command{Argv: argv, Env: env, Dir: *cwd}})
-	}
-	if *url != "" {
-		if err := checkHTTPURL(*url); err != nil {
-			return nil, usageErrorf("run: --url %q: %v", *url, err)
-		}
-		t := harness.Target{Transport: wire.HTTP, URL: *url, Header: header}
-		if *httpCmd != "" {
-			argv, err := splitCommand(*httpCmd)
-			if err != nil || len(argv) == 0 {
-				return nil, usageErrorf("run: --http-cmd %q: %v", *httpCmd, orEmpty(err))
-			}
-			t.Command = stdio.Command{Argv: argv, Env: env, Dir: *cwd}
-		}
-		cfg.conform.Targets = append(cfg.conform.Targets, t)
-	}
-	if *sseURL != "" {
-		if err := checkHTTPURL(*sseURL); err != nil {
-			return nil, usageErrorf("run: --sse %q: %v", *sseURL, err)
-		}
-		t := harness.Target{Transport: wire.SSE, URL: *sseURL, Header: header}
-		if *httpCmd != "" {
-			argv, err := splitCommand(*httpCmd)
-			if err != nil || len(argv) == 0 {
-				return nil, usageErrorf("run: --http-cmd %q: %v", *httpCmd, orEmpty(err))
-			}
-			t.Command = stdio.Command{Argv: argv, Env: env, Dir: *cwd}
-		}
-		cfg.conform.Targets = append(cfg.conform.Targets, t)
-	}
-	if *cwd != "" {
-		if st, err := os.Stat(*cwd); err != nil || !st.IsDir() {
-			return nil, usageErrorf("run: --cwd %q is not a directory", *cwd)
-		}
-	}
-	if err := outputs.apply("run", cfg, stdout); err != nil {
-		return nil, err
-	}
-	if *jsonrpc {
-		// Without a target the profile runs the bundled plain JSON-RPC server.
-		if err := useJSONRPCProfile(fs, cfg); err != nil {
-			return nil, err
-		}
-	}
-	// The bundled reference is the target only when none is named: an empty one is refused above.
-	if !given(fs, targetFlagNames...) && !*jsonrpc {
-		targets, err := referenceTargets()
-		if err != nil {
-			return nil, err
-		}
-		cfg.conform.Targets = targets
-		if cfg.conform.Options.SlowTool == "" {
-			cfg.conform.Options.SlowTool, cfg.conform.Options.SlowToolArgs = referenceSlowTool, json.RawMessage(referenceSlowToolArgs)
-		}
-		if cfg.conform.Options.ListTool == "" {
-			cfg.conform.Options.ListTool = referenceListTool
-		}
-		if cfg.conform.Options.InputTool == "" {
-			cfg.conform.Options.InputTool, cfg.conform.Options.InputToolArgs = referenceInputTool, json.RawMessage(referenceInputToolArgs)
-		}
-		if cfg.conform.Options.LogTool == "" {
-			cfg.conform.Options.LogTool, cfg.conform.Options.LogToolArgs = referenceLogTool, json.RawMessage("{}")
-		}
-	}
-	return cfg, nil
 }
 
 func orEmpty(err error) error {
@@ -376,100 +161,61 @@ func freeLoopbackPort() (int, error) {
 	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
-// ginkgoT receives Ginkgo's verdict on the whole suite.
-type ginkgoT struct{ failed bool }
-
-func (g *ginkgoT) Fail() { g.failed = true }
-
-func execute(cfg *runConfig, stdout, stderr io.Writer) (int, error) {
+// execute runs the plan through the engine and ends as every run does (conclude).
+func execute(cfg *serverRun, stdout, stderr io.Writer) (int, error) {
 	if cfg.transcriptDir != "" {
 		archive, err := transcript.NewArchive(cfg.transcriptDir, reports.Redactor(cfg.secrets))
 		if err != nil {
 			return reports.ExitUsage, usageErrorf("run: --transcript %q: %v", cfg.transcriptDir, err)
 		}
-		cfg.conform.Archive = archive
+		cfg.plan.Archive = archive
 	}
-	// Ginkgo's own console output is a mark per check and a block per failure; without -v the
-	// console gets instead a progress line on a terminal (nothing per check in CI logs) and the
-	// summary at the end.
-	var line *progress
-	if !cfg.verbose {
-		if isTerminal(stdout) {
-			line = &progress{w: stdout, base: cfg.base, strict: cfg.strict}
-			cfg.conform.OnResult = line.result
-			defer line.clear()
-		}
-		quiet := formatter.ColorableStdOut
-		formatter.ColorableStdOut = io.Discard
-		defer func() { formatter.ColorableStdOut = quiet }()
-	}
-	runner := conform.NewRunner(cfg.conform)
-	run := &reports.Run{
-		SchemaVersion: reports.SchemaVersion,
-		Tool:          reports.Tool{Name: "mcpspec", Version: version},
-		Target:        describeTargets(cfg.name, cfg.conform.Targets),
-		StartedAt:     runner.Started(),
-		Revisions:     cfg.conform.Revisions,
-		Strict:        cfg.strict,
-	}
-	base := cfg.base
-	runner.HoldStart() // until interruptOnSignal holds the signals
-	stopWatch := interruptOnSignal(runner)
-	defer stopWatch()
-	if err := conform.Build(runner, conform.Selection{Focus: cfg.focus, LabelFilter: cfg.labels, Workers: cfg.workers, Sessions: cfg.sessions, Waiting: cfg.slowParallel}); err != nil {
-		return finish(cfg, run, stdout, stderr, fmt.Errorf("building the spec tree: %w", err))
-	}
-	// conform.Build registered only the specs --focus and --label-filter select.
+	// Ginkgo's own console output is a mark per check and a block per failure: only with -v.
+	// Without, the console gets a progress line on a terminal (nothing per check in CI logs)
+	// and the summary at the end.
+	hooks := engine.ServerHooks{Specs: cfg.verbose, Color: cfg.color,
+		AuthServer: func(results []reports.Result, secrets []string) {
+			authServerJudged(&cfg.runConfig, results, secrets, stdout)
+		}}
+	line := newProgress(&cfg.runConfig, stdout)
 	if line != nil {
-		line.setTotal(runner.Planned())
+		hooks.Planned, hooks.Result = line.setTotal, line.result
+		defer line.clear()
 	}
-	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
-	suiteConfig.RandomSeed = 1
-	suiteConfig.Timeout = 24 * time.Hour
-	reporterConfig.NoColor = !cfg.color
-	reporterConfig.Succinct = !cfg.verbose
-	reporterConfig.Verbose = cfg.verbose
-	ginkgo.RunSpecs(&ginkgoT{}, "mcpspec", suiteConfig, reporterConfig)
-	// Ginkgo skips its BeforeSuite and the specs left once it has seen a signal itself: the
-	// checks still run (as interrupted ones, after runner.Interrupt) so that every one has a result.
-	runner.ReleaseStart()
-	runner.Wait()
-	// --authserver: while a launched server still runs, its metadata leads to the
-	// authorization server.
-	var asResults []reports.Result
-	var asErr error
-	if cfg.authServer && runner.Interruption() == "" {
-		asResults, asErr = followAuthServer(cfg, runner.ServedRevisions(), runner.Planned() > 0, stdout)
-	}
-	runner.Close()
-	// Every connection has ended, so the archive holds every session.
-	if err := cfg.conform.Archive.Close(); err != nil {
-		runner.RecordError(fmt.Errorf("--transcript: %w", err))
-	}
-
+	// SIGINT and SIGTERM stop the run (its servers are stopped and the unfinished checks become
+	// errors); the watch lasts until the reports are written, so that a later one cannot kill
+	// the run halfway through them.
+	hooks.Interrupt = engine.NewInterruption()
+	var stopWatch func()
+	hooks.Signals, stopWatch = watchSignals(hooks.Interrupt.Interrupt)
+	defer stopWatch()
+	run, err := engine.RunServer(&cfg.plan, hooks)
 	if line != nil {
 		line.clear()
 	}
-	run.Results = runner.Results()
-	run.Revisions = runner.ServedRevisions() // the summary names only revisions the server serves
-	run.Errors = runner.Errors()
-	if why := runner.Interruption(); why != "" {
-		run.Errors = append(run.Errors, fmt.Sprintf("interrupted (%s): the servers were stopped and the unfinished checks are errors", why))
-	}
-	run.Target.ServerInfo = runner.ServerInfo()
-	run.Results = append(run.Results, asResults...)
-	if asErr != nil {
-		run.Errors = append(run.Errors, fmt.Sprintf("--authserver: %v", asErr))
-	}
+	run.Tool, run.Strict = mcpspecTool(), cfg.strict
+	return conclude(&cfg.runConfig, run, stdout, stderr, err)
+}
 
-	run.Stats = runner.Env().Stats.Snapshot()
+// mcpspecTool names this mcpspec in every result file.
+func mcpspecTool() reports.Tool { return reports.Tool{Name: "mcpspec", Version: version} }
+
+// conclude is how `run` and `client` end a run: the process's peak memory joins its statistics,
+// the baseline is applied and the new one written, then finish writes the reports. A run that
+// failed before any check ran (runErr) goes to finish as it is.
+func conclude(cfg *runConfig, run *reports.Run, stdout, stderr io.Writer, runErr error) (int, error) {
+	if runErr != nil {
+		return finish(cfg, run, stdout, stderr, runErr)
+	}
 	if kb, ok := peakRSSKB(); ok {
+		if run.Stats == nil {
+			run.Stats = map[string]int64{}
+		}
 		run.Stats["peakRSSKB"] = kb
 	}
-	if base != nil {
-		run.Results = base.Apply(run.Results)
+	if cfg.base != nil {
+		run.Results = cfg.base.Apply(run.Results)
 	}
-	run.DurationMs = time.Since(runner.Started()).Milliseconds()
 	if cfg.writeBase != "" {
 		if err := reports.WriteBaseline(cfg.writeBase, run.Results); err != nil {
 			run.Errors = append(run.Errors, fmt.Sprintf("write baseline: %v", err))
@@ -564,17 +310,6 @@ func nothingTested(run *reports.Run) bool {
 		}
 	}
 	return true
-}
-
-func describeTargets(name string, ts []harness.Target) reports.Target {
-	t := reports.Target{Name: name}
-	var parts []string
-	for _, x := range ts {
-		parts = append(parts, x.Describe())
-		t.Transports = append(t.Transports, x.Transport)
-	}
-	t.Description = strings.Join(parts, "; ")
-	return t
 }
 
 // peakRSSKB is this process's own peak resident memory, without the servers it launched (their
