@@ -45,10 +45,13 @@ lint:
 
 # Wall time, specs/s, servers spawned, quiet-window time, CPU, peak memory and largest report of whole runs, then the
 # Go benchmarks of the hot paths (parsing, framing, SSE, schema validation).
-# server-everything is installed into the interop cache first (npm, pinned).
+# server-everything and the official conformance suite (timed beside mcpspec on one running
+# server-everything) are installed into the interop cache first (npm, pinned); the TypeScript SDK
+# client's rows run where make interop installed it, and are skipped with a note elsewhere.
 bench: build
 	$(GO) run ./cmd/mcpspec-bench -mcpspec $(BIN) -runs 5 \
-	  -everything "$$(bash fixtures/targets/install-everything.sh)" -preload "$(CURDIR)/fixtures/targets/bind-localhost.cjs" $(BENCH_FLAGS)
+	  -everything "$$(bash fixtures/targets/install-everything.sh)" -preload "$(CURDIR)/fixtures/targets/bind-localhost.cjs" \
+	  -conformance "$$(bash fixtures/targets/install-conformance.sh)" -conformance-import "$(CURDIR)/fixtures/targets/node20-fs-globsync.mjs" $(BENCH_FLAGS)
 	$(GO) test -run '^$$' -bench . -benchmem ./harness/jsonrpc ./harness/stdio ./harness/sse ./harness/schema
 
 # The whole-run figures of the bundled reference alone, server (`make run`) and client (`mcpspec

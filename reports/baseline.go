@@ -34,6 +34,7 @@ const staleMessage = "listed in the baseline but passes now: remove this entry"
 //	  - id: BATCH-EMPTY
 //	    version: 2025-03-26   # optional
 //	    transport: http       # optional
+//	    scenario: initialize  # optional: a client check's probe scenario
 //	    reason: "why this is accepted"
 //	    intermittent: true    # optional: the failure comes and goes with timing
 
@@ -42,11 +43,13 @@ type Baseline struct {
 }
 
 // BaselineEntry accepts failures of one requirement, optionally narrowed to
-// one revision and one transport.
+// one revision, one transport and (for a client check, which judges one
+// requirement in several scenarios) one probe scenario.
 type BaselineEntry struct {
 	ID        string `yaml:"id"`
 	Version   string `yaml:"version,omitempty"`
 	Transport string `yaml:"transport,omitempty"`
+	Scenario  string `yaml:"scenario,omitempty"`
 	Reason    string `yaml:"reason"`
 	// Intermittent: the failure depends on timing (a race inside the server), so a pass is
 	// not stale. Use it only for a deviation seen to come and go between identical runs.
@@ -83,10 +86,12 @@ func (e *BaselineEntry) UnmarshalYAML(node *yaml.Node) error {
 			field = &e.Version
 		case "transport":
 			field = &e.Transport
+		case "scenario":
+			field = &e.Scenario
 		case "reason":
 			field = &e.Reason
 		default:
-			return fmt.Errorf("line %d: unknown key %q (allowed: id, version, transport, reason, intermittent)", k.Line, k.Value)
+			return fmt.Errorf("line %d: unknown key %q (allowed: id, version, transport, scenario, reason, intermittent)", k.Line, k.Value)
 		}
 		if v.Kind != yaml.ScalarNode {
 			return fmt.Errorf("line %d: %s must be a single value", v.Line, k.Value)
@@ -147,13 +152,16 @@ func LoadBaseline(path string, known func(id string) bool) (*Baseline, error) {
 	return &b, nil
 }
 
-func (e BaselineEntry) key() key { return key{ID: e.ID, Version: e.Version, Transport: e.Transport} }
+func (e BaselineEntry) key() key {
+	return key{ID: e.ID, Version: e.Version, Transport: e.Transport, Scenario: e.Scenario}
+}
 
 // matches reports whether the entry covers the result.
 func (e BaselineEntry) matches(r Result) bool {
 	return e.ID == r.ID &&
 		(e.Version == "" || e.Version == r.Version) &&
-		(e.Transport == "" || e.Transport == r.Transport)
+		(e.Transport == "" || e.Transport == r.Transport) &&
+		(e.Scenario == "" || e.Scenario == r.Scenario)
 }
 
 func (e BaselineEntry) specificity() int {
@@ -162,6 +170,9 @@ func (e BaselineEntry) specificity() int {
 		n++
 	}
 	if e.Transport != "" {
+		n++
+	}
+	if e.Scenario != "" {
 		n++
 	}
 	return n
@@ -239,7 +250,7 @@ func (b *Baseline) Unmatched(results []Result) []BaselineEntry {
 }
 
 // WriteBaseline writes a baseline that accepts every fail and warn in
-// results, each narrowed to its revision and transport. Results already
+// results, each narrowed to its revision, transport and (client checks) scenario. Results already
 // expected keep their baseline reason, so rewriting a baseline is lossless.
 func WriteBaseline(path string, results []Result) error {
 	data, err := encodeBaseline(results, "recorded by --write-baseline on "+today())
@@ -256,7 +267,7 @@ func encodeBaseline(results []Result, reason string) ([]byte, error) {
 	b := Baseline{Expected: []BaselineEntry{}}
 	seen := map[key]bool{}
 	for _, r := range results {
-		entry := BaselineEntry{ID: r.ID, Version: r.Version, Transport: r.Transport, Reason: reason, Intermittent: r.Intermittent}
+		entry := BaselineEntry{ID: r.ID, Version: r.Version, Transport: r.Transport, Scenario: r.Scenario, Reason: reason, Intermittent: r.Intermittent}
 		switch {
 		case r.Status == Fail || r.Status == Warn:
 		case r.Status == Expected || (r.Status == Pass && r.Intermittent):

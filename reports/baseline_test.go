@@ -241,3 +241,26 @@ func TestBaselineEntryInUseIsNotStale(t *testing.T) {
 		t.Errorf("nothing failing under the entry: got %s, %s; want stale, stale", fixed[0].Status, fixed[1].Status)
 	}
 }
+
+// A client check judges one requirement in several scenarios: an entry narrowed to one scenario
+// accepts its failure there only, and --write-baseline narrows each entry to its scenario.
+func TestBaselineScenario(t *testing.T) {
+	path := writeFile(t, "expected:\n  - id: A\n    version: 2025-06-18\n    transport: http\n    scenario: initialize\n    reason: r\n")
+	b, err := LoadBaseline(path, knownIDs("A"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := []Result{sampleResult("A", Fail, "2025-06-18", "http"), sampleResult("A", Fail, "2025-06-18", "http")}
+	in[0].Scenario, in[1].Scenario = "initialize", "tools_call"
+	out := b.Apply(in)
+	if out[0].Status != Expected || out[1].Status != Fail {
+		t.Errorf("got %s and %s, want expected in initialize and fail in tools_call", out[0].Status, out[1].Status)
+	}
+	data, err := encodeBaseline(in, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(string(data), "scenario: "); got != 2 {
+		t.Errorf("want one entry per scenario, got:\n%s", data)
+	}
+}

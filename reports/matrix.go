@@ -80,6 +80,29 @@ type MatrixCell struct {
 	Message string `json:"message,omitempty"`
 }
 
+// cellOrder ranks the results of one cell, first wins: a deviation before a pass, and a pass
+// before a scenario that had nothing to judge or did not apply.
+var cellOrder = []Status{Fail, Error, Stale, Warn, Expected, Pass, Untestable, NA}
+
+// mergeCell adds a result to its cell. A client check judges one (revision, transport) in
+// several scenarios: the cell shows the first of them by cellOrder, and its message names the
+// scenario it comes from, so that a failure in one scenario is not hidden by a pass in the next.
+func mergeCell(cell MatrixCell, r Result) MatrixCell {
+	rank := func(s Status) int { return slices.Index(cellOrder, s) }
+	if cell.Status != "" && rank(cell.Status) <= rank(r.Status) {
+		return cell
+	}
+	cell = MatrixCell{Status: r.Status}
+	if r.Status != Pass {
+		cell.Message = r.Message
+		if r.Scenario != "" {
+			cell.Message = r.Scenario + ": " + r.Message
+		}
+		cell.Message = clip(cell.Message, matrixMessageMax)
+	}
+	return cell
+}
+
 // notServedMarker begins the na message of every check at a revision the server did not
 // negotiate (see suites/conform: "the server does not serve revision …").
 const notServedMarker = "does not serve revision"
@@ -136,11 +159,7 @@ func (m *Matrix) AddTarget(t MatrixTarget, run *Run) {
 			rows[r.ID] = i
 			m.Rows = append(m.Rows, MatrixRow{ID: r.ID, Level: r.Level, Area: r.Area, Summary: checkSummary(r), Cells: map[string]MatrixCell{}})
 		}
-		cell := MatrixCell{Status: r.Status}
-		if r.Status != Pass {
-			cell.Message = clip(r.Message, matrixMessageMax)
-		}
-		m.Rows[i].Cells[key] = cell
+		m.Rows[i].Cells[key] = mergeCell(m.Rows[i].Cells[key], r)
 	}
 	for pair := range served {
 		t.Served = append(t.Served, pair)

@@ -106,3 +106,29 @@ func TestServedSummaryGroupsRevisions(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// A client check's cell stands for several scenarios: a failure in one is not hidden by a pass
+// in the next, and a pass shows over a scenario that had nothing to judge.
+func TestMatrixCellOfSeveralScenarios(t *testing.T) {
+	scen := func(r Result, s string) Result { r.Scenario = s; return r }
+	m := &Matrix{}
+	m.AddTarget(MatrixTarget{Name: "c"}, &Run{
+		Target: Target{Transports: []string{"http"}},
+		Results: []Result{
+			scen(matrixResult("A", "2025-06-18", "http", Fail, "no header"), "initialize"),
+			scen(matrixResult("A", "2025-06-18", "http", Pass, ""), "tools_call"),
+			scen(matrixResult("B", "2025-06-18", "http", Untestable, "did not page"), "initialize"),
+			scen(matrixResult("B", "2025-06-18", "http", Pass, ""), "tools_call"),
+		},
+	})
+	cells := map[string]MatrixCell{}
+	for _, r := range m.Rows {
+		cells[r.ID] = r.Cells["c 2025-06-18 http"]
+	}
+	if c := cells["A"]; c.Status != Fail || c.Message != "initialize: no header" {
+		t.Errorf("A: %+v, want the initialize scenario's failure", c)
+	}
+	if c := cells["B"]; c.Status != Pass {
+		t.Errorf("B: %+v, want pass", c)
+	}
+}

@@ -19,8 +19,10 @@ import (
 // Revision lists used by several checks.
 var (
 	handshake = harness.HandshakeRevisions
-	stdioOnly = []string{wire.Stdio}
-	httpOnly  = []string{wire.HTTP}
+	// allTransports: every transport, stated where a check runs over all three (never defaulted).
+	allTransports = []string{wire.Stdio, wire.HTTP, wire.SSE}
+	stdioOnly     = []string{wire.Stdio}
+	httpOnly      = []string{wire.HTTP}
 )
 
 // show is a message's bytes, cut to fit in a one-line reason.

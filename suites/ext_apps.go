@@ -17,14 +17,14 @@ func init() {
 	conform.Register(
 		conform.Check{ID: "APPS-CAP", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "the MCP Apps extension's entry in capabilities.extensions is an object, whose mimeTypes, where given, is an array of strings",
-			Run:     checkAppsCap},
+			Side:    conform.Server{Run: checkAppsCap}},
 		conform.Check{ID: "APPS-UI-RESOURCE", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "a tool's _meta.ui.resourceUri is a ui:// URI of a resource that resources/list lists and resources/read serves",
 			LevelReason: "A host fetches the UI by that URI; one it cannot list or read leaves the tool without its UI.",
-			Run:         checkAppsUIResource},
+			Side:        conform.Server{Run: checkAppsUIResource}},
 		conform.Check{ID: "APPS-UI-MIME", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "every ui:// resource is listed and read with the mimeType text/html;profile=mcp-app",
-			Run:     checkAppsUIMime},
+			Side:    conform.Server{Run: checkAppsUIMime}},
 	)
 }
 

@@ -17,36 +17,36 @@ import (
 
 func init() {
 	conform.Register(
-		conform.Check{ID: "JRPC-VERSION", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: `every message carries "jsonrpc":"2.0", and a request with another version is rejected with -32600`, Run: checkJSONRPCVersion},
-		conform.Check{ID: "JRPC-REPLY-REQUIRED", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "every request gets exactly one response: valid, unknown method or invalid params", Run: checkReplyRequired},
-		conform.Check{ID: "JRPC-NOTIF-NO-REPLY", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "notifications are never answered, known or unknown", Run: checkNotificationNoReply},
-		conform.Check{ID: "JRPC-ID-ECHO", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Connection: conform.Observed, Summary: "a response's id is the request's id, same JSON type and value (\"1\" is not 1)", Run: checkIDEcho},
-		conform.Check{ID: "JRPC-ID-NULL-ON-UNREADABLE", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "errors for requests whose id cannot be read carry a null id (or, from 2025-11-25, none; JSON-RPC alone: null)", Run: checkIDNullOnUnreadable},
-		conform.Check{ID: "JRPC-RESULT-XOR-ERROR", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "a response has a result or an error, never both, never neither", Run: checkResultXorError},
-		conform.Check{ID: "JRPC-ERROR-OBJECT", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "an error is an object with a code and a string message", Run: checkErrorObject},
-		conform.Check{ID: "JRPC-ERROR-CODE-INT", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "error codes are JSON integers", Run: checkErrorCodeInt},
-		conform.Check{ID: "JRPC-ERROR-MESSAGE", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "SHOULD", Summary: "every error message seen is one short sentence", LevelReason: "JSON-RPC asks for a concise single sentence; mcpspec warns on a newline or more than 200 characters in any error the session received, a known method's missing params (a validation error) provoked among them.", Run: checkErrorMessage},
-		conform.Check{ID: "JRPC-PARSE-ERROR", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "invalid JSON is answered with -32700 and the server keeps serving", LevelReason: "JSON-RPC defines the code's meaning and requires a reply to every call it can read; the catalogue's 'MUST (code semantics)'.", Run: checkParseError},
-		conform.Check{ID: "JRPC-INVALID-REQUEST", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "an object that is not a valid request (method not a string, no method) is answered with -32600", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Run: checkInvalidRequest},
-		conform.Check{ID: "JRPC-METHOD-NOT-FOUND", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "an unknown method is answered with -32601 and the request's id", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Run: checkMethodNotFound},
-		conform.Check{ID: "JRPC-INVALID-PARAMS", Revisions: conform.AllCatalogued, Level: "MUST", Summary: "a known method with missing required params is answered with -32602", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Run: checkInvalidParams},
+		conform.Check{ID: "JRPC-VERSION", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST", Summary: `every message carries "jsonrpc":"2.0", and a request with another version is rejected with -32600`, Side: conform.Server{JSONRPC: true, Run: checkJSONRPCVersion}},
+		conform.Check{ID: "JRPC-REPLY-REQUIRED", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST", Summary: "every request gets exactly one response: valid, unknown method or invalid params", Side: conform.Server{JSONRPC: true, Run: checkReplyRequired}},
+		conform.Check{ID: "JRPC-NOTIF-NO-REPLY", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST", Summary: "notifications are never answered, known or unknown", Side: conform.Server{JSONRPC: true, Run: checkNotificationNoReply}},
+		conform.Check{ID: "JRPC-ID-ECHO", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST", Summary: "a response's id is the request's id, same JSON type and value (\"1\" is not 1)", Side: conform.Server{JSONRPC: true, Connection: conform.Observed, Run: checkIDEcho}},
+		conform.Check{ID: "JRPC-ID-NULL-ON-UNREADABLE", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST", Summary: "errors for requests whose id cannot be read carry a null id (or, from 2025-11-25, none; JSON-RPC alone: null)", Side: conform.Server{JSONRPC: true, Run: checkIDNullOnUnreadable}},
+		conform.Check{ID: "JRPC-RESULT-XOR-ERROR", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST", Summary: "a response has a result or an error, never both, never neither", Side: conform.Server{JSONRPC: true, Run: checkResultXorError}},
+		conform.Check{ID: "JRPC-ERROR-OBJECT", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST", Summary: "an error is an object with a code and a string message", Side: conform.Server{JSONRPC: true, Run: checkErrorObject}},
+		conform.Check{ID: "JRPC-ERROR-CODE-INT", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST", Summary: "error codes are JSON integers", Side: conform.Server{JSONRPC: true, Run: checkErrorCodeInt}},
+		conform.Check{ID: "JRPC-ERROR-MESSAGE", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "SHOULD", Summary: "every error message seen is one short sentence", LevelReason: "JSON-RPC asks for a concise single sentence; mcpspec warns on a newline or more than 200 characters in any error the session received, a known method's missing params (a validation error) provoked among them.", Side: conform.Server{JSONRPC: true, Run: checkErrorMessage}},
+		conform.Check{ID: "JRPC-PARSE-ERROR", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST", Summary: "invalid JSON is answered with -32700 and the server keeps serving", LevelReason: "JSON-RPC defines the code's meaning and requires a reply to every call it can read; the catalogue's 'MUST (code semantics)'.", Side: conform.Server{JSONRPC: true, Run: checkParseError}},
+		conform.Check{ID: "JRPC-INVALID-REQUEST", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST", Summary: "an object that is not a valid request (method not a string, no method) is answered with -32600", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Side: conform.Server{JSONRPC: true, Run: checkInvalidRequest}},
+		conform.Check{ID: "JRPC-METHOD-NOT-FOUND", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST", Summary: "an unknown method is answered with -32601 and the request's id", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Side: conform.Server{JSONRPC: true, Run: checkMethodNotFound}},
+		conform.Check{ID: "JRPC-INVALID-PARAMS", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST", Summary: "a known method with missing required params is answered with -32602", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Side: conform.Server{Run: checkInvalidParams}},
 		// Ids that many JSON parsers cannot carry: an integer beyond a double's exact range, and a
 		// number with a fraction. A connection of their own keeps what comes back (an id the MCP
 		// schema does not allow) out of the shared session's evidence.
-		conform.Check{ID: "JRPC-ID-LARGE-INT", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Connection: conform.Fresh,
+		conform.Check{ID: "JRPC-ID-LARGE-INT", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary:     "a request with an integer id above 2^53 (" + largeIntID + ") is answered under exactly that id, or refused with a null id",
 			LevelReason: "JSON-RPC §5: the response's id MUST be the request's, and every request MUST be answered. RFC 8259 §6 lets a parser hold numbers as doubles, so refusing such an id as unreadable (an error with a null id) passes; an answer under a rounded id answers no request, and silence leaves it unanswered.",
-			Run:         checkIDProbe(largeIntID)},
-		conform.Check{ID: "JRPC-ID-FRACTIONAL", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Connection: conform.Fresh,
+			Side:        conform.Server{JSONRPC: true, Connection: conform.Fresh, Run: checkIDProbe(largeIntID)}},
+		conform.Check{ID: "JRPC-ID-FRACTIONAL", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary:     "a request with a fractional id (" + fractionalID + ") is answered under exactly that id, or refused with a null id",
 			LevelReason: "JSON-RPC allows number ids and only asks clients to avoid fractions (SHOULD NOT), and MCP asks clients for string or integer ids: both bind the sender. A server may refuse such an id (an error with a null id), but JSON-RPC §5 makes it answer every request under the request's own id (MUST).",
-			Run:         checkIDProbe(fractionalID)},
-		conform.Check{ID: "JRPC-RPC-PREFIX", Revisions: conform.AllCatalogued, JSONRPC: true, Level: "MUST", Summary: "methods starting with rpc. are reserved: a call to one is answered with -32601", Run: checkRPCPrefix},
+			Side:        conform.Server{JSONRPC: true, Connection: conform.Fresh, Run: checkIDProbe(fractionalID)}},
+		conform.Check{ID: "JRPC-RPC-PREFIX", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST", Summary: "methods starting with rpc. are reserved: a call to one is answered with -32601", Side: conform.Server{JSONRPC: true, Run: checkRPCPrefix}},
 		// Handshake revisions only: at 2026-07-28 a request whose params are not an object cannot
 		// carry the required _meta, so every server refuses it for that alone and the check could
 		// not tell a server that processes such params from one that rejects them.
-		conform.Check{ID: "JRPC-PARAMS-STRUCTURED", Revisions: conform.Until(harness.Rev20251125), JSONRPC: true, Level: "MUST",
-			LevelReason: "JSON-RPC 2.0 §4.2 makes params a structured value (MUST); a request with other params is not a valid Request, which a server answers with an error (§5.1), never processes.", Summary: "params that are not an object (JSON-RPC alone: not structured) are rejected with -32600 or -32602, not processed", Run: checkParamsStructured},
+		conform.Check{ID: "JRPC-PARAMS-STRUCTURED", Revisions: conform.Until(harness.Rev20251125), Transports: allTransports, Level: "MUST",
+			LevelReason: "JSON-RPC 2.0 §4.2 makes params a structured value (MUST); a request with other params is not a valid Request, which a server answers with an error (§5.1), never processes.", Summary: "params that are not an object (JSON-RPC alone: not structured) are rejected with -32600 or -32602, not processed", Side: conform.Server{JSONRPC: true, Run: checkParamsStructured}},
 	)
 }
 

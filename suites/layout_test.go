@@ -11,7 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpspec/mcpspec/suites/assuite"
 	"github.com/mcpspec/mcpspec/suites/catalog"
+	"github.com/mcpspec/mcpspec/suites/check"
 	"github.com/mcpspec/mcpspec/suites/clientsuite"
 	"github.com/mcpspec/mcpspec/suites/conform"
 )
@@ -20,12 +22,14 @@ import (
 // catalogue's areas table), a file of helpers registers no check, and a fault's constant lives
 // in fixtures/reference/faults_<page>.go beside the same page's faults, its test entry in
 // faults_<page>_test.go. The client side is laid out alike: a client check in
-// suites/clientsuite/<page>.go, a reference-client fault in fixtures/refclient/faults_<page>.go.
+// suites/clientsuite/<page>.go, a reference-client fault in fixtures/refclient/faults_<page>.go;
+// so is an authorization-server check, in suites/assuite/<page>.go.
 
 const (
 	referenceDir   = "../fixtures/reference"
 	refclientDir   = "../fixtures/refclient"
 	clientsuiteDir = "clientsuite"
+	assuiteDir     = "assuite"
 )
 
 func TestChecksLiveOnTheirPage(t *testing.T) {
@@ -33,23 +37,7 @@ func TestChecksLiveOnTheirPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	here, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range checks {
-		if filepath.Dir(c.File) != here {
-			continue // registered by another package, judged by its own layout
-		}
-		area, ok := catalog.AreaOf(c.Area())
-		if !ok {
-			t.Errorf("%s: area %q is not in the areas table", c.ID, c.Area())
-			continue
-		}
-		if file := filepath.Base(c.File); !area.Holds(file) {
-			t.Errorf("%s (area %s, page %s) is registered in %s, not in %s.go or a section file of it", c.ID, area.Code, area.Page, file, area.File)
-		}
-	}
+	checksLiveOnTheirPage(t, checks, ".")
 }
 
 func TestClientChecksLiveOnTheirPage(t *testing.T) {
@@ -57,27 +45,44 @@ func TestClientChecksLiveOnTheirPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, err := filepath.Abs(clientsuiteDir)
+	checksLiveOnTheirPage(t, checks, clientsuiteDir)
+}
+
+func TestAuthServerChecksLiveOnTheirPage(t *testing.T) {
+	checks, err := assuite.Checks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checksLiveOnTheirPage(t, checks, assuiteDir)
+}
+
+// checksLiveOnTheirPage holds each check of one kind registered in dir to the file of its area's
+// page (or a section file of it); checks registered elsewhere are judged by their own package's
+// layout.
+func checksLiveOnTheirPage[S check.Side](t *testing.T, checks []*check.Check[S], dir string) {
+	t.Helper()
+	abs, err := filepath.Abs(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	seen := 0
 	for _, c := range checks {
-		if filepath.Dir(c.File) != dir {
+		if filepath.Dir(c.File) != abs {
 			continue
 		}
 		seen++
 		area, ok := catalog.AreaOf(c.Area())
 		if !ok {
-			t.Errorf("%s: area %q is not in the areas table", c.ID, c.Area())
+			t.Errorf("%s check %s: area %q is not in the areas table", c.Kind(), c.ID, c.Area())
 			continue
 		}
 		if file := filepath.Base(c.File); !area.Holds(file) {
-			t.Errorf("client check %s (area %s, page %s) is registered in clientsuite/%s, not in clientsuite/%s.go or a section file of it", c.ID, area.Code, area.Page, file, area.File)
+			t.Errorf("%s check %s (area %s, page %s) is registered in %s, not in %s.go or a section file of it",
+				c.Kind(), c.ID, area.Code, area.Page, filepath.Join(dir, file), filepath.Join(dir, area.File))
 		}
 	}
 	if seen == 0 {
-		t.Fatalf("no client check registered in %s: has the package moved?", dir)
+		t.Fatalf("no check registered in %s: has the package moved?", abs)
 	}
 }
 

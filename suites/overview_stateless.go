@@ -17,15 +17,15 @@ func init() {
 		conform.Check{ID: "STATELESS-NO-SAME-CONN", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "a follow-up request (a list cursor) sent on another connection is served",
 			LevelReason: "The spec says SHOULD NOT require the same connection; a refused follow-up on a new connection warns.",
-			Run:         checkNoSameConnection},
+			Side:        conform.Server{Run: checkNoSameConnection}},
 		conform.Check{ID: "STATELESS-EXPLICIT-STATE", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "state between requests lives in the identifier the client sends: a cursor replayed, on the same or another connection, gives the same page",
 			LevelReason: "mcpspec reads 'referenced by an explicit identifier' as: the identifier alone selects the state, so its replay selects the same items (a tool's or prompt's name, a resource's uri). Items whose content changes between replays break only PAGE-STABLE's SHOULD (stable cursors), and a replay served on its own connection but refused on another only STATELESS-NO-SAME-CONN's SHOULD NOT, so both pass here.",
-			Run:         checkExplicitState},
+			Side:        conform.Server{Run: checkExplicitState}},
 		conform.Check{ID: "STATELESS-NO-PRIOR-CONTEXT", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "capabilities declared by an earlier request on the connection are not carried over: a later request declaring none gets no input requests",
 			LevelReason: "MUST NOT in the spec; client capabilities are the context probed.",
-			Run:         checkNoPriorContext},
+			Side:        conform.Server{Run: checkNoPriorContext}},
 	)
 }
 

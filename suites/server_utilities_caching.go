@@ -15,21 +15,21 @@ func init() {
 	conform.Register(
 		conform.Check{ID: "CACHE-HINTS", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "discover and list results carry caching hints: an integer ttlMs of at least 0 and a cacheScope",
-			Run:     checkCacheHints},
+			Side:    conform.Server{Run: checkCacheHints}},
 		conform.Check{ID: "CACHE-TTL-NONNEG", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "ttlMs is an integer of at least 0 wherever it is sent",
-			Run:     checkTTLNonNegative},
+			Side:    conform.Server{Run: checkTTLNonNegative}},
 		conform.Check{ID: "CACHE-SCOPE-VALUES", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "cacheScope is public or private wherever it is sent",
 			LevelReason: "The spec gives the two values in prose and in the schema's enumeration; a value outside it is a schema violation, hence MUST.",
-			Run:         checkCacheScopeValues},
+			Side:        conform.Server{Run: checkCacheScopeValues}},
 		conform.Check{ID: "CACHE-SCOPE-ALL-PAGES", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "every page of a paginated list carries the same cacheScope",
-			Run:     checkCacheScopeAllPages},
+			Side:    conform.Server{Run: checkCacheScopeAllPages}},
 		conform.Check{ID: "CACHE-NONE-ON-INPUT-REQUIRED", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "an InputRequiredResult carries no caching hints (ttlMs, cacheScope)",
 			LevelReason: "Descriptive in the spec (such results are not cacheable and carry no hints), with no keyword: mcpspec warns, as for a SHOULD NOT.",
-			Run:         checkNoCacheOnInputRequired},
+			Side:        conform.Server{Run: checkNoCacheOnInputRequired}},
 	)
 }
 

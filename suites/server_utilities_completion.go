@@ -13,30 +13,29 @@ import (
 
 func init() {
 	conform.Register(
-		conform.Check{ID: "COMP-CAP", Level: "MUST", Revisions: conform.AllCatalogued,
+		conform.Check{ID: "COMP-CAP", Level: "MUST", Revisions: conform.AllCatalogued, Transports: allTransports,
 			Summary: "a server that answers completion/complete with a result declares the completions capability, and one that declares it does not answer -32601",
-			Run:     checkCompletionCap},
-		conform.Check{ID: "COMP-MAX-100", Level: "MUST", Revisions: conform.AllCatalogued,
+			Side:    conform.Server{Run: checkCompletionCap}},
+		conform.Check{ID: "COMP-MAX-100", Level: "MUST", Revisions: conform.AllCatalogued, Transports: allTransports,
 			Summary:     "a completion result holds at most 100 string values, with an integer total and a boolean hasMore where present",
 			LevelReason: "The schema's description says the values must not exceed 100 items; the types are the schema's.",
-			Run:         checkCompletionMax},
-		conform.Check{ID: "COMP-INVALID-REF", Level: "SHOULD", Revisions: conform.AllCatalogued,
+			Side:        conform.Server{Run: checkCompletionMax}},
+		conform.Check{ID: "COMP-INVALID-REF", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: allTransports,
 			Summary: "completion/complete for a prompt that does not exist, or without an argument, gets -32602",
-			Run:     checkCompletionInvalidRef},
-		conform.Check{ID: "COMP-CONTEXT", Level: "MUST", Revisions: conform.AllCatalogued,
+			Side:    conform.Server{Run: checkCompletionInvalidRef}},
+		conform.Check{ID: "COMP-CONTEXT", Level: "MUST", Revisions: conform.AllCatalogued, Transports: allTransports,
 			Summary:     "completion/complete accepts context.arguments (already resolved arguments)",
 			LevelReason: "context is part of the request's schema from 2025-06-18 on; refusing a request the schema allows fails.",
-			Run:         checkCompletionContext},
+			Side:        conform.Server{Run: checkCompletionContext}},
 		conform.Check{ID: "COMP-NOT-SUPPORTED", Level: "SHOULD",
-			Revisions: conform.AllCatalogued,
-			Summary:   "a server that does not declare completions answers completion/complete with -32601",
-			Ready: func(t *conform.T) (conform.Finding, bool) {
+			Revisions: conform.AllCatalogued, Transports: allTransports,
+			Summary: "a server that does not declare completions answers completion/complete with -32601",
+			Side: conform.Server{Ready: func(t *conform.T) (conform.Finding, bool) {
 				if t.S.HasCapability("completions") {
 					return conform.NA("the server declares completions"), true
 				}
 				return conform.Finding{}, false
-			},
-			Run: checkCompletionNotSupported},
+			}, Run: checkCompletionNotSupported}},
 	)
 }
 

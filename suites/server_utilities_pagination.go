@@ -13,20 +13,20 @@ import (
 
 func init() {
 	conform.Register(
-		conform.Check{ID: "PAGE-INVALID-CURSOR", Level: "SHOULD", Revisions: conform.AllCatalogued,
+		conform.Check{ID: "PAGE-INVALID-CURSOR", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: allTransports,
 			Summary: "a list request with a cursor the server never issued gets -32602",
-			Run:     checkInvalidCursor},
-		conform.Check{ID: "PAGE-NEXTCURSOR", Level: "MUST", Revisions: conform.AllCatalogued,
+			Side:    conform.Server{Run: checkInvalidCursor}},
+		conform.Check{ID: "PAGE-NEXTCURSOR", Level: "MUST", Revisions: conform.AllCatalogued, Transports: allTransports,
 			Summary:     "nextCursor, where a list result has one, is a string",
 			LevelReason: "The prose only describes nextCursor; every revision's schema makes it a string (Cursor), so another type fails.",
-			Run:         checkNextCursorType},
-		conform.Check{ID: "PAGE-OPS", Level: "SHOULD", Revisions: conform.AllCatalogued,
+			Side:        conform.Server{Run: checkNextCursorType}},
+		conform.Check{ID: "PAGE-OPS", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: allTransports,
 			Summary:     "following nextCursor through each list the server offers ends, every cursor it issued is accepted, and no cursor comes back",
 			LevelReason: "The row names the paginated operations without a keyword, so a cursor chain that must end and cursors that must be accepted are mcpspec's reading of them, the nearest keyword PAGE-STABLE's SHOULD (stable cursors): a loop or a refused cursor warns. A cursor left unanswered, or a server that dies on one, fails (JSON-RPC: every request is answered).",
-			Run:         checkPageOps},
-		conform.Check{ID: "PAGE-STABLE", Level: "SHOULD", Revisions: conform.AllCatalogued,
+			Side:        conform.Server{Run: checkPageOps}},
+		conform.Check{ID: "PAGE-STABLE", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: allTransports,
 			Summary: "the same cursor, sent twice while nothing changes, selects the same page",
-			Run:     checkPageStable},
+			Side:    conform.Server{Run: checkPageStable}},
 	)
 }
 

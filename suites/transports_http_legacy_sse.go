@@ -17,20 +17,20 @@ import (
 
 func init() {
 	conform.Register(
-		conform.Check{ID: "SSE-MESSAGE-EVENTS", Level: "MUST", Transports: []string{wire.SSE}, Revisions: conform.AllCatalogued, Connection: conform.Observed,
+		conform.Check{ID: "SSE-MESSAGE-EVENTS", Level: "MUST", Transports: []string{wire.SSE}, Revisions: conform.AllCatalogued,
 			Summary:     "on the legacy SSE stream every server message comes as a message event whose data is one JSON-RPC message",
 			LevelReason: "The row describes the transport without a keyword, but what breaks it breaks a MUST: data that is not one JSON-RPC message breaks 'messages MUST follow JSON-RPC' (MSG-JSONRPC), and a message in another event type never reaches a client of this transport (a response so sent leaves its request unanswered, which JSON-RPC forbids).",
-			Run:         checkSSEMessageEvents},
-		conform.Check{ID: "SSE-TWO-ENDPOINTS", Level: "MUST", Transports: sseOnly, Revisions: conform.AllCatalogued, Connection: conform.Raw,
+			Side:        conform.Server{Connection: conform.Observed, Run: checkSSEMessageEvents}},
+		conform.Check{ID: "SSE-TWO-ENDPOINTS", Level: "MUST", Transports: sseOnly, Revisions: conform.AllCatalogued,
 			Summary: "the SSE URL answers GET with an event stream, and the announced endpoint accepts POSTed messages (answers arrive on the stream)",
-			Run:     checkSSETwoEndpoints},
-		conform.Check{ID: "SSE-ENDPOINT-EVENT", Level: "MUST", Transports: sseOnly, Revisions: conform.AllCatalogued, Connection: conform.Fresh,
+			Side:    conform.Server{Connection: conform.Raw, Run: checkSSETwoEndpoints}},
+		conform.Check{ID: "SSE-ENDPOINT-EVENT", Level: "MUST", Transports: sseOnly, Revisions: conform.AllCatalogued,
 			Summary: "the first event on the SSE stream is an endpoint event whose data is a URI",
-			Run:     checkSSEEndpointEvent},
+			Side:    conform.Server{Connection: conform.Fresh, Run: checkSSEEndpointEvent}},
 		conform.Check{ID: "SSE-ORIGIN", Level: "MUST", Transports: sseOnly, Revisions: conform.AllCatalogued,
 			Summary:     "a GET of the stream or a POST with a foreign Origin header is refused",
 			LevelReason: "The 2024-11-05 transport page says servers MUST validate Origin; the observable part is that a foreign Origin is not served (no 2xx).",
-			Run:         checkSSEOrigin},
+			Side:        conform.Server{Run: checkSSEOrigin}},
 	)
 }
 

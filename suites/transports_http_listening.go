@@ -14,21 +14,19 @@ import (
 
 func init() {
 	conform.Register(
-		conform.Check{ID: "HTTP-GET-SSE-OR-405", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued, Connection: conform.Fresh,
+		conform.Check{ID: "HTTP-GET-SSE-OR-405", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary: "GET on the endpoint opens an SSE stream or is refused with 405",
-			Run:     checkGetSSEOr405},
-		conform.Check{ID: "HTTP-GET-NO-RESPONSE", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued, Connection: conform.Fresh,
+			Side:    conform.Server{Connection: conform.Fresh, Run: checkGetSSEOr405}},
+		conform.Check{ID: "HTTP-GET-NO-RESPONSE", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary: "the GET stream never carries responses to requests POSTed meanwhile",
-			Run:     checkGetNoResponse},
-		conform.Check{ID: "HTTP-GET-UNRELATED", Level: "SHOULD", Transports: httpOnly, Revisions: conform.AllCatalogued, Connection: conform.Fresh, Waits: true,
+			Side:    conform.Server{Connection: conform.Fresh, Run: checkGetNoResponse}},
+		conform.Check{ID: "HTTP-GET-UNRELATED", Level: "SHOULD", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary: "the GET stream carries no progress of a request POSTed meanwhile: that belongs to the request's own answer",
-			Ready:   slowToolReady,
-			Run:     checkGetUnrelated},
-		conform.Check{ID: "HTTP-NO-BROADCAST", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued, Connection: conform.Fresh,
+			Side:    conform.Server{Connection: conform.Fresh, Waits: true, Ready: slowToolReady, Run: checkGetUnrelated}},
+		conform.Check{ID: "HTTP-NO-BROADCAST", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary:     "with two GET streams open, each notification a list change causes comes on one stream only, never copied to several",
 			LevelReason: "One list change should cause one notification; the same notification text on two streams of the session is read as one message broadcast.",
-			Ready:       listToolReady,
-			Run:         checkNoBroadcast},
+			Side:        conform.Server{Connection: conform.Fresh, Ready: listToolReady, Run: checkNoBroadcast}},
 	)
 }
 

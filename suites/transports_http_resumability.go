@@ -19,23 +19,21 @@ import (
 
 func init() {
 	conform.Register(
-		conform.Check{ID: "HTTP-EVENT-ID-UNIQUE", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued, Connection: conform.Fresh,
+		conform.Check{ID: "HTTP-EVENT-ID-UNIQUE", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary: "SSE event ids are unique across all the streams of a session",
-			Run:     checkEventIDsUnique},
-		conform.Check{ID: "HTTP-RESUME-OTHER-STREAM", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued, Connection: conform.Fresh, Waits: true,
+			Side:    conform.Server{Connection: conform.Fresh, Run: checkEventIDsUnique}},
+		conform.Check{ID: "HTTP-RESUME-OTHER-STREAM", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary: "resuming a dropped POST stream with GET and Last-Event-ID replays nothing that belonged to another stream of the session",
-			Ready:   slowToolReady,
-			Run:     checkResumeOtherStream},
+			Side:    conform.Server{Connection: conform.Fresh, Waits: true, Ready: slowToolReady, Run: checkResumeOtherStream}},
 		conform.Check{ID: "HTTP-SSE-RETRY", Level: "SHOULD", Transports: httpOnly, Revisions: conform.AllCatalogued,
-			Connection: conform.Fresh, Waits: true,
+
 			Summary:     "a server that closes the connection of a request's SSE stream before the response sends a retry field on that stream first",
 			LevelReason: "Judged only when the slow call's SSE stream ends before carrying the response; a server that keeps it open is n/a. A retry field on any event of the stream before the end counts, the priming event's included. The resumption that follows only tidies up: its outcome is reported, not judged.",
-			Ready:       slowToolReady,
-			Run:         checkSSERetry},
+			Side:        conform.Server{Connection: conform.Fresh, Waits: true, Ready: slowToolReady, Run: checkSSERetry}},
 		conform.Check{ID: "HTTP26-NO-RESUME", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: httpOnly,
 			Summary:     "a POST carrying Last-Event-ID is served as if it had none",
 			LevelReason: "The spec says streams are not resumable and the header is to be ignored, without a keyword of its own; the catalogue reads it as SHOULD.",
-			Run:         checkNoResume},
+			Side:        conform.Server{Run: checkNoResume}},
 	)
 }
 

@@ -26,19 +26,18 @@ func init() {
 		conform.Check{ID: "HTTP-ORIGIN-VALIDATE", Level: "MUST", Transports: httpOnly, Revisions: conform.Since(harness.Rev20250326),
 			Summary:     "a request with a foreign Origin header is refused, never served",
 			LevelReason: "Before 2025-11-25 the spec says servers MUST validate Origin without naming a status; the observable part is that a foreign Origin is not served (no 2xx).",
-			Run:         checkOriginValidate},
+			Side:        conform.Server{Run: checkOriginValidate}},
 		conform.Check{ID: "HTTP-ORIGIN-403", Level: "MUST", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary: "a request with a foreign Origin header is answered 403 Forbidden",
-			Run:     checkOrigin403},
+			Side:    conform.Server{Run: checkOrigin403}},
 		conform.Check{ID: "HTTP-BIND-LOCALHOST", Level: "SHOULD", Transports: []string{wire.HTTP, wire.SSE},
 			Revisions: conform.AllCatalogued,
 			Summary:   "a server mcpspec launched listens on the endpoint's port on loopback addresses only, not on every interface or another one",
-			Ready:     launchedReady,
-			Run:       checkBindLocalhost},
+			Side:      conform.Server{Ready: launchedReady, Run: checkBindLocalhost}},
 		conform.Check{ID: "HTTP-HOST-LOCAL", Level: "SHOULD", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary:     "a server on a loopback address refuses (4xx) a request whose Host header is not a local name",
 			LevelReason: "Derived, no keyword: the spec requires Origin validation (MUST) and binding to localhost (SHOULD) to prevent DNS rebinding, but names no rule for the Host header. A rebound name reaches a loopback server with that name as Host, so refusing non-local Hosts is the guard the official suite's dns-rebinding-protection scenario expects; it is at most a SHOULD here.",
-			Run:         checkHostLocal},
+			Side:        conform.Server{Run: checkHostLocal}},
 	)
 }
 

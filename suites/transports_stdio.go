@@ -14,25 +14,25 @@ import (
 
 func init() {
 	conform.Register(
-		conform.Check{ID: "STDIO26-NO-REQUESTS", Level: "MUST", Revisions: conform.AllCatalogued, Transports: stdioOnly, Connection: conform.Fresh,
+		conform.Check{ID: "STDIO26-NO-REQUESTS", Level: "MUST", Revisions: conform.AllCatalogued, Transports: stdioOnly,
 			Summary: "the server writes no JSON-RPC request of its own to stdout: not while serving discover, lists, errors or a tool call",
-			Run:     checkNoServerRequests},
+			Side:    conform.Server{Connection: conform.Fresh, Run: checkNoServerRequests}},
 		conform.Check{
-			ID: "STDIO-NEWLINE", Revisions: conform.AllCatalogued, Level: "MUST", Connection: conform.Observed, Transports: stdioOnly,
+			ID: "STDIO-NEWLINE", Revisions: conform.AllCatalogued, Level: "MUST", Transports: stdioOnly,
 			Summary: "every message is written on one line: no pretty-printed JSON spread over several",
-			Run:     framingCheck(stdio.EmbeddedNewline),
+			Side:    conform.Server{Connection: conform.Observed, Run: framingCheck(stdio.EmbeddedNewline)},
 		},
 		conform.Check{
-			ID: "STDIO-STDOUT-ONLY-MCP", Revisions: conform.AllCatalogued, Level: "MUST", Connection: conform.Observed, Transports: stdioOnly,
+			ID: "STDIO-STDOUT-ONLY-MCP", Revisions: conform.AllCatalogued, Level: "MUST", Transports: stdioOnly,
 			Summary:     "nothing but MCP messages on stdout: no banners, no log lines",
 			LevelReason: "A line that is not JSON, or JSON that is not a JSON-RPC message, fails; a blank line is reported in the message but tolerated, as the catalogue suggests.",
-			Run:         framingCheck(stdio.NonJSONLine, stdio.OversizedLine, "not-jsonrpc"),
+			Side:        conform.Server{Connection: conform.Observed, Run: framingCheck(stdio.NonJSONLine, stdio.OversizedLine, "not-jsonrpc")},
 		},
 		conform.Check{
-			ID: "STDIO-UTF8", Level: "MUST", Connection: conform.Observed, Transports: stdioOnly,
+			ID: "STDIO-UTF8", Level: "MUST", Transports: stdioOnly,
 			Revisions: conform.AllCatalogued,
 			Summary:   "stdout is UTF-8 without a byte order mark, and non-ASCII text comes back unchanged",
-			Run:       checkUTF8,
+			Side:      conform.Server{Connection: conform.Observed, Run: checkUTF8},
 		},
 	)
 }

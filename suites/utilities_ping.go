@@ -11,14 +11,14 @@ func init() {
 		// A server of its own: a connection whose history decides how it answers ping (rmcp
 		// answers a fresh stdio connection's ping with a result, one that has seen other
 		// requests with -32601) would otherwise judge differently beside other checks.
-		conform.Check{ID: "PING-REMOVED", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport, Connection: conform.Fresh,
+		conform.Check{ID: "PING-REMOVED", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "ping no longer exists: a stateless (2026-07-28) ping is answered with -32601",
 			LevelReason: "The changelog removes ping without a keyword; a method that does not exist must be answered with -32601 (JSON-RPC).",
-			Run:         checkPingRemoved},
+			Side:        conform.Server{Connection: conform.Fresh, Run: checkPingRemoved}},
 		conform.Check{
-			ID: "PING-RESPOND", Revisions: conform.AllCatalogued, Level: "MUST",
+			ID: "PING-RESPOND", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary: "ping is answered promptly with an empty result, with or without params",
-			Run:     checkPingRespond,
+			Side:    conform.Server{Run: checkPingRespond},
 		},
 	)
 }

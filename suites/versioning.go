@@ -19,17 +19,17 @@ func init() {
 	conform.Register(
 		conform.Check{ID: "VER26-UNSUPPORTED", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "a request at an unsupported protocol version gets -32022 naming the requested and the supported versions",
-			Run:     checkUnsupportedVersion},
+			Side:    conform.Server{Run: checkUnsupportedVersion}},
 		conform.Check{ID: "VER26-EXT-ID", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "extension identifiers in capabilities.extensions are _meta-style keys with a prefix",
-			Run:     checkExtensionIDs},
-		conform.Check{ID: "VER26-LEGACY-INIT-ERROR", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: streamTransport, Connection: conform.Raw, StatelessOnlyServer: true,
+			Side:    conform.Server{Run: checkExtensionIDs}},
+		conform.Check{ID: "VER26-LEGACY-INIT-ERROR", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "a server that serves only the stateless revision answers a legacy initialize with an error naming the versions it supports",
-			Run:     checkLegacyInitError},
+			Side:    conform.Server{Connection: conform.Raw, StatelessOnlyServer: true, Run: checkLegacyInitError}},
 		conform.Check{ID: "VER26-EXT-FALLBACK", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "a server advertising extensions answers requests that declare none (server/discover and the lists it promises) with core results or errors, never an extension's shape",
 			LevelReason: "A core shape is a core resultType and a result valid against the core schema for the method; an error is the other answer the spec allows. Only requests mcpspec can send to any server are tried: tools are not called.",
-			Run:         checkExtFallback},
+			Side:        conform.Server{Run: checkExtFallback}},
 	)
 }
 

@@ -16,14 +16,14 @@ func init() {
 	conform.Register(
 		conform.Check{ID: "VER26-DISCOVER", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "server/discover is served: supported versions (this one among them), capabilities and caching hints",
-			Run:     checkDiscover},
+			Side:    conform.Server{Run: checkDiscover}},
 		conform.Check{ID: "VER26-DISCOVER-SERVERINFO", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary: "the server/discover result names the server (name and version) in _meta io.modelcontextprotocol/serverInfo",
-			Run:     checkDiscoverServerInfo},
+			Side:    conform.Server{Run: checkDiscoverServerInfo}},
 		conform.Check{ID: "VER26-DISCOVER-CONSISTENT", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "discover tells the truth: each stateless version it lists is accepted, and the capabilities it declares are the lists it serves",
 			LevelReason: "Derived, no keyword: supportedVersions and capabilities are what a client negotiates by, so a listed version the server refuses, or a declared list it does not serve, breaks negotiation (MUST). A list served although undeclared fails only when it holds items: an empty answer misleads no client.",
-			Run:         checkDiscoverConsistent},
+			Side:        conform.Server{Run: checkDiscoverConsistent}},
 	)
 }
 

@@ -183,7 +183,7 @@ func listEntries() ([]listEntry, error) {
 		le.Excluded, _ = conform.Exclusion(e.ID)
 		if c, ok := conform.Lookup(e.ID); ok {
 			le.Implemented, le.Level, le.Versions, le.Transports, le.Summary, le.LevelReason = true, c.Level, c.Versions, c.Transports, c.Summary, c.LevelReason
-			le.JSONRPC = c.JSONRPC
+			le.JSONRPC = c.Side.JSONRPC
 		}
 		// A client check implements its row too; a row binding both sides (PING-RESPOND,
 		// MSG-JSONRPC) keeps the server check's versions and transports.

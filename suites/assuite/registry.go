@@ -10,94 +10,66 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/mcpspec/mcpspec/suites/catalog"
+	"github.com/mcpspec/mcpspec/harness/wire"
+	"github.com/mcpspec/mcpspec/suites/check"
 	"github.com/mcpspec/mcpspec/suites/finding"
-	"github.com/mcpspec/mcpspec/suites/registry"
 )
 
-// Check is one requirement's authorization-server check.
-type Check struct {
-	ID          string
-	Level       string // MUST or SHOULD: a violation fails a MUST and warns a SHOULD
-	LevelReason string
+// Check is one requirement's authorization-server check (package check: the fields every kind
+// has). Its transports are HTTP only (httpOnly).
+type Check = check.Check[AuthServer]
+
+// AuthServer is what only an authorization-server check has: levels per revision, and its Run.
+type AuthServer struct {
 	// Levels overrides Level at the revisions whose MCP text words the requirement otherwise.
-	Levels   map[string]string
-	Summary  string
-	Versions []string // the revisions it runs at (default: the catalogue row's)
-	Run      func(t *T) Finding
-	// File is the source file that registered the check (set by Register): the layout test
-	// wants it in the file of the catalogue area's page.
-	File string
+	Levels map[string]string
+	Run    func(t *T) Finding
 }
 
-// LevelAt is the check's level at revision.
-func (c *Check) LevelAt(revision string) string {
-	if l, ok := c.Levels[revision]; ok {
+// Kind makes AuthServer a check side.
+func (AuthServer) Kind() check.Kind { return check.AuthServer }
+
+// LevelAt is the check's level at revision: Levels' where it names one.
+func (s AuthServer) LevelAt(level, revision string) string {
+	if l, ok := s.Levels[revision]; ok {
 		return l
 	}
-	return c.Level
+	return level
 }
 
-// Title begins with the ID, so --focus 'ID' selects the check.
-func (c *Check) Title(revision string) string {
+// httpOnly: an authorization server is reached over HTTP.
+var httpOnly = []string{wire.HTTP}
+
+// Title begins with the ID, so --focus 'ID' selects the check; its level is the revision's.
+func Title(c *Check, revision string) string {
 	return fmt.Sprintf("%s [%s] %s", c.ID, c.LevelAt(revision), c.Summary)
-}
-
-// Area is the catalogue's area code.
-func (c *Check) Area() string {
-	e, _ := catalog.Lookup(c.ID)
-	return e.Area
 }
 
 // reg holds the authorization-server checks; validation waits for the first Checks or Lookup,
 // as the other registries' does.
-var reg = registry.New(registry.Config[Check]{
-	Kind:     "authorization-server check",
-	ID:       func(c *Check) string { return c.ID },
-	Validate: (*Check).validate,
-	SetFile:  func(c *Check, file string) { c.File = file },
-	Sorted:   true,
-})
+var (
+	config = check.Config[AuthServer]{Side: validateAuthServer, Sorted: true}
+	reg    = check.NewRegistry(config)
+)
 
 // Register adds checks; an unknown or duplicate ID or a malformed check is an error Checks
 // reports.
 func Register(cs ...Check) { reg.Register(cs...) }
 
-func (c *Check) validate() error {
-	e, ok := catalog.Lookup(c.ID)
-	if !ok {
-		return fmt.Errorf("authorization-server check %q: no such requirement in the catalogue", c.ID)
-	}
-	for _, l := range append([]string{c.Level}, mapValues(c.Levels)...) {
+// validateAuthServer completes an authorization-server check once check.Validate has passed.
+func validateAuthServer(c *Check) error {
+	for v, l := range c.Side.Levels {
 		if l != "MUST" && l != "SHOULD" {
 			return fmt.Errorf("authorization-server check %s: level %q is not MUST or SHOULD", c.ID, l)
 		}
-	}
-	if c.Summary == "" || c.Run == nil {
-		return fmt.Errorf("authorization-server check %s: needs a summary and a Run function", c.ID)
-	}
-	if len(c.Versions) == 0 {
-		c.Versions = e.Versions
-	}
-	for _, v := range c.Versions {
-		if !slices.Contains(e.Versions, v) {
-			return fmt.Errorf("authorization-server check %s: revision %s is outside the catalogue's %v", c.ID, v, e.Versions)
-		}
-	}
-	for v := range c.Levels {
 		if !slices.Contains(c.Versions, v) {
 			return fmt.Errorf("authorization-server check %s: a level for revision %s, which it does not run at", c.ID, v)
 		}
 	}
-	return nil
-}
-
-func mapValues(m map[string]string) []string {
-	var out []string
-	for _, v := range m {
-		out = append(out, v)
+	if c.Side.Run == nil {
+		return fmt.Errorf("authorization-server check %s: needs a Run function", c.ID)
 	}
-	return out
+	return nil
 }
 
 // Checks returns every authorization-server check, sorted by ID, and the registration errors.

@@ -118,8 +118,8 @@ func TestChecksLiveOnTheirPage(t *testing.T) {
 		if file := filepath.Base(c.File); !area.Holds(file) {
 			t.Errorf("%s (area %s) is registered in %s, not in %s.go", c.ID, area.Code, file, area.File)
 		}
-		if !strings.Contains(c.Title(c.Versions[0]), c.ID) {
-			t.Errorf("%s: title %q", c.ID, c.Title(c.Versions[0]))
+		if !strings.Contains(assuite.Title(c, c.Versions[0]), c.ID) {
+			t.Errorf("%s: title %q", c.ID, assuite.Title(c, c.Versions[0]))
 		}
 	}
 }

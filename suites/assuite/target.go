@@ -650,7 +650,7 @@ func Run(ctx context.Context, p Plan) (Outcome, error) {
 	for _, c := range all {
 		for _, rev := range p.Revisions {
 			labels := []string{c.ID, c.LevelAt(rev), "area:" + c.Area(), "version:" + rev, "transport:http"}
-			if !slices.Contains(c.Versions, rev) || (p.Focus != nil && !p.Focus(c.Title(rev))) || (p.Labels != nil && !p.Labels(labels)) {
+			if !slices.Contains(c.Versions, rev) || (p.Focus != nil && !p.Focus(Title(c, rev))) || (p.Labels != nil && !p.Labels(labels)) {
 				continue
 			}
 			if ctx.Err() != nil {
@@ -684,10 +684,10 @@ func (tg *target) reachable(ctx context.Context) error {
 
 func (tg *target) runOne(ctx context.Context, c *Check, rev string) reports.Result {
 	t := &T{Revision: rev, tg: tg, ctx: ctx, start: time.Now()}
-	f := c.Run(t)
+	f := c.Side.Run(t)
 	level := c.LevelAt(rev)
 	e, _ := catalog.Lookup(c.ID)
-	return reports.Result{ID: c.ID, Title: c.Title(rev), Area: c.Area(), Level: level, Version: rev, Transport: "http",
+	return reports.Result{ID: c.ID, Title: Title(c, rev), Area: c.Area(), Level: level, Version: rev, Transport: "http",
 		Status: f.Outcome.Status(level), SpecURL: e.SpecURL(rev), Message: f.Message, Evidence: t.evidence,
 		DurationMs: time.Since(t.start).Milliseconds()}
 }

@@ -26,90 +26,83 @@ import (
 func init() {
 	checks := []Check{
 		{ID: "AUTH-CLIENT-PRM-DISCOVERY", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
-			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthMetadataVar1, probe.AuthMetadataVar2, probe.AuthMetadataVar3},
+
 			Summary: "the client fetches the protected resource metadata the 401 challenge names, else (2025-11-25) the well-known URIs, path-based first",
-			Judge:   judgePRMDiscovery},
+			Side:    Client{Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthMetadataVar1, probe.AuthMetadataVar2, probe.AuthMetadataVar3}, Judge: judgePRMDiscovery}},
 		{ID: "AUTH-CLIENT-AS-DISCOVERY", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
-			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthMetadataVar1, probe.AuthMetadataVar2, probe.AuthMetadataVar3, probe.AuthBackcompat0326, probe.AuthEndpointFallback},
+
 			Summary: "the client asks the authorization server's metadata at the well-known URIs in its revision's order (2025-03-26: at the MCP server's origin, then the default endpoints)",
-			Judge:   judgeASDiscovery},
+			Side:    Client{Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthMetadataVar1, probe.AuthMetadataVar2, probe.AuthMetadataVar3, probe.AuthBackcompat0326, probe.AuthEndpointFallback}, Judge: judgeASDiscovery}},
 		{ID: "AUTH-CLIENT-PKCE", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
-			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthBackcompat0326},
+
 			Summary: "the authorization request carries an S256 code_challenge and the token request the code_verifier that yields it, 43 to 128 unreserved characters",
-			Judge:   judgePKCE},
+			Side:    Client{Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthBackcompat0326}, Judge: judgePKCE}},
 		{ID: "AUTH-CLIENT-RESOURCE", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
-			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthTokenRefresh},
+
 			Summary: "the authorization and token requests carry resource, the MCP server's canonical URI",
-			Judge:   judgeResource},
+			Side:    Client{Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthTokenRefresh}, Judge: judgeResource}},
 		{ID: "AUTH-CLIENT-BEARER-HEADER", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
-			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthBackcompat0326, probe.AuthWIFJWTBearer, probe.AuthEnterpriseManaged, probe.AuthCrossAppAccess},
+
 			Summary: "once it holds a token the client sends it in the Authorization header of every request, never in the query string",
-			Judge:   judgeBearerHeader},
+			Side:    Client{Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthBackcompat0326, probe.AuthWIFJWTBearer, probe.AuthEnterpriseManaged, probe.AuthCrossAppAccess}, Judge: judgeBearerHeader}},
 		{ID: "AUTH-CLIENT-SCOPE", Revisions: catalog.AllCatalogued, Level: "SHOULD", Transports: httpOnly,
-			Scenario: probe.AuthScopeFromChallenge, Also: []string{probe.AuthScopeFromSupported, probe.AuthScopeOmitted},
+
 			Summary: "the client asks for the challenge's scope, else all of scopes_supported, else no scope",
-			Judge:   judgeScope},
+			Side:    Client{Scenario: probe.AuthScopeFromChallenge, Also: []string{probe.AuthScopeFromSupported, probe.AuthScopeOmitted}, Judge: judgeScope}},
 		{ID: "AUTH-CLIENT-STEP-UP", Revisions: catalog.AllCatalogued, Level: "SHOULD", Transports: httpOnly,
-			Scenario: probe.AuthScopeStepUp, Also: []string{probe.AuthScopeRetryLimit},
+
 			Summary: "answered 403 insufficient_scope, the client re-authorizes with the challenged scope, and gives up after a few attempts",
-			Judge:   judgeStepUp},
+			Side:    Client{Scenario: probe.AuthScopeStepUp, Also: []string{probe.AuthScopeRetryLimit}, Judge: judgeStepUp}},
 		{ID: "AUTH-CLIENT-STATE", Revisions: catalog.AllCatalogued, Level: "SHOULD", Transports: httpOnly,
-			Scenario: probe.AuthStateMismatch,
-			Summary:  "the client sends a state and does not redeem a code whose response carries another",
-			Judge:    judgeState},
+			Summary: "the client sends a state and does not redeem a code whose response carries another",
+			Side:    Client{Scenario: probe.AuthStateMismatch, Judge: judgeState}},
 		{ID: "AUTH-CLIENT-PKCE-REFUSE", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
-			Scenario: probe.AuthPKCENotAdvertised,
-			Summary:  "an authorization server whose metadata lacks code_challenge_methods_supported gets no authorization request",
-			Judge:    judgePKCERefuse},
+			Summary: "an authorization server whose metadata lacks code_challenge_methods_supported gets no authorization request",
+			Side:    Client{Scenario: probe.AuthPKCENotAdvertised, Judge: judgePKCERefuse}},
 		{ID: "AUTH-CLIENT-PRM-RESOURCE-MATCH", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
-			Scenario: probe.AuthResourceMismatch,
-			Summary:  "protected resource metadata naming another resource than the MCP server is not used to authorize",
-			Judge:    judgePRMResourceMatch},
+			Summary: "protected resource metadata naming another resource than the MCP server is not used to authorize",
+			Side:    Client{Scenario: probe.AuthResourceMismatch, Judge: judgePRMResourceMatch}},
 		{ID: "AUTH-CLIENT-REGISTRATION", Revisions: catalog.AllCatalogued, Level: "SHOULD", Transports: httpOnly,
-			Scenario: probe.AuthPreRegistration, Also: []string{probe.AuthBasicCIMD},
+
 			Summary: "the client uses the pre-registered client_id it was given, else a Client ID Metadata Document URL where the server takes one, before dynamic registration",
-			Judge:   judgeRegistration},
+			Side:    Client{Scenario: probe.AuthPreRegistration, Also: []string{probe.AuthBasicCIMD}, Judge: judgeRegistration}},
 		{ID: "AUTH-CLIENT-REFRESH", Revisions: catalog.AllCatalogued, Level: "SHOULD", Transports: httpOnly,
-			Scenario: probe.AuthTokenRefresh,
-			Summary:  "answered 401 invalid_token for an expired access token, a client holding a refresh token uses the refresh_token grant",
-			Judge:    judgeRefresh},
+			Summary: "answered 401 invalid_token for an expired access token, a client holding a refresh token uses the refresh_token grant",
+			Side:    Client{Scenario: probe.AuthTokenRefresh, Judge: judgeRefresh}},
 		{ID: "AUTH-CLIENT-TOKEN-AUTH-METHOD", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
-			Scenario: probe.AuthTokenEndpointBasic, Also: []string{probe.AuthTokenEndpointPost, probe.AuthTokenEndpointNone, probe.AuthPreRegistration, probe.AuthClientCredentialsBa, probe.AuthClientCredentialsJWT},
+
 			Summary: "the client authenticates at the token endpoint by the method it registered (client_secret_basic, client_secret_post, none, or private_key_jwt with an assertion its key signed)",
-			Judge:   judgeTokenAuthMethod},
+			Side:    Client{Scenario: probe.AuthTokenEndpointBasic, Also: []string{probe.AuthTokenEndpointPost, probe.AuthTokenEndpointNone, probe.AuthPreRegistration, probe.AuthClientCredentialsBa, probe.AuthClientCredentialsJWT}, Judge: judgeTokenAuthMethod}},
 		{ID: "AUTH-CLIENT-ISS", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
-			Scenario: probe.AuthISSWrongIssuer, Also: []string{probe.AuthISSMissing, probe.AuthISSUnexpected, probe.AuthISSNormalized, probe.AuthISSSupported},
+
 			Summary: "the client redeems no code whose authorization response has an iss other than the issuer (compared as strings), or none where the server advertises authorization_response_iss_parameter_supported; it redeems one whose iss is the issuer",
-			Judge:   judgeISS},
+			Side:    Client{Scenario: probe.AuthISSWrongIssuer, Also: []string{probe.AuthISSMissing, probe.AuthISSUnexpected, probe.AuthISSNormalized, probe.AuthISSSupported}, Judge: judgeISS}},
 		{ID: "AUTH-CLIENT-REDIRECT-URI", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
-			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthBackcompat0326, probe.AuthBasicCIMD, probe.AuthPreRegistration},
+
 			Summary: "the redirect_uri of every authorization request is a localhost or https URL, and one the client registered (dynamically or in its Client ID Metadata Document)",
-			Judge:   judgeRedirectURI},
+			Side:    Client{Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthBackcompat0326, probe.AuthBasicCIMD, probe.AuthPreRegistration}, Judge: judgeRedirectURI}},
 		{ID: "AUTH-CLIENT-REFRESH-GRANT-TYPE", Revisions: catalog.AllCatalogued, Level: "SHOULD", Transports: httpOnly,
-			Scenario: probe.AuthOfflineAccessScope, Also: []string{probe.AuthMetadataDefault, probe.AuthBasicCIMD},
+
 			Summary: "the client's metadata (its dynamic registration or its Client ID Metadata Document) lists refresh_token in grant_types",
-			Judge:   judgeRefreshGrantType},
+			Side:    Client{Scenario: probe.AuthOfflineAccessScope, Also: []string{probe.AuthMetadataDefault, probe.AuthBasicCIMD}, Judge: judgeRefreshGrantType}},
 		{ID: "AUTH-CLIENT-APPLICATION-TYPE", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
-			Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthTokenEndpointBasic, probe.AuthTokenEndpointPost, probe.AuthTokenEndpointNone},
+
 			Summary: "a dynamic registration request carries application_type",
-			Judge:   judgeApplicationType},
+			Side:    Client{Scenario: probe.AuthMetadataDefault, Also: []string{probe.AuthTokenEndpointBasic, probe.AuthTokenEndpointPost, probe.AuthTokenEndpointNone}, Judge: judgeApplicationType}},
 		{ID: "AUTH-CLIENT-AS-BINDING", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
-			Scenario: probe.AuthASMigration,
-			Summary:  "when the protected resource metadata comes to name another authorization server, the client registers with it anew and presents it no credentials the old one gave",
-			Judge:    judgeASBinding},
+			Summary: "when the protected resource metadata comes to name another authorization server, the client registers with it anew and presents it no credentials the old one gave",
+			Side:    Client{Scenario: probe.AuthASMigration, Judge: judgeASBinding}},
 		{ID: "AUTH-CLIENT-TOKEN-ISSUER", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
-			Scenario: probe.AuthASMigration,
-			Summary:  "the client sends the server no token but those of the authorization server its protected resource metadata names: once it has learnt the server moved to another, never the old one's",
-			Judge:    judgeTokenIssuer},
+			Summary: "the client sends the server no token but those of the authorization server its protected resource metadata names: once it has learnt the server moved to another, never the old one's",
+			Side:    Client{Scenario: probe.AuthASMigration, Judge: judgeTokenIssuer}},
 		{ID: "AUTH-CLIENT-AS-METADATA-ISSUER", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
-			Scenario: probe.AuthMetadataIssuerMismatch,
-			Summary:  "authorization server metadata whose issuer is not the one the client built its well-known URL from is not used",
-			Judge:    judgeMetadataIssuer},
+			Summary: "authorization server metadata whose issuer is not the one the client built its well-known URL from is not used",
+			Side:    Client{Scenario: probe.AuthMetadataIssuerMismatch, Judge: judgeMetadataIssuer}},
 	}
 	// At the stateless revision a client that speaks only the handshake era never got past
 	// initialize: its authorization, however it went, is not judged as 2026-07-28's.
 	for i := range checks {
-		checks[i].Judge = gateStateless(checks[i].Judge)
+		checks[i].Side.Judge = gateStateless(checks[i].Side.Judge)
 	}
 	Register(checks...)
 }
@@ -1056,26 +1049,25 @@ func judgeMetadataIssuer(v *View) Finding {
 func init() {
 	Register(
 		Check{ID: "AUTH-CLIENT-DPOP-TOKEN-PROOF", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
-			Scenario: probe.AuthDPoP, Also: dpopScenarios,
+
 			Summary: "where the authorization server advertises DPoP, each token request carries one DPoP proof: typ dpop+jwt, an advertised algorithm, a public jwk that verifies its signature, a jti, htm POST, htu the token endpoint without query, an iat within 5 minutes",
-			Judge:   dpopGate(judgeDPoPTokenProof)},
+			Side:    Client{Scenario: probe.AuthDPoP, Also: dpopScenarios, Judge: dpopGate(judgeDPoPTokenProof)}},
 		Check{ID: "AUTH-CLIENT-DPOP-RESOURCE-PROOF", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
-			Scenario: probe.AuthDPoP, Also: dpopScenarios,
+
 			Summary: "each request that presents a DPoP-bound token carries one DPoP proof signed by the key the token is bound to, with htm the request's method, htu the MCP endpoint, ath the token's hash and a fresh iat",
-			Judge:   dpopGate(judgeDPoPResourceProof)},
+			Side:    Client{Scenario: probe.AuthDPoP, Also: dpopScenarios, Judge: dpopGate(judgeDPoPResourceProof)}},
 		Check{ID: "AUTH-CLIENT-DPOP-SCHEME", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
-			Scenario: probe.AuthDPoP, Also: dpopScenarios,
+
 			Summary: "a DPoP-bound token (token_type DPoP) is sent in Authorization with the DPoP scheme, never Bearer",
-			Judge:   dpopGate(judgeDPoPScheme)},
+			Side:    Client{Scenario: probe.AuthDPoP, Also: dpopScenarios, Judge: dpopGate(judgeDPoPScheme)}},
 		Check{ID: "AUTH-CLIENT-DPOP-JTI", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
-			Scenario: probe.AuthDPoP, Also: dpopScenarios,
+
 			Summary: "every DPoP proof the client sends has a jti of its own: no proof is sent twice",
-			Judge:   dpopGate(judgeDPoPJTI)},
+			Side:    Client{Scenario: probe.AuthDPoP, Also: dpopScenarios, Judge: dpopGate(judgeDPoPJTI)}},
 		Check{ID: "AUTH-CLIENT-DPOP-NONCE", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
-			Scenario: probe.AuthDPoPNonce,
-			Summary:  "a nonce a server supplied (use_dpop_nonce with DPoP-Nonce: the token endpoint's 400, the MCP server's 401) is in the nonce claim of every later proof the client sends that server",
+			Summary: "a nonce a server supplied (use_dpop_nonce with DPoP-Nonce: the token endpoint's 400, the MCP server's 401) is in the nonce claim of every later proof the client sends that server",
 			LevelReason: "RFC 9449 § 8.2 (and § 9 for resource servers): the client MUST use the nonce supplied for the next request and all later ones. " +
 				"The retry itself is a \"typically\" of § 8, not a MUST: a client that never sends the server another proof is untestable, not failed.",
-			Judge: dpopGate(judgeDPoPNonce)},
+			Side: Client{Scenario: probe.AuthDPoPNonce, Judge: dpopGate(judgeDPoPNonce)}},
 	)
 }

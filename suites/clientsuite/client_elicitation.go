@@ -12,15 +12,15 @@ import (
 
 func init() {
 	Register(
-		Check{ID: "ELICIT-CLIENT-CAP", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "MUST", Scenario: probe.ScenarioTools, Also: elicitDefaults, Capability: "elicitation",
+		Check{ID: "ELICIT-CLIENT-CAP", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary: "a client that did not declare elicitation answers elicitation/create with an error, not with a form",
-			Judge:   judgeCap(elicitReq)},
-		Check{ID: "ELICIT-CLIENT-RESULT", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "MUST", Scenario: probe.ScenarioTools, Also: elicitDefaults, Capability: "elicitation",
+			Side:    Client{Scenario: probe.ScenarioTools, Also: elicitDefaults, Capability: "elicitation", Judge: judgeCap(elicitReq)}},
+		Check{ID: "ELICIT-CLIENT-RESULT", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary: "a client that declared elicitation answers elicitation/create with an ElicitResult of the revision's schema",
-			Judge:   judgeResult(elicitReq, nil)},
-		Check{ID: "ELICIT-CLIENT-DEFAULTS", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "SHOULD", Scenario: probe.ScenarioTools, Also: elicitDefaults, Capability: "elicitation",
+			Side:    Client{Scenario: probe.ScenarioTools, Also: elicitDefaults, Capability: "elicitation", Judge: judgeResult(elicitReq, nil)}},
+		Check{ID: "ELICIT-CLIENT-DEFAULTS", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "SHOULD",
 			Summary: "an accepted form carries the requested schema's defaults for the fields the user left alone",
-			Judge:   judgeResult(elicitReq, judgeDefaults)},
+			Side:    Client{Scenario: probe.ScenarioTools, Also: elicitDefaults, Capability: "elicitation", Judge: judgeResult(elicitReq, judgeDefaults)}},
 	)
 }
 

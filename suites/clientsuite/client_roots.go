@@ -11,15 +11,15 @@ import (
 
 func init() {
 	Register(
-		Check{ID: "ROOTS-CLIENT-CAP", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "MUST", Scenario: probe.ScenarioTools, Capability: "roots",
+		Check{ID: "ROOTS-CLIENT-CAP", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary: "a client that did not declare roots answers roots/list with an error, not with roots",
-			Judge:   judgeCap(rootsReq)},
-		Check{ID: "ROOTS-CLIENT-RESULT", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "MUST", Scenario: probe.ScenarioTools, Capability: "roots",
+			Side:    Client{Scenario: probe.ScenarioTools, Capability: "roots", Judge: judgeCap(rootsReq)}},
+		Check{ID: "ROOTS-CLIENT-RESULT", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary: "a client that declared roots answers roots/list with a ListRootsResult of the revision's schema",
-			Judge:   judgeResult(rootsReq, nil)},
-		Check{ID: "ROOTS-CLIENT-FILE-URI", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "MUST", Scenario: probe.ScenarioTools, Capability: "roots",
+			Side:    Client{Scenario: probe.ScenarioTools, Capability: "roots", Judge: judgeResult(rootsReq, nil)}},
+		Check{ID: "ROOTS-CLIENT-FILE-URI", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary: "every root the client lists has a file:// URI",
-			Judge:   judgeResult(rootsReq, judgeFileURIs)},
+			Side:    Client{Scenario: probe.ScenarioTools, Capability: "roots", Judge: judgeResult(rootsReq, judgeFileURIs)}},
 	)
 }
 

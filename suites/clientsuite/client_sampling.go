@@ -9,11 +9,11 @@ import (
 
 func init() {
 	Register(
-		Check{ID: "SAMPLING-CLIENT-CAP", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "MUST", Scenario: probe.ScenarioTools, Capability: "sampling",
+		Check{ID: "SAMPLING-CLIENT-CAP", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary: "a client that did not declare sampling answers sampling/createMessage with an error, not with a message",
-			Judge:   judgeCap(samplingReq)},
-		Check{ID: "SAMPLING-CLIENT-RESULT", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "MUST", Scenario: probe.ScenarioTools, Capability: "sampling",
+			Side:    Client{Scenario: probe.ScenarioTools, Capability: "sampling", Judge: judgeCap(samplingReq)}},
+		Check{ID: "SAMPLING-CLIENT-RESULT", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary: "a client that declared sampling answers sampling/createMessage with a CreateMessageResult of the revision's schema",
-			Judge:   judgeResult(samplingReq, nil)},
+			Side:    Client{Scenario: probe.ScenarioTools, Capability: "sampling", Judge: judgeResult(samplingReq, nil)}},
 	)
 }

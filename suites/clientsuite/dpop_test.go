@@ -150,20 +150,20 @@ func TestDPoPTokenProofAndGate(t *testing.T) {
 	view := func(recs []probe.Record) *View {
 		return NewView(probe.AuthDPoP, "2025-11-25", "http", "2025-11-25", recs, nil)
 	}
-	if f := check.Judge(view(dpopRun(t, key, nil))); f.Outcome != Pass {
+	if f := check.Side.Judge(view(dpopRun(t, key, nil))); f.Outcome != Pass {
 		t.Errorf("a good run: %v %s", f.Outcome, f.Message)
 	}
 	recs := dpopRun(t, key, nil)
 	recs[0].Header["Dpop"] = dpopProof(t, key, map[string]any{"jti": "t9", "htm": "POST", "htu": "http://" + dpopHost + "/mcp", "iat": time.Now().Unix()})
-	if f := check.Judge(view(recs)); f.Outcome != Violation || !strings.Contains(f.Message, "htu") {
+	if f := check.Side.Judge(view(recs)); f.Outcome != Violation || !strings.Contains(f.Message, "htu") {
 		t.Errorf("htu of the MCP endpoint: %v %s", f.Outcome, f.Message)
 	}
 	delete(recs[0].Header, "Dpop")
-	if f := check.Judge(view(recs)); f.Outcome != Violation || !strings.Contains(f.Message, "no DPoP header") {
+	if f := check.Side.Judge(view(recs)); f.Outcome != Violation || !strings.Contains(f.Message, "no DPoP header") {
 		t.Errorf("no proof at the token endpoint, some at the MCP server: %v %s", f.Outcome, f.Message)
 	}
 	delete(recs[3].Header, "Dpop")
-	if f := check.Judge(view(recs)); f.Outcome != NotApplicable {
+	if f := check.Side.Judge(view(recs)); f.Outcome != NotApplicable {
 		t.Errorf("no proof anywhere: %v %s, want na", f.Outcome, f.Message)
 	}
 }

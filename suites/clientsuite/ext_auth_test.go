@@ -80,10 +80,10 @@ func TestJWTBearerExtensionsInProcess(t *testing.T) {
 					if !ok {
 						t.Fatalf("%s is not registered", id)
 					}
-					if !c.Judges(tc.scenario) {
+					if !c.Side.Judges(tc.scenario) {
 						t.Fatalf("%s does not judge %s", id, tc.scenario)
 					}
-					f := c.Judge(v)
+					f := c.Side.Judge(v)
 					switch {
 					case id == tc.breaks:
 						if f.Outcome != Violation || !strings.Contains(f.Message, tc.says) {
@@ -116,7 +116,7 @@ func TestJWTBearerExtensionsNotUsed(t *testing.T) {
 		v := NewView(scenario, "2025-11-25", "http", "2025-11-25", recs, nil)
 		for _, id := range ids {
 			c, _ := Lookup(id)
-			if f := c.Judge(v); f.Outcome != NotApplicable || !strings.Contains(f.Message, "does not use the extension") || !strings.Contains(f.Message, "record 3") {
+			if f := c.Side.Judge(v); f.Outcome != NotApplicable || !strings.Contains(f.Message, "does not use the extension") || !strings.Contains(f.Message, "record 3") {
 				t.Errorf("%s: %v %s, want na naming the authorization request", id, f.Outcome, f.Message)
 			}
 		}

@@ -19,24 +19,21 @@ import (
 func init() {
 	Register(
 		Check{ID: "WIF-CLIENT-GRANT", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
-			Scenario: probe.AuthWIFJWTBearer,
-			Summary:  "a workload using the extension obtains its token by the jwt-bearer grant (RFC 7523 § 2.1) with its JWT as the assertion: its first token request, with no authorization request before",
+			Summary: "a workload using the extension obtains its token by the jwt-bearer grant (RFC 7523 § 2.1) with its JWT as the assertion: its first token request, with no authorization request before",
 			LevelReason: "RFC 7523 § 2.1: grant_type MUST be urn:ietf:params:oauth:grant-type:jwt-bearer and assertion MUST hold the JWT; the extension's flow has no other step to " +
 				"a token, and the authorization server lists that grant alone (the official suite fails a first token request of another grant, or without the assertion). " +
 				"The extension is optional: a client that never sends the grant does not use it, and gets na.",
-			Judge: judgeWIFGrant},
+			Side: Client{Scenario: probe.AuthWIFJWTBearer, Judge: judgeWIFGrant}},
 		Check{ID: "WIF-CLIENT-ASSERTION", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
-			Scenario: probe.AuthWIFJWTBearer,
-			Summary:  "the assertion is a workload JWT the authorization server can take: its aud names the server (issuer or token endpoint) and it has not expired",
+			Summary: "the assertion is a workload JWT the authorization server can take: its aud names the server (issuer or token endpoint) and it has not expired",
 			LevelReason: "The extension's JWT Format: the JWT the client presents MUST name the authorization server in aud and carry an exp after which it MUST NOT be accepted " +
 				"(RFC 7523 § 3); the context's wrong_audience_jwt and expired_jwt are such JWTs, which the official suite fails.",
-			Judge: judgeWIFAssertion},
+			Side: Client{Scenario: probe.AuthWIFJWTBearer, Judge: judgeWIFAssertion}},
 		Check{ID: "WIF-CLIENT-RESOURCE", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
-			Scenario: probe.AuthWIFJWTBearer,
-			Summary:  "the jwt-bearer token request carries resource, the MCP server's canonical URI",
+			Summary: "the jwt-bearer token request carries resource, the MCP server's canonical URI",
 			LevelReason: "The extension's token request includes resource, the canonical URI of the MCP server, as the baseline authorization (RFC 8707) requires of every " +
 				"token request from 2025-06-18 on.",
-			Judge: judgeWIFResource},
+			Side: Client{Scenario: probe.AuthWIFJWTBearer, Judge: judgeWIFResource}},
 	)
 }
 

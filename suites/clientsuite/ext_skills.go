@@ -14,10 +14,10 @@ import (
 
 func init() {
 	Register(
-		Check{ID: "SKILL-CLIENT-NO-PREFETCH", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "MUST", Scenario: probe.ScenarioSkills,
+		Check{ID: "SKILL-CLIENT-NO-PREFETCH", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary:     "a host retrieves no skill file ahead of need: it may list the skills (skills/list, skills/get) and the resources, but reads no file of a skill nothing asked it to load",
 			LevelReason: "Lazy Retrieval: hosts MUST NOT retrieve a skill's files ahead of need, not on connection, not on listing, not at approval; a listing entry already carries what a registry needs. Nothing in the scenario asks for a skill, so any read of a skill's file is a prefetch.",
-			Judge:       judgeSkillNoPrefetch},
+			Side:        Client{Scenario: probe.ScenarioSkills, Judge: judgeSkillNoPrefetch}},
 	)
 }
 
@@ -70,7 +70,7 @@ func init() {
 			"a host compares a fetched SKILL.md's frontmatter with its entry's field by field and does not load the skill on a discrepancy: it goes no further with pdf-processing",
 			"Hosts MUST parse the fetched SKILL.md's frontmatter and compare it with the entry's; any discrepancy is a verification failure and the skill MUST NOT be loaded. Digest and size match the served file here, so only the comparison betrays it."},
 	} {
-		Register(Check{ID: c.id, Level: "MUST", Scenario: c.scenario, Revisions: catalog.AllCatalogued, Transports: allTransports, Summary: c.summary, LevelReason: c.reason,
-			Judge: judgeSkillVerify})
+		Register(Check{ID: c.id, Level: "MUST", Revisions: catalog.AllCatalogued, Transports: allTransports, Summary: c.summary, LevelReason: c.reason,
+			Side: Client{Scenario: c.scenario, Judge: judgeSkillVerify}})
 	}
 }

@@ -11,10 +11,10 @@ import (
 
 func init() {
 	Register(
-		Check{ID: "BATCH-INIT-NOT-IN-BATCH", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly,
+		Check{ID: "BATCH-INIT-NOT-IN-BATCH", Revisions: catalog.AllCatalogued, Level: "MUST",
 			Transports: []string{wire.Stdio, wire.HTTP},
 			Summary:    "the initialize request is never part of a JSON-RPC batch",
-			Judge:      judgeInitNotInBatch},
+			Side:       Client{Scenario: probe.ScenarioTools, Also: handshakeOnly, Judge: judgeInitNotInBatch}},
 	)
 }
 

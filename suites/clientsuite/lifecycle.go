@@ -14,24 +14,24 @@ import (
 
 func init() {
 	Register(
-		Check{ID: "LIFE-INITIALIZED-NOTIF", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly,
+		Check{ID: "LIFE-INITIALIZED-NOTIF", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary: "after the InitializeResult the client sends notifications/initialized before any request but ping",
-			Judge:   judgeInitialized},
-		Check{ID: "LIFE-CLIENT-VERSION-DISCONNECT", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "SHOULD", Scenario: probe.ScenarioVersionUnsupported, Once: true,
+			Side:    Client{Scenario: probe.ScenarioTools, Also: handshakeOnly, Judge: judgeInitialized}},
+		Check{ID: "LIFE-CLIENT-VERSION-DISCONNECT", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "SHOULD",
 			Summary: "a client offered a protocol version it does not support disconnects instead of going on",
-			Judge:   judgeVersionDisconnect},
-		Check{ID: "LIFE-HTTP-VERSION-HEADER", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioTools, Also: everyExchange, Rides: true, Transports: httpOnly,
+			Side:    Client{Scenario: probe.ScenarioVersionUnsupported, Once: true, Judge: judgeVersionDisconnect}},
+		Check{ID: "LIFE-HTTP-VERSION-HEADER", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Summary: "every HTTP request after initialization carries MCP-Protocol-Version",
-			Judge:   judgeVersionHeader},
-		Check{ID: "LIFE-PRE-INIT-REQUEST", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "SHOULD", Scenario: probe.ScenarioTools, Also: handshakeOnly,
+			Side:    Client{Scenario: probe.ScenarioTools, Also: everyExchange, Rides: true, Judge: judgeVersionHeader}},
+		Check{ID: "LIFE-PRE-INIT-REQUEST", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "SHOULD",
 			Summary: "the client sends no request but ping before the server has answered initialize",
 			LevelReason: "The spec's SHOULD NOT for a request sent while initialize is unanswered. A request sent before initialize itself " +
 				"breaks \"the initialization phase MUST be the first interaction\" and fails. A dual-era client's server/discover before initialize is no breach: " +
 				"2026-07-28 asks a client that speaks it to try discovery first and fall back to initialize when refused.",
-			Judge: judgePreInit},
-		Check{ID: "LIFE-TIMEOUT-CANCEL", Revisions: catalog.AllCatalogued, Level: "SHOULD", Scenario: probe.ScenarioRequestTimeout, Transports: stdioHTTP,
+			Side: Client{Scenario: probe.ScenarioTools, Also: handshakeOnly, Judge: judgePreInit}},
+		Check{ID: "LIFE-TIMEOUT-CANCEL", Revisions: catalog.AllCatalogued, Level: "SHOULD", Transports: stdioHTTP,
 			Summary: "a request unanswered within the client's timeout is cancelled (notifications/cancelled naming it; at 2026-07-28 over HTTP, its POST's stream closed), and no longer waited for",
-			Judge:   judgeTimeoutCancel},
+			Side:    Client{Scenario: probe.ScenarioRequestTimeout, Judge: judgeTimeoutCancel}},
 	)
 }
 

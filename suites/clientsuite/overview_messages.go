@@ -16,26 +16,26 @@ import (
 
 func init() {
 	Register(
-		Check{ID: "SCHEMA-CLIENT-REF-NO-DEREF", Level: "MUST", Scenario: probe.ScenarioRefNoDeref, Revisions: catalog.AllCatalogued, Transports: allTransports,
+		Check{ID: "SCHEMA-CLIENT-REF-NO-DEREF", Level: "MUST", Revisions: catalog.AllCatalogued, Transports: allTransports,
 			Summary:     "a client does not dereference a tool schema's $ref that resolves to a network URI: the probe's canary URL is never fetched",
 			LevelReason: "The text says MUST NOT: implementations must not automatically dereference a $ref that resolves to a network URI (an opt-in mode may, disabled by default). The canary is the $ref's URL on a loopback listener of the probe's own, so any request to it is a dereference, whenever it comes before the client exits.",
-			Judge:       judgeRefNoDeref},
-		Check{ID: "SCHEMA-CLIENT-PRESERVE", Level: "MUST", Scenario: probe.ScenarioSchemaPreservation, Revisions: catalog.AllCatalogued, Transports: allTransports,
+			Side:        Client{Scenario: probe.ScenarioRefNoDeref, Judge: judgeRefNoDeref}},
+		Check{ID: "SCHEMA-CLIENT-PRESERVE", Level: "MUST", Revisions: catalog.AllCatalogued, Transports: allTransports,
 			Summary:     "the input schema a client holds for a tool keeps the JSON Schema 2020-12 keywords the server gave it (json_schema_echo shows it)",
 			LevelReason: "Clients MUST support JSON Schema 2020-12, the default dialect from 2025-11-25: a client that drops $schema, $defs or additionalProperties (and, from 2026-07-28, where tool schemas take the whole vocabulary, allOf/anyOf, if/then/else or an $anchor) no longer holds the schema the server declared, so it cannot validate or present the tool's input by it. Only a client that echoes the schema, as the official scenario asks, shows what it holds; any other is untestable.",
-			Judge:       judgeSchemaPreserve},
-		Check{ID: "MSG-JSONRPC", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly,
+			Side:        Client{Scenario: probe.ScenarioSchemaPreservation, Judge: judgeSchemaPreserve}},
+		Check{ID: "MSG-JSONRPC", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary: "every message the client sends validates against the negotiated revision's schema",
-			Judge:   judgeSchema},
-		Check{ID: "MSG-REQ-ID-TYPE", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioTools, Also: idScenarios, Rides: true, Transports: allTransports,
+			Side:    Client{Scenario: probe.ScenarioTools, Also: handshakeOnly, Judge: judgeSchema}},
+		Check{ID: "MSG-REQ-ID-TYPE", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: allTransports,
 			Summary: "every request the client sends has a string or integer id (a null id is MSG-REQ-ID-NOT-NULL's matter)",
-			Judge:   judgeIDType},
-		Check{ID: "MSG-REQ-ID-NOT-NULL", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioTools, Also: idScenarios, Rides: true, Transports: allTransports,
+			Side:    Client{Scenario: probe.ScenarioTools, Also: idScenarios, Rides: true, Judge: judgeIDType}},
+		Check{ID: "MSG-REQ-ID-NOT-NULL", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: allTransports,
 			Summary: "no request the client sends has a null id",
-			Judge:   judgeIDNotNull},
-		Check{ID: "MSG-REQ-ID-UNIQUE", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioTools, Also: idScenarios, Rides: true, Transports: allTransports,
+			Side:    Client{Scenario: probe.ScenarioTools, Also: idScenarios, Rides: true, Judge: judgeIDNotNull}},
+		Check{ID: "MSG-REQ-ID-UNIQUE", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: allTransports,
 			Summary: "the client never reuses a request id within the session (at 2026-07-28: never the id of another request still in flight)",
-			Judge:   judgeIDUnique},
+			Side:    Client{Scenario: probe.ScenarioTools, Also: idScenarios, Rides: true, Judge: judgeIDUnique}},
 	)
 }
 

@@ -10,9 +10,9 @@ import (
 
 func init() {
 	Register(
-		Check{ID: "CANCEL-TASKS", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioTaskCancel, Transports: stdioHTTP,
+		Check{ID: "CANCEL-TASKS", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: stdioHTTP,
 			Summary: "a task-augmented request is cancelled with tasks/cancel, never with notifications/cancelled",
-			Judge:   judgeTaskCancel},
+			Side:    Client{Scenario: probe.ScenarioTaskCancel, Judge: judgeTaskCancel}},
 	)
 }
 

@@ -15,12 +15,12 @@ import (
 
 func init() {
 	Register(
-		Check{ID: "MRTR-CLIENT-NEW-ID", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioTools, Transports: []string{wire.Stdio, wire.HTTP},
+		Check{ID: "MRTR-CLIENT-NEW-ID", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: []string{wire.Stdio, wire.HTTP},
 			Summary: "the retry after an InputRequiredResult is a new request, with an id other than the original's",
-			Judge:   judgeMRTRNewID},
-		Check{ID: "MRTR-CLIENT-ECHO-STATE", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioTools, Transports: []string{wire.Stdio, wire.HTTP},
+			Side:    Client{Scenario: probe.ScenarioTools, Judge: judgeMRTRNewID}},
+		Check{ID: "MRTR-CLIENT-ECHO-STATE", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: []string{wire.Stdio, wire.HTTP},
 			Summary: "the retry after an InputRequiredResult echoes its requestState exactly",
-			Judge:   judgeMRTREchoState},
+			Side:    Client{Scenario: probe.ScenarioTools, Judge: judgeMRTREchoState}},
 	)
 }
 

@@ -10,9 +10,9 @@ import (
 
 func init() {
 	Register(
-		Check{ID: "PROG-TOKEN-UNIQUE", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioTools, Also: toolScenarios, Rides: true, Transports: allTransports,
+		Check{ID: "PROG-TOKEN-UNIQUE", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: allTransports,
 			Summary: "no two of the client's requests in flight at once carry the same progress token",
-			Judge:   judgeTokenUnique},
+			Side:    Client{Scenario: probe.ScenarioTools, Also: toolScenarios, Rides: true, Judge: judgeTokenUnique}},
 	)
 }
 

@@ -15,9 +15,9 @@ import (
 
 func init() {
 	Register(
-		Check{ID: "SUB-STDIO-RESEND", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioSubscriptions, Transports: []string{wire.Stdio},
+		Check{ID: "SUB-STDIO-RESEND", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: []string{wire.Stdio},
 			Summary: "after the stdio connection ended and was re-established, the client re-sends subscriptions/listen",
-			Judge:   judgeSubResend},
+			Side:    Client{Scenario: probe.ScenarioSubscriptions, Judge: judgeSubResend}},
 	)
 }
 

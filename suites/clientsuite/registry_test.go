@@ -32,7 +32,7 @@ func TestRegisterRecordsTheFile(t *testing.T) {
 func TestValidateRefusesImplicitDefaults(t *testing.T) {
 	judge := func(*View) Finding { return passed("ok") }
 	base := func() Check {
-		return Check{ID: "PING-RESPOND", Level: "MUST", Summary: "s", Scenario: "tools_call", Judge: judge,
+		return Check{ID: "PING-RESPOND", Level: "MUST", Summary: "s", Side: Client{Scenario: "tools_call", Judge: judge},
 			Revisions: catalog.AllCatalogued, Transports: allTransports}
 	}
 	cases := map[string]func(c *Check){
@@ -45,13 +45,13 @@ func TestValidateRefusesImplicitDefaults(t *testing.T) {
 	for name, mutate := range cases {
 		c := base()
 		mutate(&c)
-		if err := c.validate(); err == nil {
+		if err := config.Validate(&c); err == nil {
 			t.Errorf("%s: validate accepted %+v", name, c)
 		}
 	}
 	c := base()
 	c.Revisions = catalog.Until(harness.Rev20250618)
-	if err := c.validate(); err != nil || !slices.Equal(c.Versions, []string{harness.Rev20241105, harness.Rev20250326, harness.Rev20250618}) {
+	if err := config.Validate(&c); err != nil || !slices.Equal(c.Versions, []string{harness.Rev20241105, harness.Rev20250326, harness.Rev20250618}) {
 		t.Errorf("Until(2025-06-18): %v, versions %v", err, c.Versions)
 	}
 }

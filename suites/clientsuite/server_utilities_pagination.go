@@ -18,12 +18,12 @@ import (
 
 func init() {
 	Register(
-		Check{ID: "PAGE-CLIENT-OPAQUE", Revisions: catalog.Until(harness.Rev20251125), Transports: allTransports, Level: "MUST", Scenario: probe.ScenarioTools,
+		Check{ID: "PAGE-CLIENT-OPAQUE", Revisions: catalog.Until(harness.Rev20251125), Transports: allTransports, Level: "MUST",
 			Summary: "the client treats cursors as opaque: each cursor it sends is exactly a nextCursor the server gave",
-			Judge:   judgeCursorOpaque},
-		Check{ID: "PAGE-CLIENT-NO-FIXED-SIZE", Revisions: catalog.Until(harness.Rev20251125), Transports: allTransports, Level: "MUST", Scenario: probe.ScenarioTools,
+			Side:    Client{Scenario: probe.ScenarioTools, Judge: judgeCursorOpaque}},
+		Check{ID: "PAGE-CLIENT-NO-FIXED-SIZE", Revisions: catalog.Until(harness.Rev20251125), Transports: allTransports, Level: "MUST",
 			Summary: "the client assumes no fixed page size: it follows nextCursor past a short page to the last page",
-			Judge:   judgeNoFixedSize},
+			Side:    Client{Scenario: probe.ScenarioTools, Judge: judgeNoFixedSize}},
 	)
 }
 
@@ -115,9 +115,9 @@ func pageSizes(v *View) string {
 
 func init() {
 	Register(
-		Check{ID: "PAGE-EMPTY-STRING-CURSOR", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioTools, Transports: []string{wire.Stdio, wire.HTTP},
+		Check{ID: "PAGE-EMPTY-STRING-CURSOR", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: []string{wire.Stdio, wire.HTTP},
 			Summary: "a nextCursor of \"\" is not taken for the end of the list: the client asks for the page it names",
-			Judge:   judgeEmptyCursor},
+			Side:    Client{Scenario: probe.ScenarioTools, Judge: judgeEmptyCursor}},
 	)
 }
 

@@ -21,7 +21,7 @@ func TestStatelessChecksNAForLegacyClient(t *testing.T) {
 	v := NewView(probe.ScenarioTools, "2026-07-28", "http", "2026-07-28", []probe.Record{post(1, initialize, nil)}, schema.New())
 	for _, id := range []string{"HTTP26-META-HEADERS-CLIENT", "MSG-JSONRPC", "HTTP-POST-ACCEPT"} {
 		c, _ := Lookup(id)
-		if f := c.Judge(v); f.Outcome != NotApplicable || !strings.Contains(f.Message, "does not speak 2026-07-28") {
+		if f := c.Side.Judge(v); f.Outcome != NotApplicable || !strings.Contains(f.Message, "does not speak 2026-07-28") {
 			t.Errorf("%s: %v %s, want na", id, f.Outcome, f.Message)
 		}
 	}

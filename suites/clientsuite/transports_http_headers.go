@@ -18,9 +18,9 @@ import (
 // lists one such tool (probe.ToolParamHeaders), whose defaults cover each encoding.
 
 func init() {
-	Register(Check{ID: "HTTP26-PARAM-HEADER-CLIENT", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioTools, Transports: httpOnly,
+	Register(Check{ID: "HTTP26-PARAM-HEADER-CLIENT", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 		Summary: "a POSTed tools/call mirrors each x-mcp-header argument into Mcp-Param-{Name}, Base64-wrapped where the value needs it",
-		Judge:   judgeParamHeaders})
+		Side:    Client{Scenario: probe.ScenarioTools, Judge: judgeParamHeaders}})
 }
 
 func judgeParamHeaders(v *View) Finding {
@@ -111,16 +111,16 @@ func needsBase64(s string) bool {
 
 func init() {
 	Register(
-		Check{ID: "HTTP26-XMCPHEADER-CLIENT", Level: "MUST", Scenario: probe.ScenarioInvalidToolHeaders, Transports: httpOnly, Revisions: catalog.AllCatalogued,
+		Check{ID: "HTTP26-XMCPHEADER-CLIENT", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
 			Summary:     "a client excludes a tool whose x-mcp-header marks break a constraint (empty, not a token, duplicate, not a primitive, not statically reachable): it never calls one, and still calls the valid tool",
 			LevelReason: "The text says clients using Streamable HTTP MUST reject such tool definitions, rejection meaning the tool is excluded from the result of tools/list. A call shows the client kept the tool. The contract has a client call every tool it holds, so it calls valid_tool: a client that did not shows nothing about which tools it kept (untestable).",
-			Judge:       judgeInvalidToolHeaders},
-		Check{ID: "HTTP-PROTO-HEADER-NEGOTIATED", Revisions: catalog.AllCatalogued, Level: "SHOULD", Scenario: probe.ScenarioTools, Also: handshakeOnly, Transports: httpOnly,
+			Side:        Client{Scenario: probe.ScenarioInvalidToolHeaders, Judge: judgeInvalidToolHeaders}},
+		Check{ID: "HTTP-PROTO-HEADER-NEGOTIATED", Revisions: catalog.AllCatalogued, Level: "SHOULD", Transports: httpOnly,
 			Summary: "the MCP-Protocol-Version the client sends is the negotiated revision",
-			Judge:   judgeVersionNegotiated},
-		Check{ID: "HTTP26-META-HEADERS-CLIENT", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioTools, Transports: httpOnly,
+			Side:    Client{Scenario: probe.ScenarioTools, Also: handshakeOnly, Judge: judgeVersionNegotiated}},
+		Check{ID: "HTTP26-META-HEADERS-CLIENT", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Summary: "every POST carries MCP-Protocol-Version and Mcp-Method (and Mcp-Name where the method names something) matching its body",
-			Judge:   judgeMetaHeaders},
+			Side:    Client{Scenario: probe.ScenarioTools, Judge: judgeMetaHeaders}},
 	)
 }
 

@@ -10,9 +10,9 @@ import (
 
 func init() {
 	Register(
-		Check{ID: "SSE-CLIENT-POST", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly, Transports: []string{wire.SSE},
+		Check{ID: "SSE-CLIENT-POST", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: []string{wire.SSE},
 			Summary: "after the endpoint event every message the client sends is a POST to the endpoint it names",
-			Judge:   judgeSSEPost},
+			Side:    Client{Scenario: probe.ScenarioTools, Also: handshakeOnly, Judge: judgeSSEPost}},
 	)
 }
 

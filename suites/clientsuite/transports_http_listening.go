@@ -9,9 +9,9 @@ import (
 
 func init() {
 	Register(
-		Check{ID: "HTTP-GET-ACCEPT", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioTools, Also: everyExchange, Rides: true, Transports: httpOnly,
+		Check{ID: "HTTP-GET-ACCEPT", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Summary: "every GET lists text/event-stream in Accept",
-			Judge:   judgeGetAccept},
+			Side:    Client{Scenario: probe.ScenarioTools, Also: everyExchange, Rides: true, Judge: judgeGetAccept}},
 	)
 }
 

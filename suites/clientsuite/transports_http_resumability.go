@@ -12,12 +12,12 @@ import (
 
 func init() {
 	Register(
-		Check{ID: "HTTP-RESUME-CLIENT-LAST-EVENT-ID", Revisions: catalog.AllCatalogued, Level: "SHOULD", Scenario: probe.ScenarioSSERetry, Transports: httpOnly,
+		Check{ID: "HTTP-RESUME-CLIENT-LAST-EVENT-ID", Revisions: catalog.AllCatalogued, Level: "SHOULD", Transports: httpOnly,
 			Summary: "after a request's SSE stream breaks, the client resumes it with GET and the last event id in Last-Event-ID",
-			Judge:   judgeResume},
-		Check{ID: "HTTP-RETRY-CLIENT-WAIT", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioSSERetry, Transports: httpOnly,
+			Side:    Client{Scenario: probe.ScenarioSSERetry, Judge: judgeResume}},
+		Check{ID: "HTTP-RETRY-CLIENT-WAIT", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Summary: "the client waits the retry field's milliseconds before it reconnects to a stream the server closed",
-			Judge:   judgeRetryWait},
+			Side:    Client{Scenario: probe.ScenarioSSERetry, Judge: judgeRetryWait}},
 	)
 }
 

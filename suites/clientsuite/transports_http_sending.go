@@ -16,9 +16,9 @@ import (
 // batch breaks this check alone, and a message sent by GET that one alone.
 
 func init() {
-	Register(Check{ID: "HTTP-POST-BODY", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly, Transports: httpOnly,
+	Register(Check{ID: "HTTP-POST-BODY", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 		Summary: "each POST's body is a single JSON-RPC request, notification or response (a batch array only at 2025-03-26; at 2026-07-28 no response)",
-		Judge:   judgePostBody})
+		Side:    Client{Scenario: probe.ScenarioTools, Also: handshakeOnly, Judge: judgePostBody}})
 }
 
 func judgePostBody(v *View) Finding {
@@ -51,12 +51,12 @@ func judgePostBody(v *View) Finding {
 
 func init() {
 	Register(
-		Check{ID: "HTTP-POST-ACCEPT", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioTools, Also: everyExchange, Rides: true, Transports: httpOnly,
+		Check{ID: "HTTP-POST-ACCEPT", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Summary: "every POST lists both application/json and text/event-stream in Accept",
-			Judge:   judgePostAccept},
-		Check{ID: "HTTP-POST-PER-MESSAGE", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioTools, Also: handshakeOnly, Transports: httpOnly,
+			Side:    Client{Scenario: probe.ScenarioTools, Also: everyExchange, Rides: true, Judge: judgePostAccept}},
+		Check{ID: "HTTP-POST-PER-MESSAGE", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Summary: "every message the client sends travels by POST to the MCP endpoint, never in another request's body (a POST's body is HTTP-POST-BODY's matter)",
-			Judge:   judgePostPerMessage},
+			Side:    Client{Scenario: probe.ScenarioTools, Also: handshakeOnly, Judge: judgePostPerMessage}},
 	)
 }
 

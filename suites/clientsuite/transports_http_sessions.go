@@ -9,12 +9,12 @@ import (
 
 func init() {
 	Register(
-		Check{ID: "HTTP-SESSION-CLIENT", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioTools, Also: everyExchange, Rides: true, Transports: httpOnly,
+		Check{ID: "HTTP-SESSION-CLIENT", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Summary: "every request after the InitializeResult carries the Mcp-Session-Id it assigned",
-			Judge:   judgeSession},
-		Check{ID: "HTTP-SESSION-EXPIRED-CLIENT", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioSessionExpiry, Transports: httpOnly,
+			Side:    Client{Scenario: probe.ScenarioTools, Also: everyExchange, Rides: true, Judge: judgeSession}},
+		Check{ID: "HTTP-SESSION-EXPIRED-CLIENT", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: httpOnly,
 			Summary: "answered 404 for its session, the client starts a new session with an InitializeRequest that carries no session id",
-			Judge:   judgeSessionExpired},
+			Side:    Client{Scenario: probe.ScenarioSessionExpiry, Judge: judgeSessionExpired}},
 	)
 }
 

@@ -13,20 +13,20 @@ import (
 
 func init() {
 	Register(
-		Check{ID: "STDIO-CLIENT-STDIN", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioTools, Also: everyExchange, Rides: true, Transports: []string{wire.Stdio},
+		Check{ID: "STDIO-CLIENT-STDIN", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: []string{wire.Stdio},
 			Summary: "every line the client writes to the server's stdin is a JSON-RPC message",
-			Judge:   judgeStdin},
-		Check{ID: "STDIO26-NO-CLIENT-RESPONSES", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioTools, Transports: []string{wire.Stdio},
+			Side:    Client{Scenario: probe.ScenarioTools, Also: everyExchange, Rides: true, Judge: judgeStdin}},
+		Check{ID: "STDIO26-NO-CLIENT-RESPONSES", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: []string{wire.Stdio},
 			Summary: "the client writes no JSON-RPC responses to the server's stdin",
-			Judge:   judgeNoClientResponses},
-		Check{ID: "STDIO26-CANCEL", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioRequestTimeout, Transports: []string{wire.Stdio},
+			Side:    Client{Scenario: probe.ScenarioTools, Judge: judgeNoClientResponses}},
+		Check{ID: "STDIO26-CANCEL", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: []string{wire.Stdio},
 			Summary: "the client cancels an in-flight request with a notifications/cancelled whose requestId is the request's id",
 			LevelReason: "The MUST says how a client cancels over stdio, so it judges the notifications/cancelled a client sends. A client that stops waiting " +
 				"for a timed-out request without sending one cancelled nothing: it breaks the Timeouts section's SHOULD (LIFE-TIMEOUT-CANCEL), not this MUST, and is na here.",
-			Judge: judgeStdioCancel},
-		Check{ID: "STDIO26-SUB-CORRELATE", Revisions: catalog.AllCatalogued, Level: "MUST", Scenario: probe.ScenarioSubscriptions, Transports: []string{wire.Stdio},
+			Side: Client{Scenario: probe.ScenarioRequestTimeout, Judge: judgeStdioCancel}},
+		Check{ID: "STDIO26-SUB-CORRELATE", Revisions: catalog.AllCatalogued, Level: "MUST", Transports: []string{wire.Stdio},
 			Summary: "the client takes a notification for its subscription by the io.modelcontextprotocol/subscriptionId in its _meta, not by its type",
-			Judge:   judgeSubCorrelate},
+			Side:    Client{Scenario: probe.ScenarioSubscriptions, Judge: judgeSubCorrelate}},
 	)
 }
 

@@ -11,9 +11,9 @@ import (
 
 func init() {
 	Register(
-		Check{ID: "PING-RESPOND", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "MUST", Scenario: probe.ScenarioTools,
+		Check{ID: "PING-RESPOND", Revisions: catalog.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary: "the client answers the server's ping promptly with an empty result",
-			Judge:   judgePing},
+			Side:    Client{Scenario: probe.ScenarioTools, Judge: judgePing}},
 	)
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/suites/catalog"
+	"github.com/mcpspec/mcpspec/suites/check"
 	"github.com/mcpspec/mcpspec/suites/finding"
 )
 
@@ -33,18 +34,13 @@ const (
 	Observed
 )
 
-// Check is one requirement's check, with mcpspec's own reading of it.
-type Check struct {
-	ID          string
-	Level       string // MUST, SHOULD or MAY: a violation fails a MUST and warns a SHOULD
-	LevelReason string // why this level, where the spec's wording needed a decision
-	Summary     string // the requirement in mcpspec's words
-	// Revisions derives the revisions the check runs at from its catalogue row (AllCatalogued,
-	// Since, Until); Versions lists them instead where no derivation says it. A check sets one
-	// of the two, and Register leaves the result in Versions.
-	Revisions  Revisions
-	Versions   []string
-	Transports []string
+// Check is one requirement's server check (package check: the fields every kind has), with
+// mcpspec's own reading of it.
+type Check = check.Check[Server]
+
+// Server is what only a server check has: the connection it starts from, how it is scheduled,
+// and its Run.
+type Server struct {
 	// StatelessTransports narrows Transports at the stateless revision (nil: the same), for checks
 	// whose probe means something else there on some transport.
 	StatelessTransports []string
@@ -71,65 +67,38 @@ type Check struct {
 	// rule of JSON-RPC 2.0 itself, and Run works on a plain session (harness.RevJSONRPC: no
 	// handshake, no method known to succeed, the sentinel an unknown method).
 	JSONRPC bool
-	// File is the source file that registered the check (set by Register): the layout test
-	// holds it to the file of the check's area in the catalogue's areas table.
-	File string
 }
 
-// Title is the spec title: the ID first, so --focus 'ID' selects it.
-func (c *Check) Title() string { return fmt.Sprintf("%s [%s] %s", c.ID, c.Level, c.Summary) }
+// Kind makes Server a check side.
+func (Server) Kind() check.Kind { return check.Server }
 
-// Area is the catalogue's area code.
-func (c *Check) Area() string {
-	e, _ := catalog.Lookup(c.ID)
-	return e.Area
-}
-
-// AppliesTo reports whether the check runs at revision over transport.
-func (c *Check) AppliesTo(revision, transport string) bool {
+// Scope narrows where a server check applies: at the JSON-RPC profile only if it belongs to it,
+// at the stateless revision over StatelessTransports if it names them.
+func (s Server) Scope(revision string, versions, transports []string) []string {
 	if revision == harness.RevJSONRPC {
-		return c.JSONRPC && slices.Contains(c.Transports, transport)
+		if s.JSONRPC {
+			return transports
+		}
+		return nil
 	}
-	transports := c.Transports
-	if c.StatelessTransports != nil && harness.IsStateless(revision) {
-		transports = c.StatelessTransports
+	if !slices.Contains(versions, revision) {
+		return nil
 	}
-	return slices.Contains(c.Versions, revision) && slices.Contains(transports, transport)
+	if s.StatelessTransports != nil && harness.IsStateless(revision) {
+		return s.StatelessTransports
+	}
+	return transports
 }
 
-// validate fills defaults from the catalogue and rejects what cannot be right.
-func (c *Check) validate() error {
-	e, ok := catalog.Lookup(c.ID)
-	if !ok {
-		return fmt.Errorf("check %q: no such requirement in the catalogue", c.ID)
+// validateServer completes a server check once check.Validate has passed: it needs a Run, and
+// an extension's check is gated on the server declaring the extension.
+func validateServer(c *Check) error {
+	if c.Side.Run == nil {
+		return fmt.Errorf("server check %s: needs a Run function", c.ID)
 	}
-	switch c.Level {
-	case "MUST", "SHOULD", "MAY":
-	default:
-		return fmt.Errorf("check %s: level %q is not MUST, SHOULD or MAY", c.ID, c.Level)
-	}
-	if c.Summary == "" || c.Run == nil {
-		return fmt.Errorf("check %s: needs a summary and a Run function", c.ID)
-	}
-	switch {
-	case c.Revisions != nil && c.Versions != nil:
-		return fmt.Errorf("check %s: sets both Revisions and Versions", c.ID)
-	case c.Revisions != nil:
-		c.Versions = c.Revisions(e.Versions)
-	}
-	if len(c.Versions) == 0 {
-		return fmt.Errorf("check %s: runs at no revision (Revisions or Versions must name one of the catalogue's %v)", c.ID, e.Versions)
-	}
-	for _, v := range c.Versions {
-		if !slices.Contains(e.Versions, v) {
-			return fmt.Errorf("check %s: revision %s is outside the catalogue's %v", c.ID, v, e.Versions)
-		}
-	}
-	if len(c.Transports) == 0 {
-		c.Transports = []string{wire.Stdio, wire.HTTP, wire.SSE}
-	}
+	e, _ := catalog.Lookup(c.ID)
 	if x, ok := e.ExtensionOf(); ok {
-		c.Ready = extensionGate(x, c.Ready)
+		c.Side.Ready = extensionGate(x, c.Side.Ready)
 	}
 	return nil
 }

@@ -44,7 +44,7 @@ func Build(r *Runner, sel Selection) error {
 		for _, c := range all {
 			revs := targetRevisions(t, r.cfg.Revisions)
 			for _, rev := range revs {
-				if !c.AppliesTo(rev, t.Transport) || (c.Once && rev != newestOf(c, revs)) {
+				if !c.AppliesTo(rev, t.Transport) || (c.Side.Once && rev != newestOf(c, revs)) {
 					continue
 				}
 				spec := Spec{Check: c, Revision: rev, Transport: t.Transport}

@@ -68,10 +68,10 @@ func (r *Runner) gate(ctx context.Context, c *Check, revision, transport string,
 	}
 	// A revision the shared session found unserved is unserved on a fresh server too: no
 	// process is launched just to hear the same answer again.
-	if f, done := notUsable(neg); done && c.Connection != Raw {
+	if f, done := notUsable(neg); done && c.Side.Connection != Raw {
 		return f, tail(neg.Session), true
 	}
-	if c.Ready == nil || neg.Session == nil || neg.Err != nil {
+	if c.Side.Ready == nil || neg.Session == nil || neg.Err != nil {
 		return Finding{}, nil, false
 	}
 	neg.Session.SetOwner(c.ID)
@@ -81,7 +81,7 @@ func (r *Runner) gate(ctx context.Context, c *Check, revision, transport string,
 			r.launcher(transport).Release(conn)
 		}
 	}()
-	if f, done := c.Ready(g); done {
+	if f, done := c.Side.Ready(g); done {
 		return f, nil, true
 	}
 	return Finding{}, nil, false

@@ -15,7 +15,7 @@ func ProfileChecks() ([]*Check, error) {
 	all, err := Checks()
 	var out []*Check
 	for _, c := range all {
-		if c.JSONRPC {
+		if c.Side.JSONRPC {
 			out = append(out, c)
 		}
 	}

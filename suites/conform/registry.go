@@ -6,20 +6,16 @@ import (
 	"sync"
 
 	"github.com/mcpspec/mcpspec/suites/catalog"
-	"github.com/mcpspec/mcpspec/suites/registry"
+	"github.com/mcpspec/mcpspec/suites/check"
 )
 
 // reg holds the server checks. Validating needs the catalogue, whose parsing would cost every
 // process linking this package (each reference server a run starts) tens of milliseconds of
 // CPU at init: it waits for the registry's first reader, which settles the exclusions too.
-var reg = registry.New(registry.Config[Check]{
-	Kind:     "check",
-	ID:       func(c *Check) string { return c.ID },
-	Validate: (*Check).validate,
-	SetFile:  func(c *Check, file string) { c.File = file },
-	Settle:   settleExclusions,
-	Sorted:   true,
-})
+var (
+	config = check.Config[Server]{Side: validateServer, Settle: settleExclusions, Sorted: true}
+	reg    = check.NewRegistry(config)
+)
 
 // Register adds checks to the registry. An unknown or duplicate ID, or a malformed check, is an
 // error reported when the tree is built, so it can never pass silently.

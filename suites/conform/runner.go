@@ -368,20 +368,20 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 	}
 	// Whatever connection the check uses, a target that cannot even be initialized at this
 	// revision is an infrastructure failure for it too (the shared session is opened once).
-	if c.Connection != Shared {
+	if c.Side.Connection != Shared {
 		if f, evidence, done := r.gate(ctx, c, revision, transport, worker); done {
 			return f, evidence
 		}
 	}
 	// From here on the check works: its deadline runs (see execute).
 	var cancel context.CancelFunc
-	if c.Connection != Shared {
+	if c.Side.Connection != Shared {
 		ctx, cancel = context.WithTimeout(ctx, r.checkDeadline())
 		defer cancel()
 		t.Ctx = ctx
 	}
 	var own *harness.Session
-	switch c.Connection {
+	switch c.Side.Connection {
 	case Shared:
 		// The check holds its shared session until its result is taken (see holdShared).
 		release, err := r.holdShared(ctx, transport, revision, slot, worker)
@@ -398,8 +398,8 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 		}
 		t.S = neg.Session
 		t.S.SetOwner(c.ID) // before Ready, which may send too
-		if c.Ready != nil {
-			if f, done := c.Ready(t); done {
+		if c.Side.Ready != nil {
+			if f, done := c.Side.Ready(t); done {
 				return f, nil
 			}
 		}
@@ -421,7 +421,7 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 		defer l.Release(conn)
 		t.S = harness.Attach(conn, r.env, revision)
 	}
-	if c.Connection == Observed {
+	if c.Side.Connection == Observed {
 		defer func() {
 			if p := recover(); p != nil {
 				f = Failed(fmt.Errorf("check panicked: %v", p))
@@ -436,13 +436,13 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 				}
 			}
 		}()
-		return c.Run(t), nil
+		return c.Side.Run(t), nil
 	}
 	t.S.SetOwner(c.ID)
 	timeoutsBefore := t.S.Timeouts()
 	unansweredBefore := t.S.UnansweredCount()
 	mark := t.S.Conn.Transcript().Mark()
-	if c.Connection != Shared {
+	if c.Side.Connection != Shared {
 		mark = 0
 	}
 	defer func() {
@@ -450,7 +450,7 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 			f = Failed(fmt.Errorf("check panicked: %v", p))
 		}
 		f = withUnanswered(f, t.unanswered(unansweredBefore))
-		if c.Connection == Raw {
+		if c.Side.Connection == Raw {
 			if na, ok := r.unservedRefusal(ctx, t, f); ok {
 				f = na
 			}
@@ -465,11 +465,11 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 		// A violation need not leave the server unwell (most are a wrong answer to one
 		// request): the shared session is replaced only when it no longer answers, which
 		// spares a server start per violation. The probe comes after the evidence is taken.
-		if c.Connection == Shared && (f.Outcome == Violation || f.Outcome == Broken) && (isDead(t.S) || !t.S.Responsive(ctx)) {
+		if c.Side.Connection == Shared && (f.Outcome == Violation || f.Outcome == Broken) && (isDead(t.S) || !t.S.Responsive(ctx)) {
 			r.markSuspect(transport, revision, slot)
 		}
 	}()
-	return c.Run(t), nil
+	return c.Side.Run(t), nil
 }
 
 // observation is what T.Observe keeps of one workload on a server of its own.

@@ -63,9 +63,9 @@ func newRunner(url string, revisions []string, secrets []string, onResult func(r
 		Revisions: revisions, Timeouts: timeouts, Secrets: secrets, OnResult: onResult})
 }
 
-// check is a check of the test's own, at every revision over HTTP, on the shared session.
-func check(id, level string, run func(t *T) Finding) *Check {
-	return &Check{ID: id, Level: level, Summary: "runner test", Versions: harness.HandshakeRevisions, Transports: []string{wire.HTTP}, Run: run}
+// newCheck is a check of the test's own, at every revision over HTTP, on the shared session.
+func newCheck(id, level string, run func(t *T) Finding) *Check {
+	return &Check{ID: id, Level: level, Summary: "runner test", Versions: harness.HandshakeRevisions, Transports: []string{wire.HTTP}, Side: Server{Run: run}}
 }
 
 func ping(t *T) Finding {
@@ -91,13 +91,13 @@ func TestRunnerVerdicts(t *testing.T) {
 	defer r.Close()
 
 	specs := []Spec{
-		{check("PING-RESPOND", "MUST", ping), served, wire.HTTP},
-		{check("JRPC-ID-ECHO", "MUST", func(*T) Finding { return Violated("id changed") }), served, wire.HTTP},
-		{check("JRPC-ERROR-MESSAGE", "SHOULD", func(*T) Finding { return Violated("no message") }), served, wire.HTTP},
-		{check("JRPC-VERSION", "MUST", func(*T) Finding { panic("boom") }), served, wire.HTTP},
-		{check("JRPC-ERROR-OBJECT", "MUST", func(*T) Finding { return Violated("the server echoed s3cret-token") }), served, wire.HTTP},
-		{check("JRPC-RESULT-XOR-ERROR", "MUST", func(*T) Finding { return CannotTest("no tool") }), served, wire.HTTP},
-		{check("PING-RESPOND", "MUST", ping), harness.Rev20250326, wire.HTTP},
+		{newCheck("PING-RESPOND", "MUST", ping), served, wire.HTTP},
+		{newCheck("JRPC-ID-ECHO", "MUST", func(*T) Finding { return Violated("id changed") }), served, wire.HTTP},
+		{newCheck("JRPC-ERROR-MESSAGE", "SHOULD", func(*T) Finding { return Violated("no message") }), served, wire.HTTP},
+		{newCheck("JRPC-VERSION", "MUST", func(*T) Finding { panic("boom") }), served, wire.HTTP},
+		{newCheck("JRPC-ERROR-OBJECT", "MUST", func(*T) Finding { return Violated("the server echoed s3cret-token") }), served, wire.HTTP},
+		{newCheck("JRPC-RESULT-XOR-ERROR", "MUST", func(*T) Finding { return CannotTest("no tool") }), served, wire.HTTP},
+		{newCheck("PING-RESPOND", "MUST", ping), harness.Rev20250326, wire.HTTP},
 	}
 	r.StartShared(specs, 2, 1)
 	if r.Planned() != len(specs) {
@@ -149,8 +149,8 @@ func TestRunnerUnreachableTarget(t *testing.T) {
 	ln.Close()
 	r := newRunner(url, []string{served}, nil, nil)
 	defer r.Close()
-	first := r.Execute(check("PING-RESPOND", "MUST", ping), served, wire.HTTP)
-	second := r.Execute(check("JRPC-ID-ECHO", "MUST", ping), served, wire.HTTP)
+	first := r.Execute(newCheck("PING-RESPOND", "MUST", ping), served, wire.HTTP)
+	second := r.Execute(newCheck("JRPC-ID-ECHO", "MUST", ping), served, wire.HTTP)
 	for _, res := range []reports.Result{first, second} {
 		if res.Status != reports.Error || !strings.Contains(res.Message, "nothing listens") {
 			t.Errorf("%s: %s %q, want an error saying nothing listens", res.ID, res.Status, res.Message)
@@ -171,7 +171,7 @@ func TestRunnerInterrupt(t *testing.T) {
 	ran := false
 	r.Interrupt("SIGTERM")
 	r.Interrupt("SIGINT")
-	res := r.Execute(check("PING-RESPOND", "MUST", func(t *T) Finding { ran = true; return Passed("") }), served, wire.HTTP)
+	res := r.Execute(newCheck("PING-RESPOND", "MUST", func(t *T) Finding { ran = true; return Passed("") }), served, wire.HTTP)
 	if ran || res.Status != reports.Error || !strings.Contains(res.Message, "interrupted (SIGTERM) before the check ran") {
 		t.Errorf("after Interrupt: ran %v, %s %q", ran, res.Status, res.Message)
 	}
@@ -180,37 +180,37 @@ func TestRunnerInterrupt(t *testing.T) {
 	}
 }
 
-// TestCheckValidate: what Register refuses, and the defaults it fills from the catalogue.
+// allTransports: every transport, named, as a server check states it.
+var allTransports = []string{wire.Stdio, wire.HTTP, wire.SSE}
+
+// TestCheckValidate: what Register refuses, and what it derives from the catalogue.
 func TestCheckValidate(t *testing.T) {
 	run := func(*T) Finding { return Passed("") }
 	for name, c := range map[string]Check{
-		"unknown id":         {ID: "NO-SUCH-REQUIREMENT", Level: "MUST", Summary: "s", Run: run, Revisions: AllCatalogued},
-		"bad level":          {ID: "PING-RESPOND", Level: "MUST NOT", Summary: "s", Run: run, Revisions: AllCatalogued},
-		"no Run":             {ID: "PING-RESPOND", Level: "MUST", Summary: "s", Revisions: AllCatalogued},
-		"no summary":         {ID: "PING-RESPOND", Level: "MUST", Run: run, Revisions: AllCatalogued},
-		"both":               {ID: "PING-RESPOND", Level: "MUST", Summary: "s", Run: run, Revisions: AllCatalogued, Versions: []string{served}},
-		"neither":            {ID: "PING-RESPOND", Level: "MUST", Summary: "s", Run: run},
-		"outside catalogue":  {ID: "PING-RESPOND", Level: "MUST", Summary: "s", Run: run, Versions: []string{harness.Rev20260728}},
-		"derives to nothing": {ID: "PING-RESPOND", Level: "MUST", Summary: "s", Run: run, Revisions: Since(harness.Rev20260728)},
+		"unknown id":         {ID: "NO-SUCH-REQUIREMENT", Level: "MUST", Summary: "s", Side: Server{Run: run}, Revisions: AllCatalogued, Transports: allTransports},
+		"bad level":          {ID: "PING-RESPOND", Level: "MUST NOT", Summary: "s", Side: Server{Run: run}, Revisions: AllCatalogued, Transports: allTransports},
+		"no Run":             {ID: "PING-RESPOND", Level: "MUST", Summary: "s", Revisions: AllCatalogued, Transports: allTransports},
+		"no summary":         {ID: "PING-RESPOND", Level: "MUST", Side: Server{Run: run}, Revisions: AllCatalogued, Transports: allTransports},
+		"both":               {ID: "PING-RESPOND", Level: "MUST", Summary: "s", Side: Server{Run: run}, Revisions: AllCatalogued, Transports: allTransports, Versions: []string{served}},
+		"neither":            {ID: "PING-RESPOND", Level: "MUST", Transports: allTransports, Summary: "s", Side: Server{Run: run}},
+		"outside catalogue":  {ID: "PING-RESPOND", Level: "MUST", Summary: "s", Side: Server{Run: run}, Versions: []string{harness.Rev20260728}, Transports: allTransports},
+		"derives to nothing": {ID: "PING-RESPOND", Level: "MUST", Summary: "s", Side: Server{Run: run}, Revisions: Since(harness.Rev20260728), Transports: allTransports},
 	} {
-		if err := c.validate(); err == nil {
+		if err := config.Validate(&c); err == nil {
 			t.Errorf("%s: accepted %+v", name, c)
 		}
 	}
-	c := Check{ID: "PING-RESPOND", Level: "MUST", Summary: "s", Run: run, Revisions: Until(harness.Rev20250326)}
-	if err := c.validate(); err != nil {
+	c := Check{ID: "PING-RESPOND", Level: "MUST", Summary: "s", Side: Server{Run: run}, Revisions: Until(harness.Rev20250326), Transports: allTransports}
+	if err := config.Validate(&c); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(c.Versions, []string{harness.Rev20241105, harness.Rev20250326}) {
 		t.Errorf("Until(%s) derived %v", harness.Rev20250326, c.Versions)
 	}
-	if !slices.Equal(c.Transports, []string{wire.Stdio, wire.HTTP, wire.SSE}) {
-		t.Errorf("default transports %v", c.Transports)
-	}
 	if !c.AppliesTo(harness.Rev20250326, wire.SSE) || c.AppliesTo(served, wire.HTTP) || c.AppliesTo(harness.RevJSONRPC, wire.HTTP) {
 		t.Error("AppliesTo disagrees with the derived revisions (or admits the JSON-RPC profile without JSONRPC)")
 	}
-	c.JSONRPC = true
+	c.Side.JSONRPC = true
 	if !c.AppliesTo(harness.RevJSONRPC, wire.HTTP) {
 		t.Error("a JSONRPC check does not apply to the JSON-RPC profile")
 	}

@@ -66,7 +66,7 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 			// Numbered after the round-robin slots, so that no other check shares it.
 			waiting = append(waiting, slotted{s, slots + own[rk]})
 			own[rk]++
-		case s.Check.Connection == Shared:
+		case s.Check.Side.Connection == Shared:
 			slot := perRevision[rk] % slots
 			perRevision[rk]++
 			g := sharedKey(s.Transport, s.Revision, slot)
@@ -74,7 +74,7 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 				groupOrder = append(groupOrder, g)
 			}
 			groups[g] = append(groups[g], slotted{s, slot})
-		case s.Check.Waits:
+		case s.Check.Side.Waits:
 			waiting = append(waiting, slotted{s, 0})
 		default:
 			others = append(others, slotted{s, 0})
@@ -139,7 +139,7 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 // over a transport on which another session is only another connection to the same server
 // (over stdio it would be another server process, dearer than the wait it saves).
 func ownSession(s Spec) bool {
-	return s.Check.Connection == Shared && s.Check.Waits && s.Transport != wire.Stdio
+	return s.Check.Side.Connection == Shared && s.Check.Side.Waits && s.Transport != wire.Stdio
 }
 
 // DefaultWaiting is how many checks that mostly wait may run at once unless SetWaiting says

@@ -46,8 +46,8 @@ func TestWaitingChecksRunBesideWorkers(t *testing.T) {
 			}
 			var specs []Spec
 			for _, id := range ids {
-				c := check(id, "MUST", wait)
-				c.Waits = true
+				c := newCheck(id, "MUST", wait)
+				c.Side.Waits = true
 				specs = append(specs, Spec{c, served, wire.HTTP})
 			}
 			r.SetWaiting(bound)

@@ -129,17 +129,17 @@ func (cfg *ClientPlan) Launches() ([]Launch, error) {
 			sr := Launch{Script: probe.Script{Scenario: scenario, Revision: rev, AnswerWait: cfg.Timeouts.Request}, Revision: rev}
 			var riders []*clientsuite.Check
 			for _, c := range all {
-				if !c.Judges(scenario) || !c.AppliesTo(rev, cfg.Transport) {
+				if !c.Side.Judges(scenario) || !c.AppliesTo(rev, cfg.Transport) {
 					continue
 				}
-				if c.Once && rev != newestApplicable(c, revs, cfg.Transport) {
+				if c.Side.Once && rev != newestApplicable(c, revs, cfg.Transport) {
 					continue
 				}
 				if cfg.Focus != nil && !cfg.Focus.MatchString(fmt.Sprintf("%s (%s, %s)", c.Title(), rev, cfg.Transport)) ||
 					!selected(conform.CheckLabels(c.ID, c.Level, c.Area(), rev, cfg.Transport)) {
 					continue
 				}
-				if c.Rides && scenario != c.Scenario {
+				if c.Side.Rides && scenario != c.Side.Scenario {
 					riders = append(riders, c)
 					continue
 				}
@@ -358,7 +358,7 @@ func clientResult(c *clientsuite.Check, revision, transport string, view *client
 		res.Evidence = evidence(out, "")
 		return res
 	}
-	f := c.Judge(view)
+	f := c.Side.Judge(view)
 	res.DurationMs = time.Since(start).Milliseconds() + out.durationMs
 	res.Message = f.Message
 	res.Evidence = evidence(out, f.Message)

@@ -2,12 +2,15 @@ package observed
 
 import (
 	"fmt"
+	"reflect"
+	"runtime"
 	"sync"
 
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/suites/catalog"
+	"github.com/mcpspec/mcpspec/suites/check"
 	"github.com/mcpspec/mcpspec/suites/finding"
-	"github.com/mcpspec/mcpspec/suites/registry"
 )
 
 type Finding = finding.Finding
@@ -23,23 +26,27 @@ func broken(format string, args ...any) Finding     { return finding.Broken.With
 // notExercised is the na of a rule the traffic gave no occasion to keep or break.
 func notExercised(why string) Finding { return na("%s: %s", NotExercised, why) }
 
-// reg holds the observed checks, one per requirement and side: a requirement judged on both
+// reg holds the observed checks, one per requirement and party: a requirement judged on both
 // sides is two checks of one ID.
 var (
-	reg = registry.New(registry.Config[Check]{
-		Kind:     "observed check",
-		ID:       func(c *Check) string { return c.ID + " (" + c.Side + ")" },
-		Validate: (*Check).validate,
+	reg = check.NewRegistry(check.Config[Observed]{
+		Side: validateObserved,
+		Key:  func(c *Check) string { return c.ID + " (" + c.Side.Whose + ")" },
 	})
 	regOnce sync.Once
 )
 
+// The transports of an observed check, each named (results' names).
+var allTransports = []string{wire.Stdio, wire.HTTP, wire.SSE}
+
 // Checks returns every observed check, in registration order. The checks are built in this
 // package, not registered from outside: an invalid one is a bug its tests catch, and panics.
+// Each group is recorded with the file of the function that builds it.
 func Checks() []*Check {
 	regOnce.Do(func() {
-		for _, group := range [][]Check{schemaChecks(), stdioChecks(), idChecks(), lifeChecks(), transportChecks(), flowChecks(), statelessChecks()} {
-			reg.Add("", group...)
+		for _, group := range []func() []Check{schemaChecks, stdioChecks, idChecks, lifeChecks, transportChecks, flowChecks, statelessChecks} {
+			file, _ := runtime.FuncForPC(reflect.ValueOf(group).Pointer()).FileLine(0)
+			reg.Add(file, group()...)
 		}
 	})
 	all, err := reg.All()
@@ -49,29 +56,24 @@ func Checks() []*Check {
 	return all
 }
 
-// validate rejects a check the catalogue does not know or that misses a part.
-func (c *Check) validate() error {
-	if _, ok := catalog.Lookup(c.ID); !ok {
-		return fmt.Errorf("observed check %q: no such requirement in the catalogue", c.ID)
+// validateObserved completes an observed check once check.Validate has passed: it names the
+// party whose rule it judges, and has a Judge.
+func validateObserved(c *Check) error {
+	if c.Side.Whose != Server && c.Side.Whose != Client {
+		return fmt.Errorf("observed check %s: party %q is not %s or %s", c.ID, c.Side.Whose, Server, Client)
 	}
-	if c.Side != Server && c.Side != Client {
-		return fmt.Errorf("observed check %s: side %q is not %s or %s", c.ID, c.Side, Server, Client)
-	}
-	if c.Level != "MUST" && c.Level != "SHOULD" {
-		return fmt.Errorf("observed check %s: level %q is not MUST or SHOULD", c.ID, c.Level)
-	}
-	if c.Summary == "" || c.Judge == nil {
-		return fmt.Errorf("observed check %s: needs a summary and a Judge function", c.ID)
+	if c.Side.Judge == nil {
+		return fmt.Errorf("observed check %s: needs a Judge function", c.ID)
 	}
 	return nil
 }
 
 // bothSides makes one check per side from a judge that takes the side.
-func bothSides(id, level, summary string, judge func(v *View, side string) Finding, transports ...string) []Check {
+func bothSides(id, level string, transports []string, summary string, judge func(v *View, side string) Finding) []Check {
 	out := make([]Check, 0, 2)
 	for _, side := range []string{Server, Client} {
-		out = append(out, Check{ID: id, Side: side, Level: level, Summary: summary, Transports: transports,
-			Judge: func(v *View) Finding { return judge(v, side) }})
+		out = append(out, Check{ID: id, Level: level, Revisions: catalog.AllCatalogued, Summary: summary, Transports: transports,
+			Side: Observed{Whose: side, Judge: func(v *View) Finding { return judge(v, side) }}})
 	}
 	return out
 }

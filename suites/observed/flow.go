@@ -7,33 +7,34 @@ import (
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/suites/catalog"
 )
 
 // flowChecks: capabilities, cancellation, progress and batches.
 func flowChecks() []Check {
 	out := []Check{
-		{ID: "SRVREQ-CAP-GATED", Side: Server, Level: "MUST", ShouldUntil: harness.Rev20250326,
+		{ID: "SRVREQ-CAP-GATED", Level: "MUST", Revisions: catalog.AllCatalogued, Transports: allTransports,
 			Summary: "the server sends no request for a client capability the client did not declare",
-			Judge:   judgeServerRequestsDeclared},
-		{ID: "LIFE-OPERATION-NEGOTIATED", Side: Client, Level: "MUST", ShouldUntil: harness.Rev20250326,
+			Side:    Observed{Whose: Server, ShouldUntil: harness.Rev20250326, Judge: judgeServerRequestsDeclared}},
+		{ID: "LIFE-OPERATION-NEGOTIATED", Level: "MUST", Revisions: catalog.AllCatalogued, Transports: allTransports,
 			Summary: "the client sends no request for a server capability the server did not declare",
-			Judge:   judgeClientRequestsDeclared},
-		{ID: "PROG-KNOWN-TOKEN", Side: Server, Level: "MUST",
+			Side:    Observed{Whose: Client, ShouldUntil: harness.Rev20250326, Judge: judgeClientRequestsDeclared}},
+		{ID: "PROG-KNOWN-TOKEN", Level: "MUST", Revisions: catalog.AllCatalogued, Transports: allTransports,
 			Summary: "progress notifications name only a progress token a request of the client gave",
-			Judge:   judgeProgressKnown},
-		{ID: "PROG-MONOTONIC", Side: Server, Level: "MUST",
+			Side:    Observed{Whose: Server, Judge: judgeProgressKnown}},
+		{ID: "PROG-MONOTONIC", Level: "MUST", Revisions: catalog.AllCatalogued, Transports: allTransports,
 			Summary: "the progress value of a token increases with every notification",
-			Judge:   judgeProgressMonotonic},
-		{ID: "PROG-STOP", Side: Server, Level: "MUST",
+			Side:    Observed{Whose: Server, Judge: judgeProgressMonotonic}},
+		{ID: "PROG-STOP", Level: "MUST", Revisions: catalog.AllCatalogued, Transports: allTransports,
 			Summary: "no progress notification for a request after its response",
-			Judge:   judgeProgressStop},
-		{ID: "BATCH-INIT-NOT-IN-BATCH", Side: Client, Level: "MUST",
+			Side:    Observed{Whose: Server, Judge: judgeProgressStop}},
+		{ID: "BATCH-INIT-NOT-IN-BATCH", Level: "MUST", Revisions: catalog.AllCatalogued, Transports: allTransports,
 			Summary: "initialize is never sent in a batch",
-			Judge:   judgeInitNotBatched},
+			Side:    Observed{Whose: Client, Judge: judgeInitNotBatched}},
 	}
-	out = append(out, bothSides("CANCEL-STOP-NO-RESPONSE", "SHOULD",
+	out = append(out, bothSides("CANCEL-STOP-NO-RESPONSE", "SHOULD", allTransports,
 		"no response to a cancelled request once the cancellation has arrived (a response already in flight within the grace is allowed)", judgeCancelStop)...)
-	out = append(out, bothSides("BATCH-REMOVED", "MUST", "no batch (JSON array) is sent at a revision that removed them", judgeNoBatch)...)
+	out = append(out, bothSides("BATCH-REMOVED", "MUST", allTransports, "no batch (JSON array) is sent at a revision that removed them", judgeNoBatch)...)
 	return out
 }
 

@@ -12,11 +12,11 @@ import (
 // idChecks: the ids of requests and responses, and every request answered exactly once.
 func idChecks() []Check {
 	var out []Check
-	out = append(out, bothSides("MSG-REQ-ID-TYPE", "MUST", "every request id is a string or an integer", judgeIDType)...)
-	out = append(out, bothSides("MSG-REQ-ID-NOT-NULL", "MUST", "no request has a null id", judgeIDNotNull)...)
-	out = append(out, bothSides("MSG-REQ-ID-UNIQUE", "MUST", "no request id is used twice in the session (at 2026-07-28: never while a request with it is in flight)", judgeIDUnique)...)
-	out = append(out, bothSides("MSG-RESP-SAME-ID", "MUST", "every response carries the id of a request the other side sent", judgeEcho)...)
-	out = append(out, bothSides("JRPC-REPLY-REQUIRED", "MUST", "every request the other side sent is answered exactly once", judgeReplied)...)
+	out = append(out, bothSides("MSG-REQ-ID-TYPE", "MUST", allTransports, "every request id is a string or an integer", judgeIDType)...)
+	out = append(out, bothSides("MSG-REQ-ID-NOT-NULL", "MUST", allTransports, "no request has a null id", judgeIDNotNull)...)
+	out = append(out, bothSides("MSG-REQ-ID-UNIQUE", "MUST", allTransports, "no request id is used twice in the session (at 2026-07-28: never while a request with it is in flight)", judgeIDUnique)...)
+	out = append(out, bothSides("MSG-RESP-SAME-ID", "MUST", allTransports, "every response carries the id of a request the other side sent", judgeEcho)...)
+	out = append(out, bothSides("JRPC-REPLY-REQUIRED", "MUST", allTransports, "every request the other side sent is answered exactly once", judgeReplied)...)
 	return out
 }
 

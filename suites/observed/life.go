@@ -1,22 +1,23 @@
 package observed
 
+import "github.com/mcpspec/mcpspec/suites/catalog"
 import "github.com/mcpspec/mcpspec/harness"
 
 // lifeChecks: the handshake, and cancellation of it.
 func lifeChecks() []Check {
 	return []Check{
-		{ID: "LIFE-INITIALIZED-NOTIF", Side: Client, Level: "MUST", Versions: harness.HandshakeRevisions,
+		{ID: "LIFE-INITIALIZED-NOTIF", Level: "MUST", Versions: harness.HandshakeRevisions, Transports: allTransports,
 			Summary: "after the InitializeResult the client sends notifications/initialized before any request but ping",
-			Judge:   judgeInitialized},
-		{ID: "LIFE-PRE-INIT-REQUEST", Side: Client, Level: "SHOULD",
+			Side:    Observed{Whose: Client, Judge: judgeInitialized}},
+		{ID: "LIFE-PRE-INIT-REQUEST", Level: "SHOULD", Revisions: catalog.AllCatalogued, Transports: allTransports,
 			Summary: "the client sends no request but ping before the server has answered initialize",
-			Judge:   judgePreInit},
-		{ID: "LIFE-SERVER-WAIT-INITIALIZED", Side: Server, Level: "SHOULD",
+			Side:    Observed{Whose: Client, Judge: judgePreInit}},
+		{ID: "LIFE-SERVER-WAIT-INITIALIZED", Level: "SHOULD", Revisions: catalog.AllCatalogued, Transports: allTransports,
 			Summary: "between initialize and notifications/initialized the server sends no request but ping",
-			Judge:   judgeServerWaits},
-		{ID: "CANCEL-NO-INIT-CANCEL", Side: Client, Level: "MUST",
+			Side:    Observed{Whose: Server, Judge: judgeServerWaits}},
+		{ID: "CANCEL-NO-INIT-CANCEL", Level: "MUST", Revisions: catalog.AllCatalogued, Transports: allTransports,
 			Summary: "the client never cancels initialize",
-			Judge:   judgeNoInitCancel},
+			Side:    Observed{Whose: Client, Judge: judgeNoInitCancel}},
 	}
 }
 

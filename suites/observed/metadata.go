@@ -5,18 +5,19 @@ import (
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/recording"
+	"github.com/mcpspec/mcpspec/suites/catalog"
 	"github.com/mcpspec/mcpspec/suites/clientsuite"
 )
 
 // statelessChecks: the 2026-07-28 request metadata, and cursors.
 func statelessChecks() []Check {
 	return []Check{
-		{ID: "HTTP26-META-HEADERS-CLIENT", Side: Client, Level: "MUST", Transports: httpOnly, Versions: []string{harness.Rev20260728},
+		{ID: "HTTP26-META-HEADERS-CLIENT", Level: "MUST", Transports: httpOnly, Versions: []string{harness.Rev20260728},
 			Summary: "every POSTed request carries MCP-Protocol-Version and Mcp-Method (and Mcp-Name where the method names something) matching its body",
-			Judge:   judgeMetaHeaders},
-		{ID: "PAGE-CLIENT-OPAQUE", Side: Client, Level: "MUST",
+			Side:    Observed{Whose: Client, Judge: judgeMetaHeaders}},
+		{ID: "PAGE-CLIENT-OPAQUE", Level: "MUST", Revisions: catalog.AllCatalogued, Transports: allTransports,
 			Summary: "a cursor the client sends is one the server gave, unchanged",
-			Judge:   judgeCursorsAsGiven},
+			Side:    Observed{Whose: Client, Judge: judgeCursorsAsGiven}},
 	}
 }
 

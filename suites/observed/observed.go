@@ -20,6 +20,7 @@ import (
 	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/reports"
 	"github.com/mcpspec/mcpspec/suites/catalog"
+	"github.com/mcpspec/mcpspec/suites/check"
 	"github.com/mcpspec/mcpspec/suites/finding"
 )
 
@@ -118,19 +119,19 @@ func JudgeConversations(convs [][]recording.Record, opts Options) ([]reports.Res
 		info.Transports = addOnce(info.Transports, v.Transport)
 		info.Revisions = addOnce(info.Revisions, v.Revision)
 		for _, c := range Checks() {
-			if !c.appliesTo(v.Revision, v.Transport) {
+			if !c.AppliesTo(v.Revision, v.Transport) {
 				continue
 			}
-			f := c.Judge(v)
+			f := c.Side.Judge(v)
 			if f.Outcome == finding.NotApplicable && f.Message == "" {
 				f.Message = NotExercised
 			}
-			k := c.Side + "|" + c.ID + "|" + v.Revision + "|" + v.Transport
+			k := c.Side.Whose + "|" + c.ID + "|" + v.Revision + "|" + v.Transport
 			prev, seen := agg[k]
 			if !seen {
 				order = append(order, k)
 			}
-			r := c.result(v, f)
+			r := result(c, v, f)
 			if !seen || worse(r.Status, prev.Status) {
 				agg[k] = &r
 			}
@@ -175,53 +176,41 @@ func addOnce(list []string, s string) []string {
 
 var sharedValidator = schema.New()
 
-// Check is one observed check: one requirement's rule for one side, judged on a View.
-type Check struct {
-	ID    string
-	Side  string // Server or Client: whose rule it is
-	Level string // MUST or SHOULD
+// Check is one observed check: one requirement's rule for one party, judged on a View
+// (package check: the fields every kind has).
+type Check = check.Check[Observed]
+
+// Observed is what only an observed check has: whose rule it judges, and its Judge.
+type Observed struct {
+	Whose string // Server or Client: the party whose rule it is
 	// ShouldUntil: up to this revision the rule is a SHOULD (the catalogue's "SHOULD (24-11,
 	// 25-03) → MUST (25-06, 25-11)").
 	ShouldUntil string
-	Summary     string
-	// Transports it applies to (results names: stdio, http, sse); nil: every one.
-	Transports []string
-	// Versions it applies to; nil: the catalogue row's.
-	Versions []string
-	Judge    func(v *View) finding.Finding
+	Judge       func(v *View) finding.Finding
 }
 
-// Title begins with the ID, so --focus 'ID' selects the check; the side follows the level.
-func (c *Check) Title() string {
-	return fmt.Sprintf("%s [%s] %s: %s", c.ID, c.Level, c.Side, c.Summary)
-}
+// Kind makes Observed a check side.
+func (Observed) Kind() check.Kind { return check.Observed }
 
-// levelAt is the check's level at a revision.
-func (c *Check) levelAt(revision string) string {
-	if c.ShouldUntil != "" && revision <= c.ShouldUntil {
+// LevelAt is the check's level at revision: SHOULD up to ShouldUntil.
+func (s Observed) LevelAt(level, revision string) string {
+	if s.ShouldUntil != "" && revision <= s.ShouldUntil {
 		return "SHOULD"
 	}
-	return c.Level
+	return level
 }
 
-func (c *Check) appliesTo(revision, transport string) bool {
-	if len(c.Transports) > 0 && !slices.Contains(c.Transports, transport) {
-		return false
-	}
-	vs := c.Versions
-	if vs == nil {
-		e, _ := catalog.Lookup(c.ID)
-		vs = e.Versions
-	}
-	return slices.Contains(vs, revision)
+// title begins with the ID, so --focus 'ID' selects the check; the party follows the level.
+func title(c *Check) string {
+	return fmt.Sprintf("%s [%s] %s: %s", c.ID, c.Level, c.Side.Whose, c.Summary)
 }
 
 // result turns a finding into the report row, its evidence the records the message cites.
-func (c *Check) result(v *View, f finding.Finding) reports.Result {
+func result(c *Check, v *View, f finding.Finding) reports.Result {
 	e, _ := catalog.Lookup(c.ID)
-	level := c.levelAt(v.Revision)
-	r := reports.Result{ID: c.ID, Title: c.Title(), Area: e.Area, Level: level, Version: v.Revision,
-		Transport: v.Transport, Side: c.Side, Mode: reports.ModeObserved, Status: f.Outcome.Status(level),
+	level := c.LevelAt(v.Revision)
+	r := reports.Result{ID: c.ID, Title: title(c), Area: e.Area, Level: level, Version: v.Revision,
+		Transport: v.Transport, Side: c.Side.Whose, Mode: reports.ModeObserved, Status: f.Outcome.Status(level),
 		SpecURL: e.SpecURL(v.Revision), Message: f.Message}
 	if f.Outcome == finding.Violation && f.Severe {
 		r.Status = reports.Fail // a SHOULD check whose evidence breaks a MUST, as in a client run

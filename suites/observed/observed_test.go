@@ -145,12 +145,12 @@ func TestChecksAreCatalogued(t *testing.T) {
 		if c.Level != "MUST" && c.Level != "SHOULD" {
 			t.Errorf("%s: level %q", c.ID, c.Level)
 		}
-		if c.Side != Server && c.Side != Client {
-			t.Errorf("%s: side %q", c.ID, c.Side)
+		if c.Side.Whose != Server && c.Side.Whose != Client {
+			t.Errorf("%s: side %q", c.ID, c.Side.Whose)
 		}
-		k := c.ID + c.Side
+		k := c.ID + c.Side.Whose
 		if seen[k] {
-			t.Errorf("%s (%s) twice", c.ID, c.Side)
+			t.Errorf("%s (%s) twice", c.ID, c.Side.Whose)
 		}
 		seen[k] = true
 	}

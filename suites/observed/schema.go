@@ -9,12 +9,13 @@ import (
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
 	"github.com/mcpspec/mcpspec/harness/recording"
 	"github.com/mcpspec/mcpspec/harness/schema"
+	"github.com/mcpspec/mcpspec/suites/catalog"
 )
 
 // schemaChecks: every message valid at the negotiated revision, the side deciding which
 // definitions a message must match.
 func schemaChecks() []Check {
-	return bothSides("MSG-JSONRPC", "MUST", "every message validates against the negotiated revision's schema: requests, notifications and results by their definitions",
+	return bothSides("MSG-JSONRPC", "MUST", allTransports, "every message validates against the negotiated revision's schema: requests, notifications and results by their definitions",
 		func(v *View, side string) Finding { return judgeSchema(v, side, true) })
 }
 
@@ -167,8 +168,8 @@ func clip(s string) string {
 // stdioChecks: every line on the wire is a message.
 func stdioChecks() []Check {
 	line := func(id, side, level, summary string) Check {
-		return Check{ID: id, Side: side, Level: level, Summary: summary, Transports: []string{"stdio"},
-			Judge: func(v *View) Finding { return judgeLines(v, side) }}
+		return Check{ID: id, Level: level, Revisions: catalog.AllCatalogued, Summary: summary, Transports: []string{"stdio"},
+			Side: Observed{Whose: side, Judge: func(v *View) Finding { return judgeLines(v, side) }}}
 	}
 	return []Check{
 		line("STDIO-STDOUT-ONLY-MCP", Server, "MUST", "every line the server writes to stdout is a JSON-RPC message"),

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
 	"github.com/mcpspec/mcpspec/harness/recording"
+	"github.com/mcpspec/mcpspec/suites/catalog"
 )
 
 var httpOnly = []string{"http"}
@@ -13,36 +14,36 @@ var httpOnly = []string{"http"}
 // transportChecks: Streamable HTTP's headers, event ids and resumption.
 func transportChecks() []Check {
 	return []Check{
-		{ID: "HTTP-SESSION-CLIENT", Side: Client, Level: "MUST", Transports: httpOnly,
+		{ID: "HTTP-SESSION-CLIENT", Level: "MUST", Revisions: catalog.AllCatalogued, Transports: httpOnly,
 			Summary: "every request after the server assigned an Mcp-Session-Id carries it",
-			Judge:   judgeSessionHeader},
-		{ID: "LIFE-HTTP-VERSION-HEADER", Side: Client, Level: "MUST", Transports: httpOnly,
+			Side:    Observed{Whose: Client, Judge: judgeSessionHeader}},
+		{ID: "LIFE-HTTP-VERSION-HEADER", Level: "MUST", Revisions: catalog.AllCatalogued, Transports: httpOnly,
 			Summary: "every HTTP request after initialization carries MCP-Protocol-Version",
-			Judge:   func(v *View) Finding { return judgeVersionHeader(v, false) }},
-		{ID: "HTTP-PROTO-HEADER-NEGOTIATED", Side: Client, Level: "SHOULD", Transports: httpOnly,
+			Side:    Observed{Whose: Client, Judge: func(v *View) Finding { return judgeVersionHeader(v, false) }}},
+		{ID: "HTTP-PROTO-HEADER-NEGOTIATED", Level: "SHOULD", Revisions: catalog.AllCatalogued, Transports: httpOnly,
 			Summary: "MCP-Protocol-Version names the negotiated revision",
-			Judge:   func(v *View) Finding { return judgeVersionHeader(v, true) }},
-		{ID: "HTTP-POST-ACCEPT", Side: Client, Level: "MUST", Transports: httpOnly,
+			Side:    Observed{Whose: Client, Judge: func(v *View) Finding { return judgeVersionHeader(v, true) }}},
+		{ID: "HTTP-POST-ACCEPT", Level: "MUST", Revisions: catalog.AllCatalogued, Transports: httpOnly,
 			Summary: "every POST lists both application/json and text/event-stream in Accept",
-			Judge:   func(v *View) Finding { return judgeAccept(v, "POST", "application/json", "text/event-stream") }},
-		{ID: "HTTP-GET-ACCEPT", Side: Client, Level: "MUST", Transports: httpOnly,
+			Side:    Observed{Whose: Client, Judge: func(v *View) Finding { return judgeAccept(v, "POST", "application/json", "text/event-stream") }}},
+		{ID: "HTTP-GET-ACCEPT", Level: "MUST", Revisions: catalog.AllCatalogued, Transports: httpOnly,
 			Summary: "every GET lists text/event-stream in Accept",
-			Judge:   func(v *View) Finding { return judgeAccept(v, "GET", "text/event-stream") }},
-		{ID: "MSG-NOTIF-NO-RESPONSE", Side: Server, Level: "MUST", Transports: httpOnly,
+			Side:    Observed{Whose: Client, Judge: func(v *View) Finding { return judgeAccept(v, "GET", "text/event-stream") }}},
+		{ID: "MSG-NOTIF-NO-RESPONSE", Level: "MUST", Revisions: catalog.AllCatalogued, Transports: httpOnly,
 			Summary: "a POST of notifications and responses only gets no JSON-RPC response",
-			Judge:   judgeNotificationsUnanswered},
-		{ID: "HTTP-202-ACCEPTED", Side: Server, Level: "MUST", Transports: httpOnly,
+			Side:    Observed{Whose: Server, Judge: judgeNotificationsUnanswered}},
+		{ID: "HTTP-202-ACCEPTED", Level: "MUST", Revisions: catalog.AllCatalogued, Transports: httpOnly,
 			Summary: "a POST of notifications and responses only that the server accepts gets 202 Accepted with no body",
-			Judge:   judgeAccepted202},
-		{ID: "JRPC-NOTIF-NO-REPLY", Side: Server, Level: "MUST",
+			Side:    Observed{Whose: Server, Judge: judgeAccepted202}},
+		{ID: "JRPC-NOTIF-NO-REPLY", Level: "MUST", Revisions: catalog.AllCatalogued, Transports: allTransports,
 			Summary: "a well-formed notification gets no reply, not even an error",
-			Judge:   judgeNotificationNoReply},
-		{ID: "HTTP-EVENT-ID-UNIQUE", Side: Server, Level: "MUST", Transports: httpOnly,
+			Side:    Observed{Whose: Server, Judge: judgeNotificationNoReply}},
+		{ID: "HTTP-EVENT-ID-UNIQUE", Level: "MUST", Revisions: catalog.AllCatalogued, Transports: httpOnly,
 			Summary: "no SSE event id is used for two different events in the session",
-			Judge:   judgeEventIDs},
-		{ID: "HTTP-RESUME-OTHER-STREAM", Side: Server, Level: "MUST", Transports: httpOnly,
+			Side:    Observed{Whose: Server, Judge: judgeEventIDs}},
+		{ID: "HTTP-RESUME-OTHER-STREAM", Level: "MUST", Revisions: catalog.AllCatalogued, Transports: httpOnly,
 			Summary: "a stream resumed with Last-Event-ID replays no message of another stream",
-			Judge:   judgeResumeStream},
+			Side:    Observed{Whose: Server, Judge: judgeResumeStream}},
 	}
 }
 

@@ -97,7 +97,7 @@ func judgedScenarios(t *testing.T) []string {
 	}
 	var out []string
 	for _, s := range probe.Known() {
-		if slices.ContainsFunc(checks, func(c *clientsuite.Check) bool { return c.Judges(s) }) {
+		if slices.ContainsFunc(checks, func(c *clientsuite.Check) bool { return c.Side.Judges(s) }) {
 			out = append(out, s)
 		}
 	}
@@ -147,11 +147,11 @@ func TestClientReferencePassesEveryCheck(t *testing.T) {
 				// judges is served.
 				var revs []string
 				for _, r := range harness.TransportRevisions(transport) {
-					if c.AppliesTo(r, transport) && slices.ContainsFunc(append([]string{c.Scenario}, c.Also...), func(s string) bool { return probe.ServesAt(s, r) }) {
+					if c.AppliesTo(r, transport) && slices.ContainsFunc(append([]string{c.Side.Scenario}, c.Side.Also...), func(s string) bool { return probe.ServesAt(s, r) }) {
 						revs = append(revs, r)
 					}
 				}
-				if c.Once && len(revs) > 0 {
+				if c.Side.Once && len(revs) > 0 {
 					revs = revs[len(revs)-1:]
 				}
 				for _, r := range revs {
@@ -207,7 +207,7 @@ func TestClientEveryFaultFailsItsCheck(t *testing.T) {
 				if c.Level == "SHOULD" && !clientFaultBreaksMust[f.ID] {
 					want = reports.Warn
 				}
-				results := runReferenceClient(t, transport, append([]string{c.Scenario}, c.Also...), f.ID)
+				results := runReferenceClient(t, transport, append([]string{c.Side.Scenario}, c.Side.Also...), f.ID)
 				broken := 0
 				for _, res := range results {
 					switch {
@@ -257,6 +257,6 @@ var clientFaultBreaksMust = map[string]bool{refclient.FaultPreInitRequest: true,
 // (ROOTS-CLIENT-RESULT:unanswered), where id judges answers of that capability.
 func losesAnswers(fault string, c *clientsuite.Check, id string) bool {
 	other, ok := clientsuite.Lookup(id)
-	return ok && c.Capability != "" && other.Capability == c.Capability &&
+	return ok && c.Side.Capability != "" && other.Side.Capability == c.Side.Capability &&
 		(strings.HasSuffix(c.ID, "-CAP") || fault == refclient.FaultRootsUnanswered)
 }

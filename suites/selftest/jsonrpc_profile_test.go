@@ -95,7 +95,7 @@ func TestJSONRPCProfileFaults(t *testing.T) {
 		t.Run(f.ID, func(t *testing.T) {
 			t.Parallel()
 			c, ok := conform.Lookup(f.ID)
-			if !ok || !c.JSONRPC {
+			if !ok || !c.Side.JSONRPC {
 				t.Fatalf("fault %s names no check of the JSON-RPC profile", f.ID)
 			}
 			want := reports.Fail

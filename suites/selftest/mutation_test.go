@@ -172,7 +172,7 @@ func runAll(t *testing.T, faults ...string) map[key]reports.Result {
 
 // runStateless executes the checks that need a stateless-only server against one.
 func runStateless(t *testing.T, faults ...string) map[key]reports.Result {
-	return runOn(t, statelessTargets(t, faults...), func(c *conform.Check) bool { return c.StatelessOnlyServer })
+	return runOn(t, statelessTargets(t, faults...), func(c *conform.Check) bool { return c.Side.StatelessOnlyServer })
 }
 
 // runOn executes the checks include selects over each target, at each of its revisions (all
@@ -210,7 +210,7 @@ func runOnWith(t *testing.T, targets []harness.Target, include func(*conform.Che
 		}
 		for _, c := range checks {
 			for _, rev := range revisions {
-				if !include(c) || !c.AppliesTo(rev, target.Transport) || (c.Once && rev != newestIn(c, revisions)) {
+				if !include(c) || !c.AppliesTo(rev, target.Transport) || (c.Side.Once && rev != newestIn(c, revisions)) {
 					continue
 				}
 				specs = append(specs, conform.Spec{Check: c, Revision: rev, Transport: target.Transport})
@@ -284,7 +284,7 @@ func statelessResults(t *testing.T) map[key]reports.Result {
 func expectAllPass(t *testing.T, results map[key]reports.Result, round string, dualEra, authMode bool) {
 	t.Helper()
 	for k, res := range results {
-		if c, _ := conform.Lookup(k.id); dualEra && c != nil && c.StatelessOnlyServer {
+		if c, _ := conform.Lookup(k.id); dualEra && c != nil && c.Side.StatelessOnlyServer {
 			if res.Status != reports.NA {
 				t.Errorf("%s%s: %s against the dual-era reference, want na: %s", round, k, res.Status, res.Message)
 			}
@@ -340,7 +340,7 @@ func TestEveryFaultFailsItsCheck(t *testing.T) {
 				want = reports.Warn
 			}
 			targets, baseline := referenceTargets(t, f.ID), base
-			if c.StatelessOnlyServer {
+			if c.Side.StatelessOnlyServer {
 				targets, baseline = statelessTargets(t, f.ID), statelessResults(t)
 			}
 			if isAuth(c) {
@@ -352,7 +352,7 @@ func TestEveryFaultFailsItsCheck(t *testing.T) {
 			if sideEffectsWanted {
 				// A check proven under other arguments (provenWith) has no comparable baseline.
 				include = func(o *conform.Check) bool {
-					return (!c.StatelessOnlyServer || o.StatelessOnlyServer) && (!isAuth(c) || isAuth(o)) && (o.ID == c.ID || provenWith[o.ID] == nil)
+					return (!c.Side.StatelessOnlyServer || o.Side.StatelessOnlyServer) && (!isAuth(c) || isAuth(o)) && (o.ID == c.ID || provenWith[o.ID] == nil)
 				}
 			}
 			slowArgs := selftestSlowArgs
