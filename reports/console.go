@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -171,7 +172,7 @@ type harnessError struct {
 }
 
 // errorPlace is the "SCENARIO at LABEL: " that begins the harness errors of `mcpspec client`.
-var errorPlace = regexp.MustCompile(`^(\S+ at \S+): `)
+var errorPlace = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\S+ at \S+): `) })
 
 // groupHarnessErrors merges harness errors that differ only by their place, in first-seen order.
 func groupHarnessErrors(errs []string) []harnessError {
@@ -179,7 +180,7 @@ func groupHarnessErrors(errs []string) []harnessError {
 	index := map[string]int{}
 	for _, e := range errs {
 		text, where := e, ""
-		if m := errorPlace.FindStringSubmatch(e); m != nil {
+		if m := errorPlace().FindStringSubmatch(e); m != nil {
 			text, where = e[len(m[0]):], m[1]
 		}
 		i, ok := index[text]

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Cell is one revision over one transport.
@@ -152,14 +153,16 @@ func groupCauses(errs []Result) []Cause {
 const whyLines = 3
 
 // errorLooking matches a line that says why something failed, among a stderr tail's banners.
-var errorLooking = regexp.MustCompile(`(?i)error|fatal|panic|exception|cannot|can't|could not|couldn't|not found|no such|denied|refused|failed|failure|missing|invalid|unable|must|required|undefined|traceback|usage:`)
+var errorLooking = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)error|fatal|panic|exception|cannot|can't|could not|couldn't|not found|no such|denied|refused|failed|failure|missing|invalid|unable|must|required|undefined|traceback|usage:`)
+})
 
 // ErrorLines returns the lines of text (a program's stderr) that look like they say why it
 // failed, at most n of them, the last ones when there are more.
 func ErrorLines(text string, n int) []string {
 	var out []string
 	for _, l := range strings.Split(text, "\n") {
-		if l = strings.TrimSpace(l); l != "" && errorLooking.MatchString(l) {
+		if l = strings.TrimSpace(l); l != "" && errorLooking().MatchString(l) {
 			out = append(out, l)
 		}
 	}
@@ -188,7 +191,7 @@ func explain(results []Result) []string {
 		lines := strings.Split(strings.TrimSpace(tail), "\n")
 		picked := false
 		for _, l := range lines {
-			if errorLooking.MatchString(l) {
+			if errorLooking().MatchString(l) {
 				add("stderr: " + l)
 				picked = true
 			}

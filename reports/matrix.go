@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -282,7 +283,7 @@ func (m *Matrix) Deviations() []MatrixDeviation {
 			if !ok || cell.Status == Pass || cell.Status == NA || cell.Status == Untestable {
 				continue
 			}
-			k := strings.Join([]string{r.ID, c.Target, string(cell.Status), digits.ReplaceAllString(cell.Message, "#")}, "\x00")
+			k := strings.Join([]string{r.ID, c.Target, string(cell.Status), digits().ReplaceAllString(cell.Message, "#")}, "\x00")
 			where := c.Revision + " " + c.Transport
 			if i, seen := index[k]; seen {
 				out[i].Where = append(out[i].Where, where)
@@ -296,7 +297,7 @@ func (m *Matrix) Deviations() []MatrixDeviation {
 }
 
 // digits are blanked when comparing messages.
-var digits = regexp.MustCompile(`[0-9]+`)
+var digits = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[0-9]+`) })
 
 // checkSummary is a result's title without the leading "ID [LEVEL] ".
 func checkSummary(r Result) string {

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/suites/conform"
@@ -357,7 +358,9 @@ func checkElicitSchemaFlat(t *conform.T) conform.Finding {
 
 // sensitiveWord matches, in a name with its case folded and everything but letters and digits
 // dropped, words that name credentials or payment data.
-var sensitiveWord = regexp.MustCompile(`password|passwd|passphrase|secret|apikey|accesstoken|authtoken|bearertoken|refreshtoken|privatekey|creditcard|cardnumber|cvv|cvc|^token$|^pin$|^iban$`)
+var sensitiveWord = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`password|passwd|passphrase|secret|apikey|accesstoken|authtoken|bearertoken|refreshtoken|privatekey|creditcard|cardnumber|cvv|cvc|^token$|^pin$|^iban$`)
+})
 
 // sensitive says whether a form property's name, title or format names sensitive data.
 func sensitive(name string, raw json.RawMessage) (string, bool) {
@@ -376,7 +379,7 @@ func sensitive(name string, raw json.RawMessage) (string, bool) {
 			}
 			return -1
 		}, s)
-		if w := sensitiveWord.FindString(folded); w != "" {
+		if w := sensitiveWord().FindString(folded); w != "" {
 			return s, true
 		}
 	}

@@ -3,6 +3,7 @@ package suites
 import (
 	"encoding/json"
 	"regexp"
+	"sync"
 
 	"github.com/mcpspec/mcpspec/suites/conform"
 )
@@ -14,7 +15,9 @@ const maxReads = 10
 
 // rfc3986URI matches an absolute URI: a scheme, a colon, then only the characters RFC 3986
 // allows (unreserved, reserved, and percent escapes).
-var rfc3986URI = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$`)
+var rfc3986URI = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$`)
+})
 
 // textXorBlob says what is wrong with a resource content's text and blob ("" if nothing).
 func textXorBlob(c map[string]json.RawMessage) string {

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
@@ -23,11 +24,11 @@ import (
 
 var (
 	// elicitingToolName picks the tools worth calling to see an elicitation.
-	elicitingToolName = regexp.MustCompile(`(?i)elicit`)
+	elicitingToolName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)elicit`) })
 	// urlElicitationTool: a tool that elicits in URL mode, which a form-only client is not asked.
-	urlElicitationTool = regexp.MustCompile(`(?i)url`)
+	urlElicitationTool = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)url`) })
 	// samplingToolName picks the tools worth calling to see a sampling request.
-	samplingToolName = regexp.MustCompile(`(?i)sampl`)
+	samplingToolName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)sampl`) })
 )
 
 // Bounds of gathering: how many tools are called, and how many requests of the server's own
@@ -63,7 +64,7 @@ var elicitGathering = gathering{
 		return map[string]any{"elicitation": map[string]any{}}
 	},
 	pick: func(name string) bool {
-		return elicitingToolName.MatchString(name) && !urlElicitationTool.MatchString(name)
+		return elicitingToolName().MatchString(name) && !urlElicitationTool().MatchString(name)
 	},
 	keep: isFormElicitation,
 }
@@ -74,7 +75,7 @@ var samplingGathering = gathering{
 	what: "sampling/createMessage", declared: "sampling (neither tools nor context)",
 	toolKind: "samples: none is named for sampling (*sampl*)",
 	caps:     func(string) map[string]any { return map[string]any{"sampling": map[string]any{}} },
-	pick:     samplingToolName.MatchString,
+	pick:     func(name string) bool { return samplingToolName().MatchString(name) },
 	keep:     isSampling,
 }
 

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mcpspec/mcpspec/suites/conform"
 	"gopkg.in/yaml.v3"
@@ -87,10 +88,10 @@ const (
 )
 
 var (
-	skillDigestRE = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+	skillDigestRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^sha256:[0-9a-f]{64}$`) })
 	// The Agent Skills naming rules: 1 to 64 lowercase letters, digits and single hyphens, with
 	// no hyphen first or last.
-	skillNameRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	skillNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`) })
 )
 
 // skillCaps declares the skills extension.
@@ -255,7 +256,7 @@ func entryProblem(e skillEntry) string {
 		return "has a frontmatter without a name or description string"
 	case name != dirName:
 		return fmt.Sprintf("has frontmatter.name %q, but its uri's skill path ends in %q", name, dirName)
-	case len(name) > 64 || !skillNameRE.MatchString(name):
+	case len(name) > 64 || !skillNameRE().MatchString(name):
 		return fmt.Sprintf("names the skill %q, which breaks the Agent Skills naming rules (1–64 lowercase letters, digits and single hyphens, none first or last)", name)
 	}
 	if s, ok := jsonString(e.Resources); ok && s == "dynamic" {
@@ -273,7 +274,7 @@ func entryProblem(e skillEntry) string {
 			return fmt.Sprintf("lists resources[%d] %q, not a file of the skill (under %s)", j, f.URI, root)
 		case seen[f.URI]:
 			return fmt.Sprintf("lists %s twice in its resources", f.URI)
-		case f.Digest == nil || !skillDigestRE.MatchString(*f.Digest):
+		case f.Digest == nil || !skillDigestRE().MatchString(*f.Digest):
 			return fmt.Sprintf("gives %s no digest of the form sha256:<64 lowercase hex>", f.URI)
 		case f.Size == nil || *f.Size < 0 || *f.Size != float64(int64(*f.Size)):
 			return fmt.Sprintf("gives %s no size in bytes", f.URI)
@@ -621,7 +622,7 @@ func checkSkillManifest(t *conform.T) conform.Finding {
 		switch {
 		case name == "" || desc == "":
 			return conform.Violated("%s: the frontmatter lacks a name or a description string: %v", uri, fm)
-		case len(name) > 64 || !skillNameRE.MatchString(name):
+		case len(name) > 64 || !skillNameRE().MatchString(name):
 			return conform.Violated("%s: the skill name %q breaks the Agent Skills naming rules (1–64 lowercase letters, digits and single hyphens, none first or last)", uri, name)
 		case name != dir:
 			return conform.Violated("%s: the frontmatter names the skill %q, but the skill path ends in %q", uri, name, dir)
@@ -672,7 +673,7 @@ func checkSkillManifestMeta(t *conform.T) conform.Finding {
 
 // namespacedMetaKey matches a _meta key with a reverse-domain prefix: labels joined by dots,
 // at least two, then a slash.
-var namespacedMetaKey = regexp.MustCompile(`^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+/`)
+var namespacedMetaKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+/`) })
 
 func checkSkillMetaPrefix(t *conform.T) conform.Finding {
 	manifests, f := skillManifests(t)
@@ -700,7 +701,7 @@ func checkSkillMetaPrefix(t *conform.T) conform.Finding {
 			}
 			for _, k := range sortedKeys(meta) {
 				keys++
-				if !namespacedMetaKey.MatchString(k) {
+				if !namespacedMetaKey().MatchString(k) {
 					return conform.Violated("%s gives %s the _meta key %q, with no reverse-domain prefix (the extension's own keys go under io.modelcontextprotocol.skills/)", where, uri, k)
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
@@ -15,7 +16,7 @@ import (
 
 // Helpers, no checks: list methods and their pages (walks bounded by maxPages), and comparing lists.
 
-var templateVar = regexp.MustCompile(`\{[^}]*\}`)
+var templateVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{[^}]*\}`) })
 
 // maxPages bounds a paginated walk: a server that never stops paging is not followed forever.
 const maxPages = 50

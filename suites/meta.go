@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/suites/conform"
@@ -25,8 +26,8 @@ var coreResultTypes = []string{"complete", "input_required"}
 // A _meta key: an optional prefix (dot-separated labels, then a slash) and a name.
 var (
 	metaLabel    = `[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?`
-	metaPrefixRE = regexp.MustCompile(`^` + metaLabel + `(?:\.` + metaLabel + `)*/$`)
-	metaNameRE   = regexp.MustCompile(`^(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?$`)
+	metaPrefixRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^` + metaLabel + `(?:\.` + metaLabel + `)*/$`) })
+	metaNameRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?$`) })
 )
 
 // extensionIDs are the keys of the discovered capabilities.extensions.
@@ -88,9 +89,9 @@ func metaKeyProblem(key, part string) string {
 		prefix, name = key[:i+1], key[i+1:]
 	}
 	switch {
-	case part == "prefix" && prefix != "" && !metaPrefixRE.MatchString(prefix):
+	case part == "prefix" && prefix != "" && !metaPrefixRE().MatchString(prefix):
 		return fmt.Sprintf("the prefix %q is not dot-separated labels that start with a letter and end with a letter or digit, then a slash", prefix)
-	case part == "name" && !metaNameRE.MatchString(name):
+	case part == "name" && !metaNameRE().MatchString(name):
 		return fmt.Sprintf("the name %q does not begin and end with a letter or digit (or holds characters other than letters, digits, '-', '_', '.')", name)
 	}
 	return ""

@@ -73,7 +73,7 @@ var (
 	tracestateRE = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^[a-z0-9][_0-9a-z*/@-]{0,255}=[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]$`)
 	})
-	baggageKeyRE = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+	baggageKeyRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$") })
 )
 
 // A valid trace context a client may send (the W3C specification's own examples).
@@ -134,7 +134,7 @@ func traceProblem(key string, v any) string {
 		for _, m := range strings.Split(s, ",") {
 			kv, _, _ := strings.Cut(m, ";")
 			k, _, ok := strings.Cut(kv, "=")
-			if !ok || !baggageKeyRE.MatchString(strings.Trim(k, " \t")) {
+			if !ok || !baggageKeyRE().MatchString(strings.Trim(k, " \t")) {
 				return fmt.Sprintf("baggage member %q is not key=value", m)
 			}
 		}

@@ -244,7 +244,7 @@ func embeddedProblem(r map[string]json.RawMessage) string {
 	switch {
 	case !ok:
 		return "has no string uri"
-	case !rfc3986URI.MatchString(uri):
+	case !rfc3986URI().MatchString(uri):
 		return fmt.Sprintf("has the uri %q, which is not a URI", clip(uri, 120))
 	}
 	if why := textXorBlob(r); why != "" {
@@ -316,7 +316,7 @@ func checkContentBase64(t *conform.T) conform.Finding {
 		if !isBase64(s) {
 			return conform.Violated("the %s of a %s result is not standard base64: %s", what, it.tool, clip(string(it.raw), 240))
 		}
-		if m, ok := jsonString(mime); (what != "resource blob" || mime != nil) && (!ok || !mimeTypeFormat.MatchString(m)) {
+		if m, ok := jsonString(mime); (what != "resource blob" || mime != nil) && (!ok || !mimeTypeFormat().MatchString(m)) {
 			return conform.Violated("the %s of a %s result has no valid MIME type: %s", what, it.tool, clip(string(it.raw), 240))
 		}
 	}

@@ -24,7 +24,7 @@ func TestRFC3986URI(t *testing.T) {
 		"https://example.com/ünï":    false,
 		"https://example.com/%C3%BC": true,
 	} {
-		if got := rfc3986URI.MatchString(uri); got != want {
+		if got := rfc3986URI().MatchString(uri); got != want {
 			t.Errorf("rfc3986URI(%q) = %v, want %v", uri, got, want)
 		}
 	}

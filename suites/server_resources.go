@@ -158,7 +158,7 @@ func hasFileScheme(uri string) bool { return len(uri) >= 7 && strings.EqualFold(
 // expandWith fills a URI template's first variable with rel and any others with "x".
 func expandWith(template, rel string) string {
 	first := true
-	return templateVar.ReplaceAllStringFunc(template, func(string) string {
+	return templateVar().ReplaceAllStringFunc(template, func(string) string {
 		if first {
 			first = false
 			return rel
@@ -438,7 +438,7 @@ func templateValues(t *conform.T, template string) map[string]string {
 // expandTemplate expands an RFC 6570 URI template with values, for the operators of levels 1
 // to 3 (no prefix or explode modifiers are honoured beyond dropping them).
 func expandTemplate(template string, values map[string]string) string {
-	return templateVar.ReplaceAllStringFunc(template, func(expr string) string {
+	return templateVar().ReplaceAllStringFunc(template, func(expr string) string {
 		expr = strings.Trim(expr, "{}")
 		op := ""
 		if expr != "" && strings.ContainsRune("+#./;?&", rune(expr[0])) {
@@ -548,7 +548,7 @@ func checkResourceCustomURI(t *conform.T) conform.Finding {
 		return conform.CannotTest("the server lists no resources")
 	}
 	for _, uri := range uris {
-		if !rfc3986URI.MatchString(uri) {
+		if !rfc3986URI().MatchString(uri) {
 			return conform.Violated("the listed resource uri %q is not an RFC 3986 URI with a scheme", clip(uri, 200))
 		}
 	}

@@ -165,7 +165,7 @@ func checkToolUnknown(t *conform.T) conform.Finding {
 }
 
 func checkToolExecErrors(t *conform.T) conform.Finding {
-	calls, why, f := sampleCalls(t, func(d toolDef) bool { return failingToolName.MatchString(d.name) })
+	calls, why, f := sampleCalls(t, func(d toolDef) bool { return failingToolName().MatchString(d.name) })
 	if f != nil {
 		return *f
 	}

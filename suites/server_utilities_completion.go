@@ -90,7 +90,7 @@ func findCompletionTarget(t *conform.T) (completionTarget, bool) {
 // templateVariables are the variable names of an RFC 6570 URI template.
 func templateVariables(template string) []string {
 	var out []string
-	for _, expr := range templateVar.FindAllString(template, -1) {
+	for _, expr := range templateVar().FindAllString(template, -1) {
 		expr = strings.TrimLeft(strings.Trim(expr, "{}"), "+#./;?&")
 		for _, v := range strings.Split(expr, ",") {
 			v = strings.TrimRight(v, "*")

@@ -155,32 +155,23 @@ func (c *calibration) window() (time.Duration, bool) {
 // answer seen after the cancellation was read is judged only when every attempt gets one.
 const cancelAttempts = 3
 
-// cancelRetried is cancelOne, again while the server's answer raced the cancellation. The id 0
-// is used again once its previous call is over; a string id is a new one each attempt, so an
-// attempt before the last can end as soon as its call is seen working on after the cancellation
-// (that call may still run): waiting out the window for an attempt whose outcome is already
-// "again" was most of a run against a server that ignores cancellations (issue 28). The last
-// attempt, whose finding is the check's, always waits its window.
+// cancelRetried is cancelOne, again while the server's answer raced the cancellation (its
+// previous call with the id is over, so the id may be used again).
 func cancelRetried(t *conform.T, id jsonrpc.ID, window *calibration) (conform.Finding, bool) {
-	fresh := id != jsonrpc.NumberID(0)
 	for range cancelAttempts - 1 {
-		f, ok, raced := cancelOne(t, id, window, fresh)
+		f, ok, raced := cancelOne(t, id, window)
 		if !raced {
 			return f, ok
 		}
-		if fresh {
-			id = t.S.NextID()
-		}
 	}
-	f, ok, _ := cancelOne(t, id, window, false)
+	f, ok, _ := cancelOne(t, id, window)
 	return f, ok
 }
 
 // cancelOne starts a slow call with id, cancels it once it is under way, and judges what follows.
 // raced: the call was answered before the server surely read the cancellation (the finding then
-// says the check could not tell), or worked on after it, which another attempt must confirm.
-// endEarly: the call kept working is enough to end the wait (raced), its answer not awaited.
-func cancelOne(t *conform.T, id jsonrpc.ID, cal *calibration, endEarly bool) (f conform.Finding, ok, raced bool) {
+// says the check could not tell).
+func cancelOne(t *conform.T, id jsonrpc.ID, cal *calibration) (f conform.Finding, ok, raced bool) {
 	token := t.S.NextID()
 	call, err := startSlow(t, id, token)
 	if err != nil {
@@ -215,11 +206,7 @@ func cancelOne(t *conform.T, id jsonrpc.ID, cal *calibration, endEarly bool) (f 
 		}
 		stop()
 	}()
-	settled := wire.RespondsTo(id)
-	if endEarly {
-		settled = answeredOrWorking(id, token, readAt)
-	}
-	got, answered := t.S.Conn.Inbox().Wait(early, call.from, settled)
+	_, answered := t.S.Conn.Inbox().Wait(early, call.from, wire.RespondsTo(id))
 	stop()
 	window, measured := cal.window()
 	if !measured {
@@ -227,15 +214,8 @@ func cancelOne(t *conform.T, id jsonrpc.ID, cal *calibration, endEarly bool) (f 
 	}
 	if answered != nil {
 		ctx, cancel := context.WithDeadline(t.Ctx, readTime.Add(window))
-		got, answered = t.S.Conn.Inbox().Wait(ctx, call.from, settled)
+		_, answered = t.S.Conn.Inbox().Wait(ctx, call.from, wire.RespondsTo(id))
 		cancel()
-	}
-	if answered == nil && !wire.ContainsResponse(got.Msg, id) {
-		// It kept working after the cancellation: raced, as after the whole window (below), unless
-		// its answer is here already, which is judged as an answer is.
-		if !answeredSince(t, call.from, id) {
-			return conform.Finding{}, false, true // the next attempt's finding is the check's
-		}
 	}
 	if answered == nil {
 		if early, ok := answerBefore(t, call.from, readAt, id); ok {
@@ -289,32 +269,6 @@ func cancelOne(t *conform.T, id jsonrpc.ID, cal *calibration, endEarly bool) (f 
 		}
 	}
 	return conform.Finding{}, true, false
-}
-
-// answeredOrWorking matches the response to id, or the second progress notification with token
-// from inbox position readAt on: a call that kept working after its cancellation was read (one
-// may already have been on its way). A message seen again (a second Wait) counts once.
-func answeredOrWorking(id, token jsonrpc.ID, readAt int) func(wire.Received) bool {
-	own := map[int]bool{}
-	return func(r wire.Received) bool {
-		if wire.ContainsResponse(r.Msg, id) {
-			return true
-		}
-		if tok, ok := progressTokenOf(r.Msg); ok && tok == token && r.Index >= readAt {
-			own[r.Index] = true
-		}
-		return len(own) > 1
-	}
-}
-
-// answeredSince says whether a response to id is in the inbox from position from on.
-func answeredSince(t *conform.T, from int, id jsonrpc.ID) bool {
-	for _, r := range t.S.Conn.Inbox().Since(from) {
-		if wire.ContainsResponse(r.Msg, id) {
-			return true
-		}
-	}
-	return false
 }
 
 // answerBefore finds the response to id among the messages from index from up to index at: an

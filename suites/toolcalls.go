@@ -17,11 +17,13 @@ import (
 
 var (
 	// failingToolName picks the tool a check expects to fail in execution.
-	failingToolName = regexp.MustCompile(`(?i)fail|error|throw`)
+	failingToolName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)fail|error|throw`) })
 	// toolNameFormat is compiled on first use: its {1,128} costs each process that links the
 	// checks (every reference server a run launches) 0.7 ms at start.
 	toolNameFormat = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`) })
-	mimeTypeFormat = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(\s*;.*)?$`)
+	mimeTypeFormat = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(\s*;.*)?$`)
+	})
 )
 
 // toolDef is one tool as listed.

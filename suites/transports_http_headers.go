@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
@@ -310,7 +311,7 @@ func usableMarks(t *conform.T, types ...string) ([]markedParam, *conform.Finding
 			ps, _ := props[prop].(map[string]any)
 			header, _ := ps["x-mcp-header"].(string)
 			typ, _ := ps["type"].(string)
-			if header == "" || !tokenRE.MatchString(header) || (len(types) > 0 && !slices.Contains(types, typ)) {
+			if header == "" || !tokenRE().MatchString(header) || (len(types) > 0 && !slices.Contains(types, typ)) {
 				continue
 			}
 			out = append(out, markedParam{tool: name, prop: prop, header: header, typ: typ, schema: ps})
@@ -411,7 +412,7 @@ func checkParamInvalidChars(t *conform.T) conform.Finding {
 }
 
 // tokenRE is an HTTP field-name token (RFC 9110 tchar).
-var tokenRE = regexp.MustCompile("^[A-Za-z0-9!#$%&'*+\\-.^_`|~]+$")
+var tokenRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^[A-Za-z0-9!#$%&'*+\\-.^_`|~]+$") })
 
 // headerMark is an x-mcp-header found anywhere in a schema.
 type headerMark struct {
@@ -492,7 +493,7 @@ func markProblems(marks []headerMark) []string {
 		case !isString || s == "":
 			problems = append(problems, fmt.Sprintf("%s: x-mcp-header %v is not a non-empty string", m.path, m.value))
 			continue
-		case !tokenRE.MatchString(s):
+		case !tokenRE().MatchString(s):
 			problems = append(problems, fmt.Sprintf("%s: x-mcp-header %q is not an HTTP token", m.path, s))
 		}
 		if first, dup := seen[strings.ToLower(s)]; dup {
@@ -552,7 +553,9 @@ func checkXMCPHeaderDef(t *conform.T) conform.Finding {
 }
 
 // sensitiveRE matches names of parameters that look like secrets or personal data.
-var sensitiveRE = regexp.MustCompile(`(?i)(passw|passphrase|secret|token|api[-_]?key|private[-_]?key|access[-_]?key|credential|authorization|cookie|session[-_]?id|ssn|social[-_]?security|credit[-_]?card)`)
+var sensitiveRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(passw|passphrase|secret|token|api[-_]?key|private[-_]?key|access[-_]?key|credential|authorization|cookie|session[-_]?id|ssn|social[-_]?security|credit[-_]?card)`)
+})
 
 func checkHeaderSensitive(t *conform.T) conform.Finding {
 	byTool, n, err := toolMarks(t)
@@ -566,7 +569,7 @@ func checkHeaderSensitive(t *conform.T) conform.Finding {
 	for name, marks := range byTool {
 		for _, m := range marks {
 			header, _ := m.value.(string)
-			if sensitiveRE.MatchString(m.prop) || sensitiveRE.MatchString(header) {
+			if sensitiveRE().MatchString(m.prop) || sensitiveRE().MatchString(header) {
 				found = append(found, fmt.Sprintf("%s.%s (x-mcp-header %q)", name, m.prop, header))
 			}
 		}

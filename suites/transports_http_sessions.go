@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"sync"
 
 	"github.com/mcpspec/mcpspec/harness/streamhttp"
 	"github.com/mcpspec/mcpspec/suites/conform"
@@ -36,14 +37,14 @@ func init() {
 	)
 }
 
-var visibleASCII = regexp.MustCompile(`^[\x21-\x7E]+$`)
+var visibleASCII = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\x21-\x7E]+$`) })
 
 func checkSessionIDCharset(t *conform.T) conform.Finding {
 	id := httpConn(t).Session()
 	if id == "" {
 		return conform.NA("the server issued no Mcp-Session-Id")
 	}
-	if !visibleASCII.MatchString(id) {
+	if !visibleASCII().MatchString(id) {
 		return conform.Violated("session id %q has characters outside visible ASCII (0x21-0x7E)", id)
 	}
 	return conform.Passed("")

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -93,7 +94,7 @@ func parseAuthServer(args []string, stdout io.Writer) (*authServerConfig, error)
 	if *timeout <= 0 {
 		return nil, usageErrorf("authserver: --timeout-request must be positive, got %s", *timeout)
 	}
-	if *name != "" && !targetNamePattern.MatchString(*name) {
+	if *name != "" && !targetNamePattern().MatchString(*name) {
 		return nil, usageErrorf("authserver: --name %q: use letters, digits, '.', '_' and '-', beginning with a letter or digit", *name)
 	}
 	revs, err := parseVersions(*versions)
@@ -317,7 +318,7 @@ func discoverAuthServer(endpoint string, remote bool, timeout time.Duration) (is
 	// A 401's challenge may name the metadata elsewhere.
 	if resp, err := hc.Post(endpoint, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); err == nil {
 		resp.Body.Close()
-		if m := resourceMetadataParam.FindStringSubmatch(resp.Header.Get("WWW-Authenticate")); m != nil {
+		if m := resourceMetadataParam().FindStringSubmatch(resp.Header.Get("WWW-Authenticate")); m != nil {
 			candidates = append([]string{m[1]}, candidates...)
 		}
 	}
@@ -354,4 +355,4 @@ func discoverAuthServer(endpoint string, remote bool, timeout time.Duration) (is
 }
 
 // resourceMetadataParam finds the resource_metadata parameter of a Bearer challenge.
-var resourceMetadataParam = regexp.MustCompile(`resource_metadata="([^"]+)"`)
+var resourceMetadataParam = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`resource_metadata="([^"]+)"`) })

@@ -76,7 +76,7 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 	if err != nil || len(argv) == 0 {
 		return nil, usageErrorf("client: --cmd %q: %v", *cmd, orEmpty(err))
 	}
-	if *name != "" && !targetNamePattern.MatchString(*name) {
+	if *name != "" && !targetNamePattern().MatchString(*name) {
 		return nil, usageErrorf("client: --name %q: use letters, digits, '.', '_' and '-', beginning with a letter or digit", *name)
 	}
 	if *workers < 1 {

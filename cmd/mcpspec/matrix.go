@@ -71,7 +71,7 @@ type matrixTarget struct {
 }
 
 // targetNamePattern keeps a name usable as a directory name and a URL path segment.
-var targetNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+var targetNamePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`) })
 
 // loadMatrixConfig reads and checks the config; every error is one line.
 func loadMatrixConfig(path string) (*matrixConfig, error) {
@@ -119,7 +119,7 @@ func (cfg *matrixConfig) check(dir string) error {
 	}
 	seen := map[string]bool{}
 	for i, t := range cfg.Targets {
-		if !targetNamePattern.MatchString(t.Name) {
+		if !targetNamePattern().MatchString(t.Name) {
 			return fmt.Errorf("target %d: name %q: use letters, digits, '.', '_' and '-'", i+1, t.Name)
 		}
 		if seen[t.Name] {

@@ -167,7 +167,7 @@ func placeMergeGroup(group []mergeInput, outDir string) (reports.MatrixTarget, *
 func readMergeInput(arg string) (mergeInput, error) {
 	in := mergeInput{arg: arg}
 	dir := arg
-	if name, rest, ok := strings.Cut(arg, "="); ok && targetNamePattern.MatchString(name) {
+	if name, rest, ok := strings.Cut(arg, "="); ok && targetNamePattern().MatchString(name) {
 		in.name, dir = name, rest
 	}
 	info, err := os.Stat(dir)
@@ -190,7 +190,7 @@ func readMergeInput(arg string) (mergeInput, error) {
 	switch {
 	case in.name == "":
 		return in, fmt.Errorf("%s: its %s names no target: run it with --name NAME, or give NAME=%s", dir, reports.ResultsFile, dir)
-	case !targetNamePattern.MatchString(in.name):
+	case !targetNamePattern().MatchString(in.name):
 		return in, fmt.Errorf("%s: target name %q: use letters, digits, '.', '_' and '-'", dir, in.name)
 	}
 	return in, nil

@@ -129,7 +129,7 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 	if *authServer && (*url == "" || *jsonrpc) {
 		return nil, usageErrorf("run: --authserver needs --url: the authorization server is found through a Streamable HTTP server's protected resource metadata")
 	}
-	if *name != "" && !targetNamePattern.MatchString(*name) {
+	if *name != "" && !targetNamePattern().MatchString(*name) {
 		return nil, usageErrorf("run: --name %q: use letters, digits, '.', '_' and '-', beginning with a letter or digit", *name)
 	}
 	if *sessions < 1 {

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -26,10 +27,12 @@ type transcriptLine struct {
 }
 
 var (
-	answersRe = regexp.MustCompile(` \(answers #(\d+)\)$`)
-	notKeptRe = regexp.MustCompile(`^(\d+) entries not kept \(transcript limit\)`)
-	resumesRe = regexp.MustCompile(` \(resumes the stream of #(\d+)\)$`)
-	statusRe  = regexp.MustCompile(`^HTTP (\d{3})(?: (.*?))?(?:; Mcp-Session-Id: (\S+))?( \(stream[^)]*\))?$`)
+	answersRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(` \(answers #(\d+)\)$`) })
+	notKeptRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+) entries not kept \(transcript limit\)`) })
+	resumesRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(` \(resumes the stream of #(\d+)\)$`) })
+	statusRe  = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^HTTP (\d{3})(?: (.*?))?(?:; Mcp-Session-Id: (\S+))?( \(stream[^)]*\))?$`)
+	})
 )
 
 // ReadTranscript reads a transcript archive (mcpspec run --transcript), keeping at most max
@@ -65,7 +68,7 @@ func ReadTranscript(r io.Reader, max int) (convs [][]Record, skipped int, err er
 			order = append(order, k)
 		}
 		if l.Dir == "note" {
-			if m := notKeptRe.FindStringSubmatch(l.Body); m != nil {
+			if m := notKeptRe().FindStringSubmatch(l.Body); m != nil {
 				n, _ := strconv.Atoi(m[1])
 				skipped += n // the transcript's own bound left these frames out
 			}
@@ -155,16 +158,16 @@ func (s *transcriptSession) record(l transcriptLine) (Record, bool) {
 	case l.Channel == "HTTP":
 		rec.From, rec.Channel = FromServer, ChanResponse
 		meta := l.Meta
-		if m := answersRe.FindStringSubmatch(meta); m != nil {
+		if m := answersRe().FindStringSubmatch(meta); m != nil {
 			rec.Exchange, _ = strconv.Atoi(m[1])
 			meta = strings.TrimSuffix(meta, m[0])
-		} else if m := resumesRe.FindStringSubmatch(meta); m != nil {
+		} else if m := resumesRe().FindStringSubmatch(meta); m != nil {
 			rec.Exchange = s.resume
 			meta = strings.TrimSuffix(meta, m[0])
 		} else if rec.Transport == LegacySSE {
 			rec.Exchange = s.streams["SSE"]
 		}
-		m := statusRe.FindStringSubmatch(meta)
+		m := statusRe().FindStringSubmatch(meta)
 		if m == nil {
 			return rec, false // no response: the exchange failed below HTTP
 		}

@@ -188,10 +188,12 @@ func Areas() []string {
 const jsonRPCSpec = "https://www.jsonrpc.org/specification"
 
 var (
-	mdxRef = regexp.MustCompile(`(?:<v>/|\d{4}-\d{2}-\d{2}/|\d{2}-\d{2}/|^|\s)((?:basic|server|client)/[\w/.-]+?)(?:\.mdx)`)
+	mdxRef = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:<v>/|\d{4}-\d{2}-\d{2}/|\d{2}-\d{2}/|^|\s)((?:basic|server|client)/[\w/.-]+?)(?:\.mdx)`)
+	})
 	// pinnedRev is the revision a source names as its own ("26-07/basic/index.mdx § …").
-	pinnedRev = regexp.MustCompile(`^(\d{2}-\d{2})/`)
-	sectRef   = regexp.MustCompile(`§\s*([^;⟦(]+)`)
+	pinnedRev = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d{2}-\d{2})/`) })
+	sectRef   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`§\s*([^;⟦(]+)`) })
 	jsonRPCs  = map[string]string{"§4": "request_object", "§4.1": "notification", "§4.2": "parameter_structures", "§5": "response_object", "§5.1": "error_object", "§6": "batch", "§7": "examples", "§8": "extensions"}
 )
 
@@ -200,7 +202,7 @@ var (
 func (e Entry) SpecURL(revision string) string {
 	// An extension's rows link its own text, which has one version for every base revision.
 	if x, ok := e.ExtensionOf(); ok {
-		if s := sectRef.FindStringSubmatch(e.Source); s != nil {
+		if s := sectRef().FindStringSubmatch(e.Source); s != nil {
 			return x.Spec + "#" + slug(s[1])
 		}
 		return x.Spec
@@ -221,7 +223,7 @@ func (e Entry) SpecURL(revision string) string {
 	// A source that names its one revision cites that revision's text: the link stays on its
 	// page, which the other revisions the row applies to may not have (or have elsewhere). One
 	// that words each revision apart (segments split by ";") is read per revision below.
-	if m := pinnedRev.FindStringSubmatch(e.Source); m != nil && !strings.Contains(e.Source, ";") {
+	if m := pinnedRev().FindStringSubmatch(e.Source); m != nil && !strings.Contains(e.Source, ";") {
 		for _, v := range e.Versions {
 			if len(v) >= 7 && v[2:7] == m[1] {
 				revision = v
@@ -230,13 +232,13 @@ func (e Entry) SpecURL(revision string) string {
 	}
 	base := "https://modelcontextprotocol.io/specification/" + revision
 	source := e.sourceAt(revision)
-	m := mdxRef.FindStringSubmatch(source.page)
+	m := mdxRef().FindStringSubmatch(source.page)
 	if m == nil {
 		return base
 	}
 	page := strings.TrimSuffix(m[1], "/index")
 	url := base + "/" + page
-	if s := sectRef.FindStringSubmatch(source.section); s != nil {
+	if s := sectRef().FindStringSubmatch(source.section); s != nil {
 		parts := strings.Split(s[1], "›")
 		url += "#" + slug(parts[len(parts)-1])
 	}
@@ -244,7 +246,7 @@ func (e Entry) SpecURL(revision string) string {
 }
 
 // revPrefix is a source segment's leading revisions, as "25-06", "25-03/25-06" or "25-06, 25-11".
-var revPrefix = regexp.MustCompile(`^(\d{2}-\d{2}(?:\s*[,/]\s*\d{2}-\d{2})*)\s+(.*)$`)
+var revPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d{2}-\d{2}(?:\s*[,/]\s*\d{2}-\d{2})*)\s+(.*)$`) })
 
 // sourceText is where a source names the page (page) and the section (section) of one revision.
 type sourceText struct{ page, section string }
@@ -263,11 +265,11 @@ func (e Entry) sourceAt(revision string) sourceText {
 	lastPage := ""
 	for _, seg := range strings.Split(e.Source, ";") {
 		seg = strings.TrimSpace(seg)
-		if m := revPrefix.FindStringSubmatch(seg); m != nil {
+		if m := revPrefix().FindStringSubmatch(seg); m != nil {
 			revs = regexp.MustCompile(`\d{2}-\d{2}`).FindAllString(m[1], -1)
 			seg = m[2]
 		}
-		if mdxRef.MatchString(seg) {
+		if mdxRef().MatchString(seg) {
 			lastPage = seg
 		}
 		if slices.Contains(revs, short) {

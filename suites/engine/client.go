@@ -370,13 +370,13 @@ func clientResult(c *clientsuite.Check, revision, transport string, view *client
 }
 
 // citedRecord finds the records a verdict cites: its messages name them "record N".
-var citedRecord = regexp.MustCompile(`\brecord (\d+)\b`)
+var citedRecord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\brecord (\d+)\b`) })
 
 // evidence is a launch's recording and the client's stderr, bounded as a server check's
 // evidence is (transcript.Evidence), always with the records the message cites.
 func evidence(out launchOutcome, message string) []reports.Exchange {
 	cited := map[int]bool{}
-	for _, m := range citedRecord.FindAllStringSubmatch(message, -1) {
+	for _, m := range citedRecord().FindAllStringSubmatch(message, -1) {
 		n, _ := strconv.Atoi(m[1])
 		cited[n] = true
 	}
@@ -706,13 +706,15 @@ func withTarget(argv []string, placeholder, target string) []string {
 
 // goLogPrefix is the date and time Go's log package puts before a line: not quoted, so the
 // reason reads the same in every run.
-var goLogPrefix = regexp.MustCompile(`^\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(\.\d+)? `)
+var goLogPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(\.\d+)? `) })
 
 // refusal is how a line of a client's stderr says it does not know a scenario: "Unknown
 // scenario: X" (the Go, TypeScript and Python SDKs' conformance clients), or the like.
-var scenarioWord = regexp.MustCompile(`(?i)\bscenario\b`)
+var scenarioWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\bscenario\b`) })
 
-var refusal = regexp.MustCompile(`(?i)\b(unknown|unsupported|not supported|not implemented|not recogni[sz]ed|unrecogni[sz]ed|no handler)\b`)
+var refusal = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(unknown|unsupported|not supported|not implemented|not recogni[sz]ed|unrecogni[sz]ed|no handler)\b`)
+})
 
 // unknownScenario is the line of a client's stderr that says it does not know the scenario: a
 // line naming the scenario, with the word "scenario", and saying it is unknown (or unsupported,
@@ -721,10 +723,10 @@ var refusal = regexp.MustCompile(`(?i)\b(unknown|unsupported|not supported|not i
 // crashed says neither, and its launch stays a harness error.
 func unknownScenario(scenario, stderr string) string {
 	for _, l := range strings.Split(stderr, "\n") {
-		l = strings.TrimSpace(goLogPrefix.ReplaceAllString(l, ""))
+		l = strings.TrimSpace(goLogPrefix().ReplaceAllString(l, ""))
 		// The refusal must be outside the name: version-unsupported names itself so.
 		rest := strings.ReplaceAll(l, scenario, " ")
-		if strings.Contains(l, scenario) && scenarioWord.MatchString(rest) && refusal.MatchString(rest) {
+		if strings.Contains(l, scenario) && scenarioWord().MatchString(rest) && refusal().MatchString(rest) {
 			if len(l) > 300 {
 				l = l[:300] + "…"
 			}

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpspec/mcpspec/harness/recording"
@@ -222,14 +223,14 @@ func result(c *Check, v *View, f finding.Finding) reports.Result {
 }
 
 // cited finds the "record N" a message names (N a record's Seq).
-var cited = regexp.MustCompile(`record (\d+)`)
+var cited = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`record (\d+)`) })
 
 // maxEvidence bounds the records one result carries.
 const maxEvidence = 12
 
 func (v *View) evidence(msg string) []reports.Exchange {
 	var out []reports.Exchange
-	for _, m := range cited.FindAllStringSubmatch(msg, -1) {
+	for _, m := range cited().FindAllStringSubmatch(msg, -1) {
 		seq, _ := strconv.Atoi(m[1])
 		r, ok := v.record(seq)
 		if !ok || len(out) >= maxEvidence {

@@ -40,7 +40,7 @@ type Config[C any] struct {
 type Registry[C any] struct {
 	cfg     Config[C]
 	mu      sync.Mutex
-	pending []C // registered, not yet validated: see settle
+	pending []batch[C] // registered, not yet validated: see settle
 	checks  []*C
 	byID    map[string]*C
 	errs    []error
@@ -54,30 +54,64 @@ func New[C any](cfg Config[C]) *Registry[C] {
 	return &Registry[C]{cfg: cfg, byID: map[string]*C{}}
 }
 
+// batch is one registration call's checks, kept as they came until the registry settles: at
+// init a process only stores the slice (no copy, no file name resolved), since most processes
+// that link checks (each reference server and stdio probe a run starts) never read them.
+type batch[C any] struct {
+	file string     // the registering file, or "" while pcs are to be resolved
+	pcs  [3]uintptr // Register's stack: itself, its caller, and that one's caller (the file)
+	cs   []C
+}
+
 // Add registers checks made in file. Nothing is validated until the first All or Lookup.
 func (r *Registry[C]) Add(file string, cs ...C) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, c := range cs {
-		if r.cfg.SetFile != nil {
-			r.cfg.SetFile(&c, file)
-		}
-		r.pending = append(r.pending, c)
-	}
+	r.pending = append(r.pending, batch[C]{file: file, cs: cs})
 }
 
 // Register is Add with the file of the function that called its caller: the file of the checks
 // when a package's own Register(cs ...C) calls it, as each check package's does.
 func (r *Registry[C]) Register(cs ...C) {
-	_, file, _, _ := runtime.Caller(2)
-	r.Add(file, cs...)
+	b := batch[C]{cs: cs}
+	runtime.Callers(1, b.pcs[:]) // no symbols yet: resolved only when the registry settles
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.pending = append(r.pending, b)
+}
+
+// fileName is the registering file of b.
+func (b batch[C]) fileName() string {
+	if b.file != "" || b.pcs[0] == 0 {
+		return b.file // Add's file, "" included
+	}
+	// Frames, not the pcs one by one: they count inlined calls (a package's Register is
+	// usually inlined into the init that calls it).
+	frames := runtime.CallersFrames(b.pcs[:])
+	for range 2 {
+		if _, more := frames.Next(); !more {
+			return ""
+		}
+	}
+	frame, _ := frames.Next()
+	return frame.File
 }
 
 // settle validates and indexes the pending registrations, in the order they came. The caller
 // holds r.mu.
 func (r *Registry[C]) settle() {
-	for i := range r.pending {
-		c := &r.pending[i]
+	var pending []C
+	for _, b := range r.pending {
+		file := b.fileName()
+		for _, c := range b.cs { // a copy: the caller's slice stays as it was
+			if r.cfg.SetFile != nil {
+				r.cfg.SetFile(&c, file)
+			}
+			pending = append(pending, c)
+		}
+	}
+	for i := range pending {
+		c := &pending[i]
 		if r.cfg.Validate != nil {
 			if err := r.cfg.Validate(c); err != nil {
 				r.errs = append(r.errs, err)

@@ -40,6 +40,8 @@ func TestMain(m *testing.M) {
 	}
 	binary = filepath.Join(dir, "mcpspec")
 	build := exec.Command("go", "build", "-o", binary, "../../cmd/mcpspec")
+	// Static, as make build links it: the self-tests start it as a server thousands of times.
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build mcpspec:", err)
