@@ -1,39 +1,19 @@
 package main
 
-// The client authorization self-test: over the auth/* scenarios the clean reference client
-// passes every authorization check, each authorization fault breaks its own check (at its
-// level) and no other, and no secret the run minted reaches a report or mcpspec's output.
+// The client authorization tests through the binary: no secret the run minted reaches a report
+// or mcpspec's output, and the authorization scenarios' particular paths (over stdio, eager
+// discovery, the client credentials grant). That the clean reference client passes every
+// authorization check and each fault breaks its own and no other is proven in process, with the
+// other client checks (suites/selftest/client_mutation_test.go).
 
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
-	"github.com/mcpspec/mcpspec/harness/probe"
 	"github.com/mcpspec/mcpspec/reports"
-	"github.com/mcpspec/mcpspec/suites/clientsuite"
 )
-
-// authCheckIDs are the client checks that judge the auth/* scenarios.
-func authCheckIDs(t *testing.T) []*clientsuite.Check {
-	t.Helper()
-	checks, err := clientsuite.Checks()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []*clientsuite.Check
-	for _, c := range checks {
-		if probe.IsAuth(c.Side.Scenario) {
-			out = append(out, c)
-		}
-	}
-	if len(out) == 0 {
-		t.Fatal("no authorization client check registered")
-	}
-	return out
-}
 
 // runAuthClient runs the auth/* scenarios on the reference client with extra client flags.
 func runAuthClient(t *testing.T, d runDir, clientFlags string, extra ...string) (procRun, *reports.Run, string) {
@@ -42,33 +22,6 @@ func runAuthClient(t *testing.T, d runDir, clientFlags string, extra ...string) 
 	args := append([]string{"client", "--cmd", d.mcpspec + " reference-client" + clientFlags, "--scenario", "auth/*", "--out", out}, clientTestFlags...)
 	r := runBinary(t, clientRunTimeout, d.mcpspec, append(args, extra...)...)
 	return r, assertReports(t, out), out
-}
-
-func TestClientAuthReferencePasses(t *testing.T) {
-	t.Parallel()
-	d := newRunDir(t)
-	r, run, _ := runAuthClient(t, d, "")
-	if r.code != reports.ExitOK {
-		t.Errorf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
-	}
-	seen := map[string]bool{}
-	for _, res := range run.Results {
-		seen[res.ID] = true
-		if res.Status != reports.Pass {
-			t.Errorf("%s %s: %s, want pass: %s", res.ID, res.Version, res.Status, res.Message)
-		}
-		if res.Transport != "http" || len(res.Evidence) == 0 || res.SpecURL == "" {
-			t.Errorf("%s %s: transport %q, %d exchanges, spec %q", res.ID, res.Version, res.Transport, len(res.Evidence), res.SpecURL)
-		}
-	}
-	for _, c := range authCheckIDs(t) {
-		for _, rev := range c.Versions {
-			if !slices.ContainsFunc(run.Results, func(res reports.Result) bool { return res.ID == c.ID && res.Version == rev }) {
-				t.Errorf("%s has no result at %s", c.ID, rev)
-			}
-		}
-	}
-	assertNoLeftovers(t, d)
 }
 
 // TestClientAuthNotOverStdio: authorization is Streamable HTTP's alone; over stdio the auth
@@ -97,47 +50,6 @@ func readLines(t *testing.T, path string) []string {
 		}
 	}
 	return out
-}
-
-// TestClientAuthFaultsFail: each authorization fault breaks its own check, at its level, in the
-// scenarios that check judges; the others may lose their evidence (na, untestable: a flow the
-// fault broke issues no token), never fail.
-func TestClientAuthFaultsFail(t *testing.T) {
-	t.Parallel()
-	for _, c := range authCheckIDs(t) {
-		// One after another: each run is short (well under a second), and a burst would load
-		// the 2-core machine under the package's timing-sensitive tests.
-		t.Run(c.ID, func(t *testing.T) {
-			d := newRunDir(t)
-			scenarios := strings.Join(append([]string{c.Side.Scenario}, c.Side.Also...), ",")
-			out := t.TempDir()
-			args := append([]string{"client", "--cmd", d.mcpspec + " reference-client --fault " + c.ID, "--scenario", scenarios, "--out", out}, clientTestFlags...)
-			r := runBinary(t, clientRunTimeout, d.mcpspec, args...)
-			run := assertReports(t, out)
-			want := reports.Fail
-			if c.Level == "SHOULD" {
-				want = reports.Warn
-			}
-			broken := 0
-			for _, res := range run.Results {
-				switch {
-				case res.ID == c.ID && res.Status == want:
-					broken++
-				case res.ID == c.ID && (res.Status == reports.Pass || res.Status == reports.NA):
-					// The fault shows in some of the check's scenarios, not all.
-				case res.Status != reports.Pass && res.Status != reports.NA && res.Status != reports.Untestable:
-					t.Errorf("the fault %s also made %s %s %s: %s", c.ID, res.ID, res.Version, res.Status, res.Message)
-				}
-			}
-			if broken == 0 {
-				t.Errorf("the fault %s made no %s result %s\nstdout:\n%s", c.ID, c.ID, want, r.stdout)
-			}
-			if wantCode := map[reports.Status]int{reports.Fail: reports.ExitFailures, reports.Warn: reports.ExitOK}[want]; r.code != wantCode {
-				t.Errorf("exit %d, want %d\nstderr:\n%s", r.code, wantCode, r.stderr)
-			}
-			assertNoLeftovers(t, d)
-		})
-	}
 }
 
 // TestClientAuthSecretsStayOut: every secret of an authorization run (access and refresh

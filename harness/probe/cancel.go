@@ -142,10 +142,15 @@ func (s *server) hold(ctx context.Context, id json.RawMessage, late func() []byt
 		s.held = map[string]chan struct{}{}
 	}
 	s.held[key] = ch
+	s.holding++
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
 		delete(s.held, key)
+		if s.holding--; s.holding == 0 && s.settled != nil {
+			close(s.settled)
+			s.settled = nil
+		}
 		s.mu.Unlock()
 	}()
 	s.rec.note(record.Event{Kind: record.EvHeld, RequestID: key}, "holding request "+key)
@@ -163,6 +168,28 @@ func (s *server) hold(ctx context.Context, id json.RawMessage, late func() []byt
 		return nil
 	case <-t.C:
 		return late()
+	}
+}
+
+// awaitReleased waits until no request is held, or d passes; it reports whether none is.
+func (s *server) awaitReleased(d time.Duration) bool {
+	s.mu.Lock()
+	if s.holding == 0 {
+		s.mu.Unlock()
+		return true
+	}
+	if s.settled == nil {
+		s.settled = make(chan struct{})
+	}
+	ch := s.settled
+	s.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+		return false
 	}
 }
 

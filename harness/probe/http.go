@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcpspec/mcpspec/harness/record"
 )
@@ -105,6 +106,12 @@ func (h *HTTPServer) Secrets() []string {
 }
 
 // Close stops serving: requests still waiting for the client are given up.
+// AwaitReleased waits, up to d, until the probe holds no request: a client that closed a held
+// request's stream and left is noticed when the server's reader runs, which on a loaded machine
+// can come after the client is gone, and Close first would lose that close (EvStreamClosed). It
+// reports whether no request is held.
+func (h *HTTPServer) AwaitReleased(d time.Duration) bool { return h.srv.awaitReleased(d) }
+
 func (h *HTTPServer) Close() {
 	h.cancel()
 	_ = h.http.Close()

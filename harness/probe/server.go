@@ -160,6 +160,8 @@ type server struct {
 	pending map[string]chan json.RawMessage
 	pager   *pager                   // the handshake era's tools/list pages (paging.go), made at the first list
 	held    map[string]chan struct{} // requests held past the client's timeout (cancel.go)
+	holding int                      // holds under way (cancel.go)
+	settled chan struct{}            // closed when holding drops to 0 (awaitReleased); nil if none waits
 	theTask *probeTask               // ScenarioTaskCancel's task, once created
 	sub     subState                 // ScenarioSubscriptions (subscribe.go)
 	hangup  func()                   // ends the connection (stdio: closes stdout); nil over HTTP

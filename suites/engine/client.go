@@ -5,10 +5,13 @@
 package engine
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
@@ -79,6 +83,13 @@ type ClientPlan struct {
 	Timeouts  ClientTimeouts
 	Self      string // the mcpspec binary, which serves the stdio probe (probe-stdio)
 	Parallel  int    // how many launches run at once, each on its own probe; below 1 means 1
+	// InProcess, when set, runs the client under test in mcpspec's own process instead of
+	// Argv (Env's variables reach it in env, Dir is unused): a self-test's reference client,
+	// which then costs no process start. target is the probe's URL, or over stdio the command
+	// of the probe server the client launches (still Self); env holds the MCP_CONFORMANCE_*
+	// variables; stderr keeps what it writes as a launched client's stderr is kept. It must
+	// return soon after ctx is done; a nil error is a clean exit.
+	InProcess func(ctx context.Context, target []string, env map[string]string, stderr io.Writer) error
 }
 
 // Launch is one launch of the client: a scenario at a revision, and the checks judging it.
@@ -415,6 +426,7 @@ func (cfg *ClientPlan) launch(script probe.Script, stop <-chan struct{}) launchO
 	start := rec.Started()
 	var target, placeholder string
 	var stopProbe func()
+	settle := func() {} // once the client left by itself, before the probe stops
 	var authContext map[string]any
 	secrets := func() []string { return nil }
 	switch cfg.Transport {
@@ -433,7 +445,13 @@ func (cfg *ClientPlan) launch(script probe.Script, stop <-chan struct{}) launchO
 		target = filepath.Join(dir, "mcpspec-probe")
 		script := fmt.Sprintf("#!/bin/sh\nexec %s probe-stdio --report %s --token %s --scenario %s --revision %s --answer-wait %s --state %s\n",
 			shellQuote(cfg.Self), col.Addr(), token, script.Scenario, script.Revision, script.AnswerWait, shellQuote(dir))
-		if err := os.WriteFile(target, []byte(script), 0o755); err != nil {
+		// A process forked while the script is open for writing holds it open until it execs, and
+		// the client's exec of the script then fails "text file busy" (golang/go#22315): launches
+		// run in parallel, and an in-process client forks beside them. No fork while it is written.
+		syscall.ForkLock.RLock()
+		err = os.WriteFile(target, []byte(script), 0o755)
+		syscall.ForkLock.RUnlock()
+		if err != nil {
 			col.Close(0)
 			return launchOutcome{err: fmt.Sprintf("probe script: %v", err)}
 		}
@@ -453,17 +471,26 @@ func (cfg *ClientPlan) launch(script probe.Script, stop <-chan struct{}) launchO
 		}
 		target, placeholder = srv.URL(), "{url}"
 		stopProbe = srv.Close
+		settle = func() { srv.AwaitReleased(cfg.Timeouts.Shutdown) }
 		authContext, secrets = srv.AuthContext(), srv.Secrets
 	}
-	argv := withTarget(cfg.Argv, placeholder, target)
 	env := append([]string{envScenario + "=" + script.Scenario, envContext + "=" + scenarioContext(script, authContext),
 		envVersion + "=" + script.Revision}, cfg.Env...)
-	proc, err := stdio.Start(stdio.Command{Argv: argv, Env: env, Dir: cfg.Dir}, false)
-	if err != nil {
-		stopProbe()
-		return launchOutcome{err: fmt.Sprintf("launch the client: %v", err), secrets: secrets()}
+	var proc clientProcess
+	if cfg.InProcess != nil {
+		proc = startInProcess(cfg.InProcess, []string{target}, env)
+	} else {
+		p, err := stdio.Start(stdio.Command{Argv: withTarget(cfg.Argv, placeholder, target), Env: env, Dir: cfg.Dir}, false)
+		if err != nil {
+			stopProbe()
+			return launchOutcome{err: fmt.Sprintf("launch the client: %v", err), secrets: secrets()}
+		}
+		proc = p
 	}
 	problem := awaitClient(proc, rec, cfg.Timeouts, stop)
+	if problem == "" {
+		settle()
+	}
 	proc.Stop(cfg.Timeouts.Shutdown) // the group: a probe the client launched goes too
 	stopProbe()
 	out := launchOutcome{started: start, records: rec.Records(), stderr: proc.StderrTail(), durationMs: time.Since(start).Milliseconds(), secrets: secrets()}
@@ -492,7 +519,7 @@ func (cfg *ClientPlan) launch(script probe.Script, stop <-chan struct{}) launchO
 // awaitClient waits until the client exits, or a bound passes: Startup until its first message,
 // then Idle without a new record, and Launch in all, unless stop is closed first. It returns why
 // it stopped waiting early, "" when it exited.
-func awaitClient(proc *stdio.Process, rec *probe.Recorder, t ClientTimeouts, stop <-chan struct{}) string {
+func awaitClient(proc clientProcess, rec *probe.Recorder, t ClientTimeouts, stop <-chan struct{}) string {
 	timer := time.NewTimer(t.Startup)
 	defer timer.Stop()
 	overall := time.NewTimer(t.Launch)
@@ -524,9 +551,99 @@ func awaitClient(proc *stdio.Process, rec *probe.Recorder, t ClientTimeouts, sto
 	}
 }
 
-func exitedZero(p *stdio.Process) bool {
+func exitedZero(p clientProcess) bool {
 	err := p.ExitErr()
 	return err != nil && err.Error() == "exit status 0"
+}
+
+// clientProcess is a launched client as the engine waits on it, stops it and reads it: a
+// process (*stdio.Process), or a client run in process (ClientPlan.InProcess).
+type clientProcess interface {
+	Done() <-chan struct{}
+	// ExitErr describes how it ended ("exit status 0" for a clean exit), nil while it runs.
+	ExitErr() error
+	StderrTail() string
+	// Stop ends it, waiting up to grace for each step; over stdio the probe it launched goes too.
+	Stop(grace time.Duration) bool
+}
+
+// inProcess is a client run in a goroutine (ClientPlan.InProcess), seen as a launched one.
+type inProcess struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	exit   error // set before done is closed
+	stderr tail
+}
+
+// errExitedZero is how a clean exit reads, as a process's does (exitedZero).
+var errExitedZero = errors.New("exit status 0")
+
+func startInProcess(run func(context.Context, []string, map[string]string, io.Writer) error, target, env []string) *inProcess {
+	vars := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &inProcess{cancel: cancel, done: make(chan struct{}), stderr: tail{max: stdio.StderrLimit}}
+	go func() {
+		defer close(p.done)
+		p.exit = run(ctx, target, vars, &p.stderr)
+		if p.exit == nil {
+			p.exit = errExitedZero
+		}
+	}()
+	return p
+}
+
+func (p *inProcess) Done() <-chan struct{} { return p.done }
+
+func (p *inProcess) ExitErr() error {
+	select {
+	case <-p.done:
+		return p.exit
+	default:
+		return nil
+	}
+}
+
+func (p *inProcess) StderrTail() string { return p.stderr.String() }
+
+// Stop cancels the client's context and waits up to grace for it to return; it reports whether
+// the client was still running then (a goroutine cannot be killed: it ends when it heeds ctx).
+func (p *inProcess) Stop(grace time.Duration) bool {
+	p.cancel()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-p.done:
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// tail keeps the last max bytes written to it, as a launched client's stderr is kept.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, b...)
+	if over := len(t.b) - t.max; over > 0 {
+		t.b = append(t.b[:0], t.b[over:]...)
+	}
+	return len(b), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
 }
 
 // proceeded reports whether the client sent more than its initialize.

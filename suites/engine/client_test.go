@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -206,5 +209,65 @@ func TestInterruptedRowsNameTheirScenario(t *testing.T) {
 		if r.Scenario != probe.ScenarioSessionExpiry || r.Status != reports.Error {
 			t.Errorf("%s: scenario %q, status %s; want %q, error", r.ID, r.Scenario, r.Status, probe.ScenarioSessionExpiry)
 		}
+	}
+}
+
+// TestInProcessClient: a client run in process gets the probe's URL and the scenario's
+// variables, and is judged as a launched one: what it writes is its stderr, a refusal of the
+// scenario there makes the scenario's checks na, and one that never connects is stopped at
+// the startup bound, its context cancelled.
+func TestInProcessClient(t *testing.T) {
+	stopped := make(chan struct{}, 1)
+	client := func(ctx context.Context, target []string, env map[string]string, stderr io.Writer) error {
+		if len(target) != 1 || !strings.HasPrefix(target[0], "http://127.0.0.1:") {
+			return fmt.Errorf("target %q, want the probe's URL", target)
+		}
+		switch s := env["MCP_CONFORMANCE_SCENARIO"]; s {
+		case probe.ScenarioTools:
+			fmt.Fprintf(stderr, "Unknown scenario: %s (protocol %s, MARK=%s)\n", s, env["MCP_CONFORMANCE_PROTOCOL_VERSION"], env["MARK"])
+			return errors.New("unknown scenario")
+		default: // never connects, until stopped
+			<-ctx.Done()
+			stopped <- struct{}{}
+			return ctx.Err()
+		}
+	}
+	p := &ClientPlan{InProcess: client, Env: []string{"MARK=x"}, Transport: "http", Revisions: []string{"2025-06-18"},
+		Scenarios: []string{probe.ScenarioTools, probe.ScenarioVersionUnsupported}, Parallel: 1,
+		Timeouts: ClientTimeouts{Startup: 200 * time.Millisecond, Request: time.Second, Idle: time.Minute, Shutdown: time.Minute, Launch: 2 * time.Minute}}
+	launches, err := p.Launches()
+	if err != nil || len(launches) != 2 {
+		t.Fatalf("launches %v, %v: want tools_call and version-unsupported", launches, err)
+	}
+	byScenario := map[string][]reports.Result{}
+	o := RunClient(p, launches, ClientHooks{Result: func(r reports.Result) { byScenario[r.Scenario] = append(byScenario[r.Scenario], r) }})
+	if len(byScenario[probe.ScenarioTools]) == 0 {
+		t.Fatal("no tools_call results")
+	}
+	for _, r := range byScenario[probe.ScenarioTools] {
+		if r.Status != reports.NA || !strings.Contains(r.Message, `its stderr saying "Unknown scenario: tools_call (protocol 2025-06-18, MARK=x)"`) {
+			t.Errorf("%s in tools_call: %s %q, want na quoting the client's line", r.ID, r.Status, r.Message)
+		}
+	}
+	select {
+	case <-stopped:
+	default:
+		t.Error("the client that never connected was not stopped through its context")
+	}
+	if len(o.Errors) != 1 || !strings.HasPrefix(o.Errors[0], "version-unsupported at 2025-06-18: the client sent the probe nothing within the startup timeout") {
+		t.Errorf("errors %q, want version-unsupported's startup timeout alone", o.Errors)
+	}
+}
+
+// TestTailKeepsTheEnd: an in-process client's stderr keeps its last bytes, as a process's does.
+func TestTailKeepsTheEnd(t *testing.T) {
+	tl := tail{max: 8}
+	for _, s := range []string{"abc", "defgh", "ijklmnop", "q"} {
+		if _, err := tl.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := tl.String(); got != "jklmnopq" {
+		t.Errorf("tail %q, want jklmnopq", got)
 	}
 }
