@@ -106,7 +106,12 @@ func (h *HTTP) rewrite(pr *httputil.ProxyRequest) {
 		// SSE stream, and the request is then of that transport too.
 		return
 	}
-	ex.body = &capture{src: pr.Out.Body, done: ex.recordRequest, sized: pr.Out.ContentLength > 0, remain: pr.Out.ContentLength}
+	// A body of known length is recorded at the read that takes its last bytes; one of unknown
+	// length ends only at EOF, so a JSON one passes a read behind, recorded before the server
+	// has all of it (see capture).
+	sized := pr.Out.ContentLength > 0
+	ex.body = &capture{src: pr.Out.Body, done: ex.recordRequest, sized: sized, remain: pr.Out.ContentLength,
+		behind: !sized && isJSON(pr.Out.Header)}
 	pr.Out.Body = ex.body
 }
 

@@ -338,3 +338,34 @@ func TestCaptureRecordsAResponseBeforeItsLastBytePasses(t *testing.T) {
 		})
 	}
 }
+
+// TestHTTPChunkedJSONPassesWhole: JSON bodies of unknown length, held a read behind (see
+// capture), still pass both ways unchanged and are recorded whole.
+func TestHTTPChunkedJSONPassesWhole(t *testing.T) {
+	const ask, answer = `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":7,"result":{"tools":[]}}`
+	var got []byte
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, _ = io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, answer[:10])
+		w.(http.Flusher).Flush() // a chunked body, its end in a read of its own
+		io.WriteString(w, answer[10:])
+	}))
+	defer up.Close()
+	proxy, rec, buf := httpRelay(t, up.URL)
+	req, _ := http.NewRequest(http.MethodPost, proxy+"/mcp", iotest.HalfReader(strings.NewReader(ask)))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(got) != ask || string(body) != answer {
+		t.Errorf("upstream got %q, host got %q", got, body)
+	}
+	recs := closeAndRead(t, rec, buf)
+	if len(recs) != 2 || recs[0].Body != ask || recs[1].Body != answer {
+		t.Errorf("records: %+v", recs)
+	}
+}
