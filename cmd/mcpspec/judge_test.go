@@ -6,6 +6,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -168,10 +169,21 @@ type tap struct {
 	mu       sync.Mutex
 	exchange int
 	entries  []map[string]any
+	// active counts the exchanges still being relayed: the server's Close does not wait for its
+	// handlers, and the files are written only once every one has recorded its last frame.
+	active  sync.WaitGroup
+	stopped bool
 }
 
 func (p *tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
+	if p.stopped {
+		p.mu.Unlock()
+		http.Error(w, "the tap has stopped", http.StatusServiceUnavailable)
+		return
+	}
+	p.active.Add(1)
+	defer p.active.Done()
 	p.exchange++
 	ex := p.exchange
 	p.mu.Unlock()
@@ -196,50 +208,41 @@ func (p *tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var text strings.Builder
 	if !stream {
 		b, _ := io.ReadAll(resp.Body)
-		_, _ = w.Write(b)
 		head.Body = string(b)
 		text.Write(b)
-		p.rec.Add(head)
+		p.rec.Add(head) // before the client has it, as every record below
+		_, _ = w.Write(b)
 	} else {
 		p.rec.Add(head)
 		if f, ok := w.(http.Flusher); ok {
 			f.Flush() // a stream's head goes out before its first event, as a relay's must
 		}
-		pr, pw := io.Pipe()
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			rd := sse.NewReader(pr)
-			for {
-				ev, err := rd.Next()
-				if err != nil {
-					_, _ = io.Copy(io.Discard, pr)
-					return
-				}
-				typ := ev.Type
-				if typ == "message" {
-					typ = ""
-				}
-				p.rec.Add(recording.Record{From: recording.FromServer, Transport: recording.HTTP, Exchange: ex, Channel: recording.ChanEvent, EventID: ev.ID, Event: typ, Body: ev.Data})
-			}
-		}()
+		// Each event is recorded before its bytes go on: the client acts on an event at its
+		// blank line (answers the server's request in it with a POST, which this tap records
+		// at once), so an event recorded after it had passed could follow that answer in the
+		// recording, and the judge would see a response to a request not yet sent.
+		var pending []byte
 		buf := make([]byte, 32<<10)
 		for {
 			n, err := resp.Body.Read(buf)
-			if n > 0 {
-				_, _ = w.Write(buf[:n])
+			pending = append(pending, buf[:n]...)
+			end := eventsEnd(pending)
+			if err != nil {
+				end = len(pending) // the stream's tail, which no blank line dispatches
+			}
+			if end > 0 {
+				p.recordEvents(ex, pending[:end])
+				_, _ = w.Write(pending[:end])
 				if f, ok := w.(http.Flusher); ok {
 					f.Flush()
 				}
-				_, _ = pw.Write(buf[:n])
-				text.Write(buf[:n])
+				text.Write(pending[:end])
+				pending = append([]byte(nil), pending[end:]...)
 			}
 			if err != nil {
 				break
 			}
 		}
-		_ = pw.Close()
-		<-done
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -258,6 +261,39 @@ func (p *tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.entries = append(p.entries, entry)
 }
 
+// recordEvents records the events of b, a part of a stream that ends at an event's end.
+func (p *tap) recordEvents(ex int, b []byte) {
+	rd := sse.NewReader(bytes.NewReader(b))
+	for {
+		ev, err := rd.Next()
+		if err != nil {
+			return
+		}
+		typ := ev.Type
+		if typ == "message" {
+			typ = ""
+		}
+		p.rec.Add(recording.Record{From: recording.FromServer, Transport: recording.HTTP, Exchange: ex, Channel: recording.ChanEvent, EventID: ev.ID, Event: typ, Body: ev.Data})
+	}
+}
+
+// eventsEnd is the offset just past the last blank line of b (LF or CRLF line ends): the end
+// of its last complete event, 0 when none has ended.
+func eventsEnd(b []byte) int {
+	end, at := 0, 0
+	for {
+		i := bytes.IndexByte(b[at:], '\n')
+		if i < 0 {
+			return end
+		}
+		line := b[at : at+i]
+		at += i + 1
+		if len(line) == 0 || (len(line) == 1 && line[0] == '\r') {
+			end = at
+		}
+	}
+}
+
 func flat(h http.Header) map[string]string {
 	out := map[string]string{}
 	for k, vs := range h {
@@ -274,6 +310,28 @@ func harHeaders(h http.Header) []map[string]string {
 		}
 	}
 	return out
+}
+
+// tapDrain bounds the wait for the tap's exchanges after its server closed: closing the
+// connections cancels their upstream requests, so each ends at once.
+const tapDrain = 30 * time.Second
+
+// stop refuses new exchanges and waits for those under way to record their last frames.
+func (p *tap) stop(t *testing.T) {
+	t.Helper()
+	p.mu.Lock()
+	p.stopped = true
+	p.mu.Unlock()
+	drained := make(chan struct{})
+	go func() {
+		p.active.Wait()
+		close(drained)
+	}()
+	select {
+	case <-drained:
+	case <-time.After(tapDrain):
+		t.Fatalf("the tap's exchanges did not end within %s of its server's close", tapDrain)
+	}
 }
 
 // writeHAR writes the exchanges the tap relayed as a HAR 1.2 file.
@@ -321,6 +379,7 @@ func tapSession(t *testing.T, d runDir, upstream string, handshake bool, faults 
 	r := runBinary(t, 45*time.Second, d.mcpspec, append(args, "http://"+addr+"/mcp")...)
 	_ = srv.Close()
 	<-served
+	p.stop(t)
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}

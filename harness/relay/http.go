@@ -106,7 +106,12 @@ func (h *HTTP) rewrite(pr *httputil.ProxyRequest) {
 		// SSE stream, and the request is then of that transport too.
 		return
 	}
-	ex.body = &capture{src: pr.Out.Body, done: ex.recordRequest, sized: pr.Out.ContentLength > 0, remain: pr.Out.ContentLength}
+	// A body of known length is recorded at the read that takes its last bytes; one of unknown
+	// length ends only at EOF, so a JSON one passes a read behind, recorded before the server
+	// has all of it (see capture).
+	sized := pr.Out.ContentLength > 0
+	ex.body = &capture{src: pr.Out.Body, done: ex.recordRequest, sized: sized, remain: pr.Out.ContentLength,
+		behind: !sized && isJSON(pr.Out.Header)}
 	pr.Out.Body = ex.body
 }
 
@@ -171,7 +176,9 @@ func (h *HTTP) response(resp *http.Response) error {
 		resp.Body = s
 		return nil
 	}
-	body := &capture{src: resp.Body, onErr: cut}
+	// A JSON body is of use to the host only whole, so holding its last read costs it nothing;
+	// any other body (a stream under another type, say) passes read by read as before.
+	body := &capture{src: resp.Body, onErr: cut, behind: isJSON(resp.Header)}
 	head.At = time.Time{} // stamped with the body's end, when the record is complete
 	body.done = func() {
 		head.Body, head.Truncated = body.text()
@@ -213,6 +220,11 @@ func isEventStream(h http.Header) bool {
 	return err == nil && mt == "text/event-stream"
 }
 
+func isJSON(h http.Header) bool {
+	mt, _, err := mime.ParseMediaType(h.Get("Content-Type"))
+	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
+}
+
 // flatten gives each header its values joined by ", ", as the recording keeps them.
 func flatten(h http.Header) map[string]string {
 	if len(h) == 0 {
@@ -244,9 +256,22 @@ type capture struct {
 	once   sync.Once
 	done   func()
 	onErr  func(error)
+	// behind passes a (JSON) response body on one upstream read behind: a read's bytes go to
+	// the host only once the next read has come back, so the body's end, and its record (done),
+	// come before its last bytes reach the host. Else an upstream that ends a body with a read
+	// of its own (a chunked body's terminating chunk) let the host answer the response, and that
+	// answer be recorded, before the response was.
+	behind bool
+	buf    []byte
+	ready  []byte // for the host
+	held   []byte // the last read's, until the next read comes back
+	end    error
 }
 
 func (c *capture) Read(p []byte) (int, error) {
+	if c.behind {
+		return c.readBehind(p)
+	}
 	if c.sized {
 		if c.remain <= 0 {
 			c.once.Do(c.done)
@@ -262,22 +287,55 @@ func (c *capture) Read(p []byte) (int, error) {
 			err = io.EOF
 		}
 	}
-	if n > 0 {
-		c.mu.Lock()
-		room := recording.MaxBody - len(c.kept)
-		if room < n {
-			c.cut = true
-		}
-		c.kept = append(c.kept, p[:min(n, max(room, 0))]...)
-		c.mu.Unlock()
-	}
+	c.keep(p[:n])
 	if err != nil {
-		if err != io.EOF && c.onErr != nil {
-			c.onErr(err)
-		}
-		c.once.Do(c.done)
+		c.finish(err)
 	}
 	return n, err
+}
+
+func (c *capture) readBehind(p []byte) (int, error) {
+	if c.buf == nil {
+		c.buf = make([]byte, chunk)
+	}
+	for len(c.ready) == 0 && c.end == nil {
+		n, err := c.src.Read(c.buf)
+		c.keep(c.buf[:n])
+		if err != nil {
+			c.ready, c.held, c.end = append(c.held, c.buf[:n]...), nil, err
+			c.finish(err)
+		} else if n > 0 {
+			c.ready, c.held = c.held, append([]byte(nil), c.buf[:n]...)
+		}
+	}
+	if len(c.ready) == 0 {
+		return 0, c.end
+	}
+	n := copy(p, c.ready)
+	c.ready = c.ready[n:]
+	return n, nil
+}
+
+// keep adds b to the bytes kept for the record, up to MaxBody.
+func (c *capture) keep(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	room := recording.MaxBody - len(c.kept)
+	if room < len(b) {
+		c.cut = true
+	}
+	c.kept = append(c.kept, b[:min(len(b), max(room, 0))]...)
+}
+
+// finish ends the body at err: a break is noted, and the record made.
+func (c *capture) finish(err error) {
+	if err != io.EOF && c.onErr != nil {
+		c.onErr(err)
+	}
+	c.once.Do(c.done)
 }
 
 func (c *capture) Close() error {

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/mcpspec/mcpspec/harness/recording"
@@ -297,5 +298,74 @@ func TestCaptureEndsASizedBodyWithoutReadingPastIt(t *testing.T) {
 	}
 	if text, cut := c.text(); !recorded || text != `{"id":1}` || cut {
 		t.Errorf("recorded %v: %q (cut %v)", recorded, text, cut)
+	}
+}
+
+// TestCaptureRecordsAResponseBeforeItsLastBytePasses: the host may answer a response as soon as
+// it has the whole body, so the body's record comes first, however the upstream's reads end it
+// (with its last bytes, or with a read of their own after them, as a chunked body's does).
+func TestCaptureRecordsAResponseBeforeItsLastBytePasses(t *testing.T) {
+	const body = `{"jsonrpc":"2.0","id":1,"result":{}}`
+	sources := map[string]func() io.Reader{
+		"eof-after":  func() io.Reader { return strings.NewReader(body) },
+		"eof-with":   func() io.Reader { return iotest.DataErrReader(strings.NewReader(body)) },
+		"byte":       func() io.Reader { return iotest.OneByteReader(strings.NewReader(body)) },
+		"halves-eof": func() io.Reader { return iotest.HalfReader(strings.NewReader(body)) },
+	}
+	for name, src := range sources {
+		t.Run(name, func(t *testing.T) {
+			recorded := ""
+			c := &capture{src: io.NopCloser(src()), behind: true}
+			c.done = func() { recorded, _ = c.text() }
+			var passed []byte
+			p := make([]byte, 5)
+			for {
+				n, err := c.Read(p)
+				passed = append(passed, p[:n]...)
+				if len(passed) == len(body) && recorded != body {
+					t.Fatalf("the whole body passed on, recorded %q", recorded)
+				}
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if string(passed) != body {
+				t.Errorf("passed on %q", passed)
+			}
+		})
+	}
+}
+
+// TestHTTPChunkedJSONPassesWhole: JSON bodies of unknown length, held a read behind (see
+// capture), still pass both ways unchanged and are recorded whole.
+func TestHTTPChunkedJSONPassesWhole(t *testing.T) {
+	const ask, answer = `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":7,"result":{"tools":[]}}`
+	var got []byte
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, _ = io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, answer[:10])
+		w.(http.Flusher).Flush() // a chunked body, its end in a read of its own
+		io.WriteString(w, answer[10:])
+	}))
+	defer up.Close()
+	proxy, rec, buf := httpRelay(t, up.URL)
+	req, _ := http.NewRequest(http.MethodPost, proxy+"/mcp", iotest.HalfReader(strings.NewReader(ask)))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(got) != ask || string(body) != answer {
+		t.Errorf("upstream got %q, host got %q", got, body)
+	}
+	recs := closeAndRead(t, rec, buf)
+	if len(recs) != 2 || recs[0].Body != ask || recs[1].Body != answer {
+		t.Errorf("records: %+v", recs)
 	}
 }
