@@ -140,12 +140,12 @@ func executeAuthServer(cfg *authServerConfig, stdout, stderr io.Writer) (int, er
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	results, runErr := runAuthServerChecks(ctx, &cfg.run, cfg.plan, stdout)
-	run.Results = results
+	out, runErr := runAuthServerChecks(ctx, &cfg.run, cfg.plan, stdout)
+	run.Results = out.Results
 	if cfg.run.base != nil {
 		run.Results = cfg.run.base.Apply(run.Results)
 	}
-	if err := writeTranscript(archive, started, results); err != nil {
+	if err := writeTranscript(archive, out); err != nil {
 		run.Errors = append(run.Errors, fmt.Sprintf("--transcript: %v", err))
 	}
 	run.DurationMs = time.Since(started).Milliseconds()
@@ -160,10 +160,10 @@ func executeAuthServer(cfg *authServerConfig, stdout, stderr io.Writer) (int, er
 // runAuthServerChecks runs the authorization-server checks of plan, adds the secrets they saw
 // to cfg's (so that no report holds a code or token), and prints each verdict with -v. An
 // error means the authorization server could not be reached, or the run was interrupted.
-func runAuthServerChecks(ctx context.Context, cfg *runConfig, plan assuite.Plan, stdout io.Writer) ([]reports.Result, error) {
-	results, secrets, err := engine.RunAuthServerChecks(ctx, plan)
-	authServerJudged(cfg, results, secrets, stdout)
-	return results, err
+func runAuthServerChecks(ctx context.Context, cfg *runConfig, plan assuite.Plan, stdout io.Writer) (assuite.Outcome, error) {
+	out, err := engine.RunAuthServerChecks(ctx, plan)
+	authServerJudged(cfg, out.Results, out.Secrets, stdout)
+	return out, err
 }
 
 // authServerJudged takes in what the authorization-server checks found: the secrets they saw
@@ -230,14 +230,10 @@ func openTranscript(cfg *runConfig) (*transcript.Archive, error) {
 	return transcript.NewArchive(cfg.transcriptDir, func(s string) string { return reports.Redactor(cfg.secrets)(s) })
 }
 
-// writeTranscript archives each result's exchanges as a session of its own.
-func writeTranscript(archive *transcript.Archive, started time.Time, results []reports.Result) error {
-	for _, r := range results {
-		entries := make([]transcript.Entry, len(r.Evidence))
-		for i, e := range r.Evidence {
-			entries[i] = transcript.Entry{Seq: e.Seq, At: started.Add(time.Duration(e.AtMs) * time.Millisecond), Dir: e.Direction, Channel: e.Channel, Meta: e.Meta, Body: e.Body}
-		}
-		archive.Write(r.Transport, r.ID+"@"+r.Version, entries)
+// writeTranscript archives each result's exchanges, whole, as a session of its own.
+func writeTranscript(archive *transcript.Archive, out assuite.Outcome) error {
+	for i, r := range out.Results {
+		archive.Write(r.Transport, r.ID+"@"+r.Version, out.Records[i])
 	}
 	return archive.Close()
 }

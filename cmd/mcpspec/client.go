@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/reports"
@@ -237,7 +238,7 @@ func executeClient(cfg *clientConfig, stdout, stderr io.Writer) (int, error) {
 	defer stopWatch()
 	outcome := engine.RunClient(p, launches, engine.ClientHooks{
 		Interrupt: intr,
-		Launched: func(l engine.Launch, secrets []string, recording []transcript.Entry) {
+		Launched: func(l engine.Launch, secrets []string, recording []record.Record) {
 			// Whatever the authorization scenario minted or saw is redacted from every report.
 			cfg.run.secrets = append(cfg.run.secrets, secrets...)
 			redact = reports.Redactor(cfg.run.secrets)

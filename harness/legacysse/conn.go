@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/sse"
 	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/harness/wire"
@@ -83,7 +84,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	}
 	c.addHeaders(req)
 	req.Header.Set("Accept", "text/event-stream")
-	c.tr.Add(transcript.Send, "GET", req.URL.Path+"; Accept: text/event-stream", nil)
+	c.tr.Add(record.Send, "GET", req.URL.Path+"; Accept: text/event-stream", nil)
 	endpoint := make(chan error, 1)
 	go c.readStream(req, endpoint)
 	wait, stop := context.WithTimeout(ctx, opts.HeaderTimeout)
@@ -137,7 +138,7 @@ func (c *Conn) readStream(req *http.Request, endpoint chan<- error) {
 	}
 	defer resp.Body.Close()
 	d.Status, d.Header, d.ContentType = resp.StatusCode, resp.Header, resp.Header.Get("Content-Type")
-	c.tr.Add(transcript.Recv, "HTTP", fmt.Sprintf("HTTP %d %s (stream)", resp.StatusCode, d.ContentType), nil)
+	c.tr.Add(record.Recv, "HTTP", fmt.Sprintf("HTTP %d %s (stream)", resp.StatusCode, d.ContentType), nil)
 	d.MarkReady()
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(d.ContentType, "text/event-stream") {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
@@ -163,7 +164,7 @@ func (c *Conn) readStream(req *http.Request, endpoint chan<- error) {
 		if n == 0 {
 			c.FirstEvent = we
 		}
-		c.tr.Add(transcript.Recv, "SSE", "event: "+ev.Type, []byte(ev.Data))
+		c.tr.Add(record.Recv, "SSE", "event: "+ev.Type, []byte(ev.Data))
 		if !haveEndpoint {
 			if ev.Type == "endpoint" {
 				u, err := req.URL.Parse(strings.TrimSpace(ev.Data))
@@ -251,7 +252,7 @@ func (c *Conn) Do(ctx context.Context, body []byte, r Request) *wire.Delivery {
 	if o := req.Header.Get("Origin"); o != "" {
 		meta += "; Origin: " + o
 	}
-	seq := c.tr.Add(transcript.Send, method, meta, body)
+	seq := c.tr.Add(record.Send, method, meta, body)
 	c.posts.Add(1)
 	go func() {
 		defer c.posts.Done()
@@ -259,19 +260,19 @@ func (c *Conn) Do(ctx context.Context, body []byte, r Request) *wire.Delivery {
 		resp, err := c.client.Do(req)
 		if err != nil {
 			d.Err = fmt.Errorf("%s %s: %w", method, target, err)
-			c.tr.Add(transcript.Recv, "HTTP", fmt.Sprintf("no response (answers #%d)", seq), []byte(err.Error()))
+			c.tr.Add(record.Recv, "HTTP", fmt.Sprintf("no response (answers #%d)", seq), []byte(err.Error()))
 			return
 		}
 		defer resp.Body.Close()
 		d.Status, d.Header, d.ContentType = resp.StatusCode, resp.Header, resp.Header.Get("Content-Type")
 		if strings.HasPrefix(d.ContentType, "text/event-stream") {
 			// A second stream (a check probing GET): its status is all that is wanted.
-			c.tr.Add(transcript.Recv, "HTTP", fmt.Sprintf("HTTP %d %s (stream, not read; answers #%d)", resp.StatusCode, d.ContentType, seq), nil)
+			c.tr.Add(record.Recv, "HTTP", fmt.Sprintf("HTTP %d %s (stream, not read; answers #%d)", resp.StatusCode, d.ContentType, seq), nil)
 			return
 		}
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, int64(c.opts.MaxEvent)))
 		d.Body = b
-		c.tr.Add(transcript.Recv, "HTTP", fmt.Sprintf("HTTP %d %s (answers #%d)", resp.StatusCode, d.ContentType, seq), b)
+		c.tr.Add(record.Recv, "HTTP", fmt.Sprintf("HTTP %d %s (answers #%d)", resp.StatusCode, d.ContentType, seq), b)
 	}()
 	return d
 }

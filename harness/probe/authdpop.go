@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
 // DPoP (RFC 9449; the MCP extension io.modelcontextprotocol/auth/dpop, SEP-1932) for the
@@ -185,7 +187,7 @@ func (a *authServer) dpopMetadata(m map[string]any) {
 
 // seenProof notes a proof's jti and the probe's clock when it came.
 func (a *authServer) seenProof(p DPoPProof) {
-	jti, ev := "(none)", Event{Kind: EvDPoPProof, At: time.Now().Unix()}
+	jti, ev := "(none)", record.Event{Kind: record.EvDPoPProof, At: time.Now().Unix()}
 	if p.Claims.JTI != nil {
 		jti, ev.JTI = strconv.Quote(*p.Claims.JTI), *p.Claims.JTI
 	}
@@ -204,7 +206,7 @@ func (a *authServer) dpopTokenRequest(w http.ResponseWriter, r *http.Request, ip
 		return "", true
 	}
 	refuse := func(why string) (string, bool) {
-		a.note(Event{Kind: EvDPoPRefused}, "auth: dpop proof refused: %s", why)
+		a.note(record.Event{Kind: record.EvDPoPRefused}, "auth: dpop proof refused: %s", why)
 		a.oauthError(w, http.StatusBadRequest, "invalid_dpop_proof", why)
 		return "", false
 	}
@@ -237,7 +239,7 @@ func (a *authServer) dpopTokenRequest(w http.ResponseWriter, r *http.Request, ip
 		return refuse("jti " + strconv.Quote(*p.Claims.JTI) + " was used before")
 	}
 	if n := a.dpop.asNonce; n != "" && (p.Claims.Nonce == nil || *p.Claims.Nonce != n) {
-		a.note(Event{Kind: EvDPoPNonce, Server: DPoPAuthorizationServer, Nonce: n}, "auth: dpop nonce required by token endpoint %s", n)
+		a.note(record.Event{Kind: record.EvDPoPNonce, Server: record.DPoPAuthorizationServer, Nonce: n}, "auth: dpop nonce required by token endpoint %s", n)
 		a.reply(w, http.StatusBadRequest, map[string]string{"Content-Type": "application/json", "Cache-Control": "no-store", "Dpop-Nonce": n},
 			mustJSON(map[string]string{"error": "use_dpop_nonce", "error_description": "the authorization server requires a nonce in the DPoP proof"}))
 		return "", false
@@ -259,7 +261,7 @@ func (a *authServer) dpopScheme(scheme string) bool {
 // dpopResource notes the proof of a request to the MCP endpoint that carries a token and, in
 // auth/dpop-nonce, refuses one without the resource server's nonce (RFC 9449 § 9). It judges
 // nothing else: the checks do, from the recording.
-func (a *authServer) dpopResource(r *http.Request, challenge func(status int, errCode string, parts ...string) *Event) *Event {
+func (a *authServer) dpopResource(r *http.Request, challenge func(status int, errCode string, parts ...string) *record.Event) *record.Event {
 	if a.dpop == nil {
 		return nil
 	}
@@ -273,14 +275,14 @@ func (a *authServer) dpopResource(r *http.Request, challenge func(status int, er
 	}
 	a.seenProof(p)
 	if n := a.dpop.rsNonce; n != "" && (p.Claims.Nonce == nil || *p.Claims.Nonce != n) {
-		a.note(Event{Kind: EvDPoPNonce, Server: DPoPResourceServer, Nonce: n}, "auth: dpop nonce required by resource %s", n)
+		a.note(record.Event{Kind: record.EvDPoPNonce, Server: record.DPoPResourceServer, Nonce: n}, "auth: dpop nonce required by resource %s", n)
 		return challenge(http.StatusUnauthorized, "use_dpop_nonce", `error="use_dpop_nonce"`, `error_description="the resource server requires a nonce in the DPoP proof"`)
 	}
 	return nil
 }
 
 // dpopNonceHeader is the DPoP-Nonce header a refusal of the MCP endpoint carries ("" none).
-func (a *authServer) dpopNonceHeader(ch *Event) string {
+func (a *authServer) dpopNonceHeader(ch *record.Event) string {
 	if a.dpop == nil || ch.Error != "use_dpop_nonce" {
 		return ""
 	}

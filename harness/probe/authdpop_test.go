@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
 // testProof signs an ES256 DPoP proof with key, its header and claims changed by edit.
@@ -161,8 +163,8 @@ func TestDPoPAuthorizationServer(t *testing.T) {
 	}
 	r := httptest.NewRequest(http.MethodPost, origin+"/mcp", nil)
 	r.Header.Set("DPoP", testProof(t, key, claims("e", origin+"/mcp", nonce), nil)) // the AS's nonce, not the server's
-	challenge := func(status int, errCode string, p ...string) *Event {
-		return &Event{Kind: EvChallenge, Status: status, Error: errCode, Challenge: a.dpopChallenge(p)}
+	challenge := func(status int, errCode string, p ...string) *record.Event {
+		return &record.Event{Kind: record.EvChallenge, Status: status, Error: errCode, Challenge: a.dpopChallenge(p)}
 	}
 	ch := a.dpopResource(r, challenge)
 	if ch == nil || ch.Status != http.StatusUnauthorized || !strings.HasPrefix(ch.Challenge, "DPoP ") || a.dpopNonceHeader(ch) == "" || a.dpopNonceHeader(ch) == nonce {

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/secrets"
 )
 
@@ -72,7 +73,7 @@ type authServer struct {
 	// secrets maps each secret seen or minted to the label it is recorded as; creds to what
 	// a record says of it where a request carries it.
 	secrets  map[string]string
-	creds    map[string]Credential
+	creds    map[string]record.Credential
 	counts   map[string]int
 	clients  map[string]*client
 	codes    map[string]*grant
@@ -97,7 +98,7 @@ type authServer struct {
 }
 
 func newAuthServer(plan AuthPlan, rec *Recorder) *authServer {
-	a := &authServer{plan: plan, rec: rec, secrets: map[string]string{}, creds: map[string]Credential{}, counts: map[string]int{},
+	a := &authServer{plan: plan, rec: rec, secrets: map[string]string{}, creds: map[string]record.Credential{}, counts: map[string]int{},
 		clients: map[string]*client{}, codes: map[string]*grant{}, access: map[string]*token{}, refresh: map[string]*token{},
 		dpop: newDPoPState(plan)}
 	if plan.Registration == RegPre {
@@ -139,11 +140,11 @@ func (a *authServer) secretLocked(s, kind string) string {
 	}
 	a.counts[kind]++
 	label := fmt.Sprintf("<redacted:%s-%d>", kind, a.counts[kind])
-	cred := Credential{Kind: kind}
-	if kind == SecretAccessToken && a.dpop != nil {
+	cred := record.Credential{Kind: kind}
+	if kind == record.SecretAccessToken && a.dpop != nil {
 		label, cred.ATH = dpopLabel(a.counts[kind], s), ATH(s)
 	}
-	if kind == SecretVerifier {
+	if kind == record.SecretVerifier {
 		cred.VerifierOK, cred.S256 = validVerifier(s), s256(s)
 		// The challenge a verifier yields is public (it travelled in the authorization URL): the
 		// credential carries it, so a check can match the two without the verifier, and whether
@@ -163,10 +164,10 @@ func (a *authServer) secretLocked(s, kind string) string {
 
 // credsOf lists the known secrets a request carries: in its Authorization header (the value
 // after the scheme, or the whole value), and as the value of a query or form parameter.
-func (a *authServer) credsOf(r *http.Request, form url.Values) []Credential {
+func (a *authServer) credsOf(r *http.Request, form url.Values) []record.Credential {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	var out []Credential
+	var out []record.Credential
 	add := func(in, name, v string) {
 		if c, ok := a.creds[strings.TrimSpace(v)]; ok && v != "" {
 			c.In, c.Name = in, name
@@ -175,15 +176,15 @@ func (a *authServer) credsOf(r *http.Request, form url.Values) []Credential {
 	}
 	if v := r.Header.Get("Authorization"); v != "" {
 		if _, cred, ok := strings.Cut(v, " "); ok && a.creds[strings.TrimSpace(cred)].Label != "" {
-			add(InHeader, "Authorization", cred)
+			add(record.InHeader, "Authorization", cred)
 		} else {
-			add(InHeader, "Authorization", v)
+			add(record.InHeader, "Authorization", v)
 		}
 	}
 	for _, kv := range []struct {
 		in string
 		vs url.Values
-	}{{InQuery, r.URL.Query()}, {InForm, form}} {
+	}{{record.InQuery, r.URL.Query()}, {record.InForm, form}} {
 		names := make([]string, 0, len(kv.vs))
 		for k := range kv.vs {
 			names = append(names, k)
@@ -346,7 +347,7 @@ func (a *authServer) recordRequest(r *http.Request, channel string, body []byte,
 	for k, vs := range r.Header {
 		h[k] = a.redact(strings.Join(vs, ", "))
 	}
-	a.rec.Add(Record{Dir: Recv, Channel: channel, Method: r.Method, Path: r.URL.Path, Query: a.redact(r.URL.RawQuery), Header: h, Creds: a.credsOf(r, form), Body: a.redact(string(body))})
+	a.rec.Add(record.Record{Dir: record.Recv, Channel: channel, Method: r.Method, Path: r.URL.Path, Query: a.redact(r.URL.RawQuery), Header: h, Creds: a.credsOf(r, form), Body: a.redact(string(body))})
 }
 
 // reply writes and records an answer of the authorization server.
@@ -356,7 +357,7 @@ func (a *authServer) reply(w http.ResponseWriter, status int, header map[string]
 		w.Header().Set(k, v)
 		rh[k] = a.redact(v)
 	}
-	a.rec.Add(Record{Dir: Send, Channel: ChanOAuth, Status: status, Header: rh, Body: a.redact(string(body))})
+	a.rec.Add(record.Record{Dir: record.Send, Channel: ChanOAuth, Status: status, Header: rh, Body: a.redact(string(body))})
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }
@@ -370,7 +371,7 @@ func (a *authServer) oauthError(w http.ResponseWriter, status int, code, desc st
 }
 
 // note records an event, its words redacted.
-func (a *authServer) note(ev Event, format string, args ...any) {
+func (a *authServer) note(ev record.Event, format string, args ...any) {
 	a.rec.note(ev, a.redact(fmt.Sprintf(format, args...)))
 }
 
@@ -433,7 +434,7 @@ func (a *authServer) foreign(c *client, ip string) bool {
 	if c.issuer == ip {
 		return false
 	}
-	a.note(Event{Kind: EvCrossAS, ClientID: c.id, Issuer: a.origin + ip, RegisteredAt: a.origin + c.issuer},
+	a.note(record.Event{Kind: record.EvCrossAS, ClientID: c.id, Issuer: a.origin + ip, RegisteredAt: a.origin + c.issuer},
 		"auth: credentials of another authorization server: %s presented at %s, registered at %s", c.id, a.origin+ip, a.origin+c.issuer)
 	return true
 }
@@ -570,20 +571,20 @@ func (a *authServer) lookupClient(id, redirectURI, ip string) (*client, string) 
 		// A document on loopback is fetched and must name itself and the redirect URI.
 		doc, err := fetchCIMD(id)
 		if err != nil {
-			a.note(Event{Kind: EvCIMD, ClientID: id, CIMD: CIMDUnfetched}, "auth: client id metadata document %s could not be fetched: %v", id, err)
+			a.note(record.Event{Kind: record.EvCIMD, ClientID: id, CIMD: record.CIMDUnfetched}, "auth: client id metadata document %s could not be fetched: %v", id, err)
 			return nil, "client id metadata document: " + err.Error()
 		}
 		if doc.ClientID != id || !contains(doc.RedirectURIs, redirectURI) {
-			a.note(Event{Kind: EvCIMD, ClientID: id, CIMD: CIMDMismatch, RedirectURIs: doc.RedirectURIs},
+			a.note(record.Event{Kind: record.EvCIMD, ClientID: id, CIMD: record.CIMDMismatch, RedirectURIs: doc.RedirectURIs},
 				"auth: client id metadata document %s names client_id %q and redirect_uris %v", id, doc.ClientID, doc.RedirectURIs)
 			return nil, "the client id metadata document does not name its own URL and the redirect URI"
 		}
-		a.note(Event{Kind: EvCIMD, ClientID: id, CIMD: CIMDFetched, RedirectURIs: doc.RedirectURIs},
+		a.note(record.Event{Kind: record.EvCIMD, ClientID: id, CIMD: record.CIMDFetched, RedirectURIs: doc.RedirectURIs},
 			"auth: client id metadata document %s fetched: it names itself and redirect_uris %v", id, doc.RedirectURIs)
-		a.note(Event{Kind: EvCIMDGrants, GrantTypes: doc.GrantTypes}, "auth: client id metadata grant_types %v", doc.GrantTypes)
+		a.note(record.Event{Kind: record.EvCIMDGrants, GrantTypes: doc.GrantTypes}, "auth: client id metadata grant_types %v", doc.GrantTypes)
 	} else {
 		// Off loopback the probe fetches nothing; it takes the URL as the official suite does.
-		a.note(Event{Kind: EvCIMD, ClientID: id, CIMD: CIMDNotFetched}, "auth: client id metadata document %s taken without fetching (not on loopback)", id)
+		a.note(record.Event{Kind: record.EvCIMD, ClientID: id, CIMD: record.CIMDNotFetched}, "auth: client id metadata document %s taken without fetching (not on loopback)", id)
 	}
 	a.mu.Lock()
 	a.clients[id] = c
@@ -684,7 +685,7 @@ func (a *authServer) authorize(w http.ResponseWriter, r *http.Request, ip string
 	if iss != "" {
 		back.Set("iss", iss)
 	}
-	a.note(Event{Kind: EvCodeIssued, Issuer: iss}, "auth: authorization response with a code, iss %q", iss)
+	a.note(record.Event{Kind: record.EvCodeIssued, Issuer: iss}, "auth: authorization response with a code, iss %q", iss)
 	redirect.RawQuery = back.Encode()
 	a.reply(w, http.StatusFound, map[string]string{"Location": redirect.String()}, nil)
 }
@@ -737,14 +738,14 @@ func (a *authServer) authenticate(r *http.Request, form url.Values, ip string) (
 		return nil, fmt.Sprintf("the client registered token_endpoint_auth_method %s but authenticated by %s", c.method, method)
 	case method == "private_key_jwt":
 		if form.Get("client_assertion_type") != AssertionType {
-			a.note(Event{Kind: EvAssertion}, "auth: client assertion rejected: client_assertion_type %q", form.Get("client_assertion_type"))
+			a.note(record.Event{Kind: record.EvAssertion}, "auth: client assertion rejected: client_assertion_type %q", form.Get("client_assertion_type"))
 			return nil, "client_assertion_type must be " + AssertionType
 		}
 		if err := a.verifyAssertion(assertion, c); err != nil {
-			a.note(Event{Kind: EvAssertion}, "auth: client assertion rejected: %v", err)
+			a.note(record.Event{Kind: record.EvAssertion}, "auth: client assertion rejected: %v", err)
 			return nil, "client_assertion: " + err.Error()
 		}
-		a.note(Event{Kind: EvAssertion, Verified: true}, "auth: client assertion verified: ES256, signed by the key given, iss and sub the client_id, aud the authorization server")
+		a.note(record.Event{Kind: record.EvAssertion, Verified: true}, "auth: client assertion verified: ES256, signed by the key given, iss and sub the client_id, aud the authorization server")
 	case c.secret != secret:
 		return nil, "wrong client_secret"
 	}
@@ -867,7 +868,7 @@ func (a *authServer) issue(w http.ResponseWriter, grantType string, c *client, r
 	if jkt != "" {
 		// Bound to the proof's key (RFC 9449 § 5, § 6): the binding is kept with the token.
 		t.jkt, resp["token_type"] = jkt, "DPoP"
-		a.note(Event{Kind: EvDPoPBound, Token: t.label, JKT: jkt}, "auth: dpop-bound token %s jkt %s", t.label, jkt)
+		a.note(record.Event{Kind: record.EvDPoPBound, Token: t.label, JKT: jkt}, "auth: dpop-bound token %s jkt %s", t.label, jkt)
 	}
 	if scope != "" {
 		resp["scope"] = scope
@@ -883,7 +884,7 @@ func (a *authServer) issue(w http.ResponseWriter, grantType string, c *client, r
 		a.mu.Unlock()
 		resp["refresh_token"] = rt
 	}
-	a.note(Event{Kind: EvTokenIssued, Token: t.label, Grant: grantType, Resource: resource, Scope: scope, Issuer: a.origin + ip},
+	a.note(record.Event{Kind: record.EvTokenIssued, Token: t.label, Grant: grantType, Resource: resource, Scope: scope, Issuer: a.origin + ip},
 		"auth: issued %s by %s for resource %s scope %q from issuer %s", t.label, grantType, resource, scope, a.origin+ip)
 	a.replyJSON(w, http.StatusOK, resp)
 }
@@ -897,13 +898,13 @@ func (a *authServer) AuthorizationRequests() int {
 
 // gate decides whether the MCP endpoint serves a request: it returns the challenge event of a
 // refusal (its status and WWW-Authenticate), or nil when the request's token is good for it.
-func (a *authServer) gate(r *http.Request, msgs []message, canonical string) *Event {
+func (a *authServer) gate(r *http.Request, msgs []message, canonical string) *record.Event {
 	p := a.plan
-	challenge := func(status int, errCode string, parts ...string) *Event {
+	challenge := func(status int, errCode string, parts ...string) *record.Event {
 		if p.PRMInChallenge {
 			parts = append(parts, fmt.Sprintf("resource_metadata=%q", p.PRMURL(a.origin)))
 		}
-		ev := &Event{Kind: EvChallenge, Status: status, Error: errCode, Challenge: "Bearer " + strings.Join(parts, ", ")}
+		ev := &record.Event{Kind: record.EvChallenge, Status: status, Error: errCode, Challenge: "Bearer " + strings.Join(parts, ", ")}
 		if a.dpop != nil {
 			ev.Challenge = a.dpopChallenge(parts)
 		}
@@ -920,10 +921,10 @@ func (a *authServer) gate(r *http.Request, msgs []message, canonical string) *Ev
 	a.mu.Lock()
 	t := a.access[strings.TrimSpace(cred)]
 	a.mu.Unlock()
-	invalid := func(desc string) *Event {
+	invalid := func(desc string) *record.Event {
 		return challenge(http.StatusUnauthorized, "invalid_token", `error="invalid_token"`, fmt.Sprintf("error_description=%q", desc))
 	}
-	expired := func() *Event {
+	expired := func() *record.Event {
 		ev := invalid("the token expired")
 		ev.Expired = true
 		return ev
@@ -951,7 +952,7 @@ func (a *authServer) gate(r *http.Request, msgs []message, canonical string) *Ev
 		a.migrated = true
 		a.mu.Unlock()
 		if first {
-			a.note(Event{Kind: EvMigrated, Issuer: a.origin + MigratedIssuerPath}, "auth: authorization server migrated to %s", a.origin+MigratedIssuerPath)
+			a.note(record.Event{Kind: record.EvMigrated, Issuer: a.origin + MigratedIssuerPath}, "auth: authorization server migrated to %s", a.origin+MigratedIssuerPath)
 			return invalid("the authorization server has changed")
 		}
 	}
@@ -974,7 +975,7 @@ func (a *authServer) gate(r *http.Request, msgs []message, canonical string) *Ev
 		return challenge(http.StatusForbidden, "insufficient_scope", `error="insufficient_scope"`, fmt.Sprintf("scope=%q", scope),
 			`error_description="tools/call needs the scope `+ScopeWrite+`"`)
 	}
-	a.rec.note(Event{Kind: EvTokenAccepted, Token: t.label}, "auth: accepted "+t.label)
+	a.rec.note(record.Event{Kind: record.EvTokenAccepted, Token: t.label}, "auth: accepted "+t.label)
 	return nil
 }
 

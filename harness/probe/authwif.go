@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
 // The authorization extensions whose token comes from the JWT bearer grant (RFC 7523 § 2.1),
@@ -284,10 +286,10 @@ func (j *jwtBearer) exchange(w http.ResponseWriter, form url.Values) {
 	j.mint()
 	a := j.a
 	refuse := func(code, why string) {
-		a.note(Event{Kind: EvTokenExchange}, "auth: token exchange: refused: %s", why)
+		a.note(record.Event{Kind: record.EvTokenExchange}, "auth: token exchange: refused: %s", why)
 		a.oauthError(w, http.StatusBadRequest, code, why)
 	}
-	a.note(Event{Kind: EvExchangeSubject, JWT: j.kind(form.Get("subject_token"))}, "auth: token exchange subject_token: %s", j.which(form.Get("subject_token")))
+	a.note(record.Event{Kind: record.EvExchangeSubject, JWT: j.kind(form.Get("subject_token"))}, "auth: token exchange subject_token: %s", j.which(form.Get("subject_token")))
 	var missing []string
 	for _, p := range []string{"subject_token", "subject_token_type", "requested_token_type", "audience", "resource"} {
 		if form.Get(p) == "" {
@@ -323,7 +325,7 @@ func (j *jwtBearer) exchange(w http.ResponseWriter, form url.Values) {
 	j.mu.Lock()
 	j.jags[jag] = c
 	j.mu.Unlock()
-	a.note(Event{Kind: EvTokenExchange, Verified: true}, "auth: token exchange: issued %s (aud %q, resource %q) for the context's %s", label, c.aud, c.resource, CtxIDToken)
+	a.note(record.Event{Kind: record.EvTokenExchange, Verified: true}, "auth: token exchange: issued %s (aud %q, resource %q) for the context's %s", label, c.aud, c.resource, CtxIDToken)
 	a.replyJSON(w, http.StatusOK, map[string]any{"issued_token_type": TokenTypeIDJAG, "access_token": jag,
 		"token_type": "N_A", "expires_in": 300})
 }
@@ -344,7 +346,7 @@ func (j *jwtBearer) token(w http.ResponseWriter, r *http.Request, form url.Value
 		case "unsupported_grant_type":
 			refusal = JWTBearerNotServed
 		}
-		a.note(Event{Kind: EvJWTBearer, Refusal: refusal, JWT: jwt}, "auth: jwt-bearer %s", why)
+		a.note(record.Event{Kind: record.EvJWTBearer, Refusal: refusal, JWT: jwt}, "auth: jwt-bearer %s", why)
 		a.oauthError(w, status, code, why)
 	}
 	c := &client{id: form.Get("client_id"), issuer: ip}
@@ -413,7 +415,7 @@ func (j *jwtBearer) token(w http.ResponseWriter, r *http.Request, form url.Value
 		refuse(http.StatusBadRequest, "invalid_grant", "rejected: %s: expired", what)
 		return
 	}
-	a.note(Event{Kind: EvJWTBearer, Verified: true, JWT: jwt}, "auth: jwt-bearer verified: %s: signed by its issuer's key, aud %v, not expired", what, auds)
+	a.note(record.Event{Kind: record.EvJWTBearer, Verified: true, JWT: jwt}, "auth: jwt-bearer verified: %s: signed by its issuer's key, aud %v, not expired", what, auds)
 	a.issue(w, JWTBearerGrant, c, resource, form.Get("scope"), canonical, ip, "", false) // no DPoP in these scenarios
 }
 

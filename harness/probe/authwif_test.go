@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
 // The JWT bearer scenarios' authorization server and IdP, request by request: what each
@@ -50,7 +52,7 @@ func postForm(t *testing.T, u string, form url.Values, user, pass string) (int, 
 }
 
 // lastNote is the words of the last event of kind k, "" if none.
-func lastNote(rec *Recorder, k EventKind) string {
+func lastNote(rec *Recorder, k record.EventKind) string {
 	out := ""
 	for _, r := range rec.Records() {
 		if r.Is(k) {
@@ -101,7 +103,7 @@ func TestWIFTokenEndpoint(t *testing.T) {
 		if status != tc.status || (tc.code != "" && body["error"] != tc.code) || (tc.code == "" && body["access_token"] == nil) {
 			t.Errorf("%s: HTTP %d %v, want %d %q", tc.name, status, body, tc.status, tc.code)
 		}
-		if n := lastNote(rec, EvJWTBearer); !strings.Contains(n, tc.note) {
+		if n := lastNote(rec, record.EvJWTBearer); !strings.Contains(n, tc.note) {
 			t.Errorf("%s: note %q, want it to say %q", tc.name, n, tc.note)
 		}
 	}
@@ -121,8 +123,8 @@ func TestEnterpriseExchangeAndGrant(t *testing.T) {
 	}
 	missing := exchange(origin)
 	missing.Del("resource")
-	if status, body := postForm(t, origin+IdPPath+"/token", missing, "", ""); status != 400 || !strings.Contains(lastNote(rec, EvTokenExchange), "refused: missing resource") {
-		t.Errorf("an exchange without resource: HTTP %d %v, note %q", status, body, lastNote(rec, EvTokenExchange))
+	if status, body := postForm(t, origin+IdPPath+"/token", missing, "", ""); status != 400 || !strings.Contains(lastNote(rec, record.EvTokenExchange), "refused: missing resource") {
+		t.Errorf("an exchange without resource: HTTP %d %v, note %q", status, body, lastNote(rec, record.EvTokenExchange))
 	}
 	jagFor := func(audience string) string {
 		status, body := postForm(t, origin+IdPPath+"/token", exchange(audience), "", "")
@@ -157,7 +159,7 @@ func TestEnterpriseExchangeAndGrant(t *testing.T) {
 		if (tc.code != "" && body["error"] != tc.code) || (tc.code == "" && (status != 200 || body["access_token"] == nil)) {
 			t.Errorf("%s: HTTP %d %v, want %q", tc.name, status, body, tc.code)
 		}
-		if n := lastNote(rec, EvJWTBearer); !strings.Contains(n, tc.note) {
+		if n := lastNote(rec, record.EvJWTBearer); !strings.Contains(n, tc.note) {
 			t.Errorf("%s: note %q, want it to say %q", tc.name, n, tc.note)
 		}
 	}

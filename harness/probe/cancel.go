@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
 // The cancellation scenarios. Both give the client a per-request timeout in
@@ -151,7 +153,7 @@ func (s *server) hold(ctx context.Context, id json.RawMessage, late func() []byt
 		}
 		s.mu.Unlock()
 	}()
-	s.rec.note(Event{Kind: EvHeld, RequestID: key}, "holding request "+key)
+	s.rec.note(record.Event{Kind: record.EvHeld, RequestID: key}, "holding request "+key)
 	t := time.NewTimer(s.script.AnswerWait)
 	defer t.Stop()
 	select {
@@ -161,7 +163,7 @@ func (s *server) hold(ctx context.Context, id json.RawMessage, late func() []byt
 		// Over Streamable HTTP the client closing the request's stream ends it: at 2026-07-28
 		// that is the cancellation (LIFE-TIMEOUT-CANCEL reads this note there).
 		if errors.Is(context.Cause(ctx), errClientClosed) {
-			s.rec.note(Event{Kind: EvStreamClosed, RequestID: key}, "the client closed the stream of request "+key+" before its answer")
+			s.rec.note(record.Event{Kind: record.EvStreamClosed, RequestID: key}, "the client closed the stream of request "+key+" before its answer")
 		}
 		return nil
 	case <-t.C:
@@ -193,7 +195,7 @@ func (s *server) awaitReleased(d time.Duration) bool {
 
 // late notes a held request answered after the wait, and returns its answer.
 func (s *server) late(id json.RawMessage, res any) []byte {
-	s.rec.note(Event{Kind: EvAnsweredLate, RequestID: canonicalID(id)}, fmt.Sprintf("answered late, uncancelled: %s after %s", canonicalID(id), s.script.AnswerWait))
+	s.rec.note(record.Event{Kind: record.EvAnsweredLate, RequestID: canonicalID(id)}, fmt.Sprintf("answered late, uncancelled: %s after %s", canonicalID(id), s.script.AnswerWait))
 	if m, ok := res.(map[string]any); ok && s.script.Stateless() {
 		m["resultType"], m["_meta"] = "complete", serverMeta()
 	}
@@ -207,7 +209,7 @@ func (s *server) cancelled(m message) {
 	}
 	_ = json.Unmarshal(m.Params, &p)
 	key := canonicalID(p.RequestID)
-	s.rec.note(Event{Kind: EvCancelled, RequestID: key}, "cancelled by the client: "+key)
+	s.rec.note(record.Event{Kind: record.EvCancelled, RequestID: key}, "cancelled by the client: "+key)
 	s.mu.Lock()
 	ch := s.held[key]
 	delete(s.held, key)
@@ -251,7 +253,7 @@ func (s *server) createTask(id json.RawMessage) []byte {
 	s.mu.Lock()
 	s.theTask = t
 	s.mu.Unlock()
-	s.rec.note(Event{Kind: EvTaskCreated, TaskID: TaskID, RequestID: canonicalID(id)}, "task created: "+TaskID+" for request "+canonicalID(id))
+	s.rec.note(record.Event{Kind: record.EvTaskCreated, TaskID: TaskID, RequestID: canonicalID(id)}, "task created: "+TaskID+" for request "+canonicalID(id))
 	go func() {
 		timer := time.NewTimer(s.script.AnswerWait)
 		defer timer.Stop()
@@ -277,7 +279,7 @@ func (s *server) finishTask(status string) bool {
 	t.status = status
 	close(t.done)
 	if status == "completed" {
-		s.rec.note(Event{Kind: EvAnsweredLate, TaskID: TaskID}, "answered late, uncancelled: task "+TaskID+" completed after "+s.script.AnswerWait.String())
+		s.rec.note(record.Event{Kind: record.EvAnsweredLate, TaskID: TaskID}, "answered late, uncancelled: task "+TaskID+" completed after "+s.script.AnswerWait.String())
 	}
 	return true
 }
@@ -305,7 +307,7 @@ func (s *server) taskRequest(ctx context.Context, m message) []byte {
 		if !s.finishTask("cancelled") {
 			return errorResponse(m.ID, -32602, "task "+TaskID+" is no longer working")
 		}
-		s.rec.note(Event{Kind: EvTaskCancelled, TaskID: TaskID}, "task cancelled by tasks/cancel")
+		s.rec.note(record.Event{Kind: record.EvTaskCancelled, TaskID: TaskID}, "task cancelled by tasks/cancel")
 	case "tasks/result":
 		select {
 		case <-t.done:

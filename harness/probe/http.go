@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
 // RetryMs is the retry field the probe sends before it closes a stream, from 2025-11-25 on.
@@ -133,9 +135,9 @@ func (h *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, _ := io.ReadAll(io.LimitReader(r.Body, maxBody))
-	channel := map[string]string{http.MethodPost: ChanPOST, http.MethodGet: ChanGET, http.MethodDelete: ChanDELETE}[r.Method]
+	channel := map[string]string{http.MethodPost: record.ChanPOST, http.MethodGet: record.ChanGET, http.MethodDelete: record.ChanDELETE}[r.Method]
 	if channel == "" {
-		channel = ChanHTTP
+		channel = record.ChanHTTP
 	}
 	if h.auth != nil {
 		h.auth.learnSecrets(r, nil)
@@ -144,7 +146,7 @@ func (h *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	} else {
-		h.rec.Add(Record{Dir: Recv, Channel: channel, Path: r.URL.Path, Header: headerMap(r.Header), Body: string(body), Arrived: arrived})
+		h.rec.Add(record.Record{Dir: record.Recv, Channel: channel, Path: r.URL.Path, Header: headerMap(r.Header), Body: string(body), Arrived: arrived})
 	}
 	if r.URL.Path != Path {
 		h.answer(w, channel, http.StatusNotFound, "", nil)
@@ -153,7 +155,7 @@ func (h *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.unknownSession(r.Header.Get("Mcp-Session-Id"), body) {
 		// A server MUST answer a session it does not know (one it ended, say) with 404, and
 		// does so every time, not only the first.
-		h.rec.note(Event{Kind: EvUnknownSession, Session: r.Header.Get("Mcp-Session-Id")}, "unknown session: "+r.Header.Get("Mcp-Session-Id"))
+		h.rec.note(record.Event{Kind: record.EvUnknownSession, Session: r.Header.Get("Mcp-Session-Id")}, "unknown session: "+r.Header.Get("Mcp-Session-Id"))
 		h.answer(w, channel, http.StatusNotFound, "", nil)
 		return
 	}
@@ -167,17 +169,17 @@ func (h *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		// The probe offers no stream of its own: a GET learns that it is not served.
 		w.Header().Set("Allow", "POST, DELETE")
-		h.answer(w, ChanGET, http.StatusMethodNotAllowed, "", nil)
+		h.answer(w, record.ChanGET, http.StatusMethodNotAllowed, "", nil)
 	case http.MethodDelete:
 		if h.srv.script.Stateless() { // no session to end (HTTP26-GET-DELETE-405)
 			w.Header().Set("Allow", "POST")
-			h.answer(w, ChanDELETE, http.StatusMethodNotAllowed, "", nil)
+			h.answer(w, record.ChanDELETE, http.StatusMethodNotAllowed, "", nil)
 			return
 		}
-		h.answer(w, ChanDELETE, http.StatusOK, "", nil)
+		h.answer(w, record.ChanDELETE, http.StatusOK, "", nil)
 	default:
 		w.Header().Set("Allow", "POST, GET, DELETE")
-		h.answer(w, ChanHTTP, http.StatusMethodNotAllowed, "", nil)
+		h.answer(w, record.ChanHTTP, http.StatusMethodNotAllowed, "", nil)
 	}
 }
 
@@ -203,7 +205,7 @@ func (h *HTTPServer) refuse(w http.ResponseWriter, r *http.Request, channel stri
 		header["Dpop-Nonce"] = n
 		w.Header().Set("DPoP-Nonce", n)
 	}
-	h.rec.Add(Record{Dir: Send, Channel: channel, Status: ch.Status, Header: header})
+	h.rec.Add(record.Record{Dir: record.Send, Channel: channel, Status: ch.Status, Header: header})
 	w.Header().Set("WWW-Authenticate", ch.Challenge)
 	w.WriteHeader(ch.Status)
 	return true
@@ -236,7 +238,7 @@ func (h *HTTPServer) expire(msgs []message) bool {
 	for _, m := range msgs {
 		if m.Method == "tools/call" {
 			h.expired = true
-			h.rec.note(Event{Kind: EvSessionExpired, Session: h.session}, "session expired: "+h.session)
+			h.rec.note(record.Event{Kind: record.EvSessionExpired, Session: h.session}, "session expired: "+h.session)
 			h.session = newSessionID()
 			return true
 		}
@@ -247,7 +249,7 @@ func (h *HTTPServer) expire(msgs []message) bool {
 // answer writes and records a whole response.
 func (h *HTTPServer) answer(w http.ResponseWriter, channel string, status int, contentType string, body []byte) {
 	// Recorded before it is written: the client's reaction must never precede it.
-	h.rec.Add(Record{Dir: Send, Channel: channel, Status: status, Body: string(body)})
+	h.rec.Add(record.Record{Dir: record.Send, Channel: channel, Status: status, Body: string(body)})
 	if contentType != "" {
 		w.Header().Set("Content-Type", contentType)
 	}
@@ -270,11 +272,11 @@ func (h *HTTPServer) post(rctx context.Context, w http.ResponseWriter, body []by
 		msgs = []message{m}
 	}
 	if err != nil {
-		h.answer(w, ChanPOST, http.StatusBadRequest, "application/json", errorResponse(json.RawMessage("null"), -32700, "parse error: "+err.Error()))
+		h.answer(w, record.ChanPOST, http.StatusBadRequest, "application/json", errorResponse(json.RawMessage("null"), -32700, "parse error: "+err.Error()))
 		return
 	}
 	if h.expire(msgs) {
-		h.answer(w, ChanPOST, http.StatusNotFound, "", nil)
+		h.answer(w, record.ChanPOST, http.StatusNotFound, "", nil)
 		return
 	}
 	requests := 0
@@ -288,14 +290,14 @@ func (h *HTTPServer) post(rctx context.Context, w http.ResponseWriter, body []by
 			session := h.session
 			h.mu.Unlock()
 			w.Header().Set("Mcp-Session-Id", session)
-			h.rec.note(Event{Kind: EvSessionAssigned, Session: session}, "session id assigned: "+session)
+			h.rec.note(record.Event{Kind: record.EvSessionAssigned, Session: session}, "session id assigned: "+session)
 		}
 	}
 	if requests == 0 {
 		for _, m := range msgs {
 			h.srv.handle(h.ctx, m, func([]byte) {})
 		}
-		h.answer(w, ChanPOST, http.StatusAccepted, "", nil)
+		h.answer(w, record.ChanPOST, http.StatusAccepted, "", nil)
 		return
 	}
 	// The answer becomes an SSE stream when the probe has something to send before it.
@@ -329,7 +331,7 @@ func (h *HTTPServer) post(rctx context.Context, w http.ResponseWriter, body []by
 	if h.srv.script.Stateless() {
 		status = statelessStatus(out)
 	}
-	h.answer(w, ChanPOST, status, "application/json", out)
+	h.answer(w, record.ChanPOST, status, "application/json", out)
 }
 
 // errClientClosed is the cause of a POST's context ending because the client closed the
@@ -386,7 +388,7 @@ func (h *HTTPServer) cutStream(st *stream, m message) {
 		raw += "retry: " + strconv.Itoa(retry) + "\n"
 	}
 	raw += "data: \n\n"
-	h.rec.Add(Record{Dir: Send, Channel: ChanSSE, Status: http.StatusOK, Body: raw})
+	h.rec.Add(record.Record{Dir: record.Send, Channel: record.ChanSSE, Status: http.StatusOK, Body: raw})
 	_, _ = io.WriteString(st.w, raw)
 	st.flush()
 	// The response is made now, while the client waits, as any server's would be; only its
@@ -397,7 +399,7 @@ func (h *HTTPServer) cutStream(st *stream, m message) {
 	h.mu.Unlock()
 	// Recorded just before the handler returns and the stream closes: the client's wait,
 	// measured from here, is overstated by that moment at most, never understated.
-	h.rec.note(Event{Kind: EvStreamCut, EventID: id, RetryMs: retry}, "stream closed before its response after event id "+id+"; retry "+strconv.Itoa(retry)+" ms")
+	h.rec.note(record.Event{Kind: record.EvStreamCut, EventID: id, RetryMs: retry}, "stream closed before its response after event id "+id+"; retry "+strconv.Itoa(retry)+" ms")
 }
 
 // resume serves a GET with Last-Event-ID: the cut stream's response follows on the resumed
@@ -411,11 +413,11 @@ func (h *HTTPServer) resume(w http.ResponseWriter, r *http.Request, last string)
 	}
 	h.mu.Unlock()
 	if !ok {
-		h.rec.note(Event{Kind: EvNoResume, EventID: last}, "no stream to resume after event id "+last)
-		h.answer(w, ChanGET, http.StatusBadRequest, "", nil)
+		h.rec.note(record.Event{Kind: record.EvNoResume, EventID: last}, "no stream to resume after event id "+last)
+		h.answer(w, record.ChanGET, http.StatusBadRequest, "", nil)
 		return
 	}
-	st := &stream{w: w, rec: h.rec, nextID: h.nextEventID, channel: ChanGETSSE}
+	st := &stream{w: w, rec: h.rec, nextID: h.nextEventID, channel: record.ChanGETSSE}
 	st.event(reply)
 	select {
 	case <-r.Context().Done():
@@ -451,9 +453,9 @@ func (s *stream) event(msg []byte) {
 	s.start()
 	channel := s.channel
 	if channel == "" {
-		channel = ChanSSE
+		channel = record.ChanSSE
 	}
-	s.rec.Add(Record{Dir: Send, Channel: channel, Status: http.StatusOK, Body: string(msg)})
+	s.rec.Add(record.Record{Dir: record.Send, Channel: channel, Status: http.StatusOK, Body: string(msg)})
 	fmt.Fprintf(s.w, "id: %s\nevent: message\ndata: %s\n\n", s.nextID(), msg)
 	s.flush()
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/transcript"
 )
 
@@ -109,13 +110,13 @@ func TestHTTPProbeAnswers(t *testing.T) {
 		if r.Seq != i+1 {
 			t.Errorf("record %d has seq %d", i, r.Seq)
 		}
-		if strings.Contains(r.Body+r.Meta(), "not-for-the-record") {
+		if strings.Contains(r.Body+r.Summary(), "not-for-the-record") {
 			t.Errorf("record %d keeps the credential: %+v", r.Seq, r)
 		}
 		switch r.Dir {
-		case Recv:
+		case record.Recv:
 			requests++
-		case Send:
+		case record.Send:
 			answers++
 		}
 	}
@@ -155,16 +156,16 @@ func TestHTTPProbeClose(t *testing.T) {
 func TestRecorderBound(t *testing.T) {
 	const extra = 5
 	var sunk int
-	rec := NewRecorder(func(Record) { sunk++ })
+	rec := NewRecorder(func(record.Record) { sunk++ })
 	for range transcript.MaxEntries + extra {
-		rec.Add(Record{Dir: Recv, Channel: ChanPOST, Body: "{}"})
+		rec.Add(record.Record{Dir: record.Recv, Channel: record.ChanPOST, Body: "{}"})
 	}
 	recs := rec.Records()
 	if len(recs) != transcript.MaxEntries+1 {
 		t.Fatalf("%d records kept, want %d and a note", len(recs), transcript.MaxEntries)
 	}
 	last := recs[len(recs)-1]
-	if last.Dir != Note || !strings.HasPrefix(last.Body, "5 records not kept") || last.Seq != transcript.MaxEntries+extra+1 {
+	if last.Dir != record.Note || !strings.HasPrefix(last.Body, "5 records not kept") || last.Seq != transcript.MaxEntries+extra+1 {
 		t.Errorf("closing note %+v", last)
 	}
 	if sunk != transcript.MaxEntries+extra {
@@ -207,7 +208,7 @@ func TestHTTPProbeStreamClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(h.Close)
-	noted := func(k EventKind) bool {
+	noted := func(k record.EventKind) bool {
 		for _, r := range rec.Records() {
 			if r.Is(k) && r.Event.RequestID == "7" {
 				return true
@@ -238,11 +239,11 @@ func TestHTTPProbeStreamClosed(t *testing.T) {
 			resp.Body.Close()
 		}
 	}()
-	until("held note", func() bool { return noted(EvHeld) })
+	until("held note", func() bool { return noted(record.EvHeld) })
 	cancel()
 	<-done
-	until("stream-closed note", func() bool { return noted(EvStreamClosed) })
-	if noted(EvAnsweredLate) {
+	until("stream-closed note", func() bool { return noted(record.EvStreamClosed) })
+	if noted(record.EvAnsweredLate) {
 		t.Error("the probe answered a request whose stream the client closed")
 	}
 }

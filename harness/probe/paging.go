@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
 // Pagination in the handshake era. The probe pages its tools/list the way a server may:
@@ -82,7 +84,7 @@ func (s *server) listTools(m message) []byte {
 			// Lenient, so that one slip does not hide the rest: the next page after the
 			// last one served. The note names the slip for the checks.
 			page = min(pg.served+1, len(pages)-1)
-			s.rec.note(Event{Kind: EvUnknownCursor, Cursor: *p.Cursor, Page: page + 1}, "cursor not issued by the probe: "+strconv.Quote(*p.Cursor)+"; answered with page "+strconv.Itoa(page+1))
+			s.rec.note(record.Event{Kind: record.EvUnknownCursor, Cursor: *p.Cursor, Page: page + 1}, "cursor not issued by the probe: "+strconv.Quote(*p.Cursor)+"; answered with page "+strconv.Itoa(page+1))
 		}
 	}
 	pg.served = page
@@ -91,9 +93,9 @@ func (s *server) listTools(m message) []byte {
 	switch {
 	case page < len(pages)-1:
 		res["nextCursor"] = pg.cursors[page]
-		s.rec.note(Event{Kind: EvCursorIssued, Cursor: pg.cursors[page]}, "nextCursor sent: "+pg.cursors[page])
+		s.rec.note(record.Event{Kind: record.EvCursorIssued, Cursor: pg.cursors[page]}, "nextCursor sent: "+pg.cursors[page])
 	case page > 0:
-		s.rec.note(Event{Kind: EvLastPage}, "last page served")
+		s.rec.note(record.Event{Kind: record.EvLastPage}, "last page served")
 	}
 	return result(m.ID, res)
 }

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
 // A PKCE verifier may hold "~", which JavaScript's URLSearchParams (the TypeScript SDK's token
@@ -52,7 +54,7 @@ func TestRedactShortSecretOnlyAsAWholeValue(t *testing.T) {
 func TestRecordedCredentials(t *testing.T) {
 	rec := NewRecorder(nil)
 	a := newAuthServer(AuthPlan{}, rec)
-	token := a.secret("mcpspec-at-0123456789abcdef0123", SecretAccessToken)
+	token := a.secret("mcpspec-at-0123456789abcdef0123", record.SecretAccessToken)
 	verifier := "2TbIRUoW2Aqj1z~GzWUDiXZ5oI4TN65FpJC55NZDkv2"
 	body := "grant_type=authorization_code&code_verifier=" + url.QueryEscape(verifier) + "&refresh_token=short"
 	r := httptest.NewRequest(http.MethodPost, "/token?access_token=mcpspec-at-0123456789abcdef0123", strings.NewReader(body))
@@ -62,19 +64,19 @@ func TestRecordedCredentials(t *testing.T) {
 	a.learnSecrets(r, form)
 	a.recordRequest(r, ChanOAuth, []byte(body), form)
 	got := rec.Records()[0]
-	if c, ok := got.Cred(InHeader, "Authorization"); !ok || c.Kind != SecretAccessToken || c.Label != token {
+	if c, ok := got.Cred(record.InHeader, "Authorization"); !ok || c.Kind != record.SecretAccessToken || c.Label != token {
 		t.Errorf("Authorization credential = %+v, %v; want the access token %s", c, ok, token)
 	}
-	if c, ok := got.Cred(InQuery, "access_token"); !ok || c.Kind != SecretAccessToken {
+	if c, ok := got.Cred(record.InQuery, "access_token"); !ok || c.Kind != record.SecretAccessToken {
 		t.Errorf("query credential = %+v, %v; want the access token", c, ok)
 	}
-	if c, ok := got.Cred(InForm, "code_verifier"); !ok || !c.VerifierOK || c.S256 != s256(verifier) {
+	if c, ok := got.Cred(record.InForm, "code_verifier"); !ok || !c.VerifierOK || c.S256 != s256(verifier) {
 		t.Errorf("verifier credential = %+v, %v; want a valid verifier with S256 %s", c, ok, s256(verifier))
 	}
-	if c, ok := got.Cred(InForm, "refresh_token"); !ok || c.Kind != SecretRefreshToken {
+	if c, ok := got.Cred(record.InForm, "refresh_token"); !ok || c.Kind != record.SecretRefreshToken {
 		t.Errorf("refresh_token credential = %+v, %v", c, ok)
 	}
-	if _, ok := got.Cred(InForm, "grant_type"); ok {
+	if _, ok := got.Cred(record.InForm, "grant_type"); ok {
 		t.Error("grant_type is no credential")
 	}
 	if strings.Contains(got.Body, verifier) || strings.Contains(got.Header["Authorization"], "mcpspec-at-") {

@@ -8,6 +8,8 @@ import (
 	"net"
 	"sync"
 	"time"
+
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
 // A stdio probe runs in a process the client launched, so it sends its records to the mcpspec
@@ -62,7 +64,7 @@ func (c *Collector) accept() {
 				return
 			}
 			for sc.Scan() {
-				var rec Record
+				var rec record.Record
 				if json.Unmarshal(sc.Bytes(), &rec) == nil {
 					c.rec.Add(rec)
 				}
@@ -117,7 +119,7 @@ func DialReporter(addr, token string, timeout time.Duration) (*Reporter, error) 
 
 // Send passes one record on at once, so that what the probe saw survives its being killed, and
 // returns once the collector has recorded it (at most reportAckTimeout).
-func (r *Reporter) Send(rec Record) {
+func (r *Reporter) Send(rec record.Record) {
 	b, _ := json.Marshal(rec)
 	r.mu.Lock()
 	defer r.mu.Unlock()

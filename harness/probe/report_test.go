@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
 // TestReporterSendReturnsOnceRecorded: a record a probe sent is in the recording when Send
@@ -27,7 +29,7 @@ func TestReporterSendReturnsOnceRecorded(t *testing.T) {
 		}
 		for i := range 20 {
 			body := fmt.Sprintf("probe %d record %d", probe, i)
-			rep.Send(Record{Dir: Note, Body: body})
+			rep.Send(record.Record{Dir: record.Note, Body: body})
 			want = append(want, body)
 			got := rec.Records()
 			if len(got) != len(want) || got[len(got)-1].Body != body {
@@ -61,7 +63,7 @@ func TestReporterWithoutCollectorDoesNotWait(t *testing.T) {
 	defer rep.Close()
 	start := time.Now()
 	for i := range 5 {
-		rep.Send(Record{Dir: Note, Body: fmt.Sprint(i)})
+		rep.Send(record.Record{Dir: record.Note, Body: fmt.Sprint(i)})
 	}
 	if d := time.Since(start); d >= 2*reportAckTimeout {
 		t.Errorf("5 records to a collector that refused the probe took %s", d)
@@ -71,7 +73,7 @@ func TestReporterWithoutCollectorDoesNotWait(t *testing.T) {
 	}
 }
 
-func lastBody(recs []Record) string {
+func lastBody(recs []record.Record) string {
 	if len(recs) == 0 {
 		return ""
 	}

@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"sync"
+
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
 // Tool schemas as a client holds them (the official suite's schema scenarios, by their names).
@@ -140,7 +142,7 @@ func startCanary(rec *Recorder) (*canary, error) {
 	c.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		arrived := rec.Next()
 		_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, maxBody))
-		rec.Add(Record{Dir: Recv, Channel: ChanCanary, Method: r.Method, Path: r.URL.Path, Header: headerMap(r.Header), Arrived: arrived})
+		rec.Add(record.Record{Dir: record.Recv, Channel: ChanCanary, Method: r.Method, Path: r.URL.Path, Header: headerMap(r.Header), Arrived: arrived})
 		w.Header().Set("Content-Type", "application/schema+json")
 		_ = json.NewEncoder(w).Encode(map[string]any{"type": "object", "properties": map[string]any{"displayName": map[string]any{"type": "string"}}})
 	})}

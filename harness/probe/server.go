@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
 // Scenario names. A client under test is launched once per scenario and revision, with the
@@ -371,7 +372,7 @@ func (s *server) ask(ctx context.Context, id, method string, params any, emit fu
 	case raw := <-ch:
 		return raw
 	case <-t.C:
-		s.rec.note(Event{Kind: EvUnanswered, Method: method, RequestID: string(idJSON)}, fmt.Sprintf("no answer to the probe's %s (id %s) within %s", method, id, s.script.AnswerWait))
+		s.rec.note(record.Event{Kind: record.EvUnanswered, Method: method, RequestID: string(idJSON)}, fmt.Sprintf("no answer to the probe's %s (id %s) within %s", method, id, s.script.AnswerWait))
 	case <-ctx.Done():
 	}
 	return nil

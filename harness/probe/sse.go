@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"sync"
+
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
 // The legacy HTTP+SSE transport of 2024-11-05: the client GETs the SSE endpoint, whose first
@@ -71,12 +73,12 @@ func (s *SSEServer) Close() {
 
 func (s *SSEServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(r.Body, maxBody))
-	channel := map[string]string{http.MethodPost: ChanPOST, http.MethodGet: ChanGET, http.MethodDelete: ChanDELETE}[r.Method]
+	channel := map[string]string{http.MethodPost: record.ChanPOST, http.MethodGet: record.ChanGET, http.MethodDelete: record.ChanDELETE}[r.Method]
 	if channel == "" {
-		channel = ChanHTTP
+		channel = record.ChanHTTP
 	}
 	// The path keeps its query: the endpoint the client must POST to is told by both.
-	s.rec.Add(Record{Dir: Recv, Channel: channel, Path: r.URL.RequestURI(), Header: headerMap(r.Header), Body: string(body)})
+	s.rec.Add(record.Record{Dir: record.Recv, Channel: channel, Path: r.URL.RequestURI(), Header: headerMap(r.Header), Body: string(body)})
 	switch {
 	case r.URL.Path == SSEPath && r.Method == http.MethodGet:
 		s.stream(w, r)
@@ -93,7 +95,7 @@ func (s *SSEServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *SSEServer) answer(w http.ResponseWriter, channel string, status int) {
-	s.rec.Add(Record{Dir: Send, Channel: channel, Status: status})
+	s.rec.Add(record.Record{Dir: record.Send, Channel: channel, Status: status})
 	w.WriteHeader(status)
 }
 
@@ -103,7 +105,7 @@ func (s *SSEServer) stream(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	if s.out != nil {
 		s.mu.Unlock()
-		s.answer(w, ChanGET, http.StatusConflict)
+		s.answer(w, record.ChanGET, http.StatusConflict)
 		return
 	}
 	s.out = out
@@ -121,8 +123,8 @@ func (s *SSEServer) stream(w http.ResponseWriter, r *http.Request) {
 			f.Flush()
 		}
 	}
-	s.rec.note(Event{Kind: EvEndpoint, URL: s.endpoint}, "endpoint announced: "+s.endpoint)
-	s.rec.Add(Record{Dir: Send, Channel: ChanStream, Status: http.StatusOK, Body: "event: endpoint\ndata: " + s.endpoint})
+	s.rec.note(record.Event{Kind: record.EvEndpoint, URL: s.endpoint}, "endpoint announced: "+s.endpoint)
+	s.rec.Add(record.Record{Dir: record.Send, Channel: ChanStream, Status: http.StatusOK, Body: "event: endpoint\ndata: " + s.endpoint})
 	fmt.Fprintf(w, "event: endpoint\ndata: %s\n\n", s.endpoint)
 	flush()
 	for {
@@ -145,11 +147,11 @@ func (s *SSEServer) send(msg []byte) {
 	out := s.out
 	s.mu.Unlock()
 	if out == nil {
-		s.rec.note(Event{Kind: EvNoSSEStream}, "no SSE stream open: the probe could not send "+string(msg))
+		s.rec.note(record.Event{Kind: record.EvNoSSEStream}, "no SSE stream open: the probe could not send "+string(msg))
 		return
 	}
 	// Recorded before it is written: the client's reaction must never precede it.
-	s.rec.Add(Record{Dir: Send, Channel: ChanStream, Status: http.StatusOK, Body: string(msg)})
+	s.rec.Add(record.Record{Dir: record.Send, Channel: ChanStream, Status: http.StatusOK, Body: string(msg)})
 	select {
 	case out <- msg:
 	case <-s.ctx.Done():
@@ -168,10 +170,10 @@ func (s *SSEServer) post(w http.ResponseWriter, body []byte) {
 		msgs = []message{m}
 	}
 	if err != nil {
-		s.answer(w, ChanPOST, http.StatusBadRequest)
+		s.answer(w, record.ChanPOST, http.StatusBadRequest)
 		return
 	}
-	s.answer(w, ChanPOST, http.StatusAccepted)
+	s.answer(w, record.ChanPOST, http.StatusAccepted)
 	// Answered on the stream: a request may wait for the client's answer to the probe's own
 	// request, which comes in a later POST.
 	for _, m := range msgs {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
 // The stateless revision (2026-07-28) has no initialize: a client asks server/discover (or
@@ -148,7 +149,7 @@ func (s *server) inputRound(m message) []byte {
 		return result(m.ID, res)
 	}
 	state := newSessionID() // opaque to the client: it must echo it exactly
-	s.rec.note(Event{Kind: EvInputRequired, RequestState: state}, "input required, requestState: "+state)
+	s.rec.note(record.Event{Kind: record.EvInputRequired, RequestState: state}, "input required, requestState: "+state)
 	requests := map[string]any{}
 	// MRTR-CAP-GATED: ask only what the request declared.
 	if p.Meta.Caps["elicitation"] != nil {
@@ -188,7 +189,7 @@ func (s *server) listStateless(m message) []byte {
 	case *p.Cursor == StatelessPageCursor:
 		res["tools"] = []map[string]any{}
 		res["nextCursor"] = ""
-		s.rec.note(Event{Kind: EvEmptyCursor}, `nextCursor "" sent`)
+		s.rec.note(record.Event{Kind: record.EvEmptyCursor}, `nextCursor "" sent`)
 	case *p.Cursor == "":
 		res["tools"] = []map[string]any{}
 	default:

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"io"
 	"sync"
+
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
 // maxLine bounds one line the client writes to the probe's stdin.
@@ -45,7 +47,7 @@ func ServeStdio(ctx context.Context, script Script, in io.Reader, out io.Writer,
 			return
 		}
 		// Recorded before it is written: the client's reaction must never precede it.
-		rec.Add(Record{Dir: Send, Channel: ChanStdout, Body: string(msg)})
+		rec.Add(record.Record{Dir: record.Send, Channel: record.ChanStdout, Body: string(msg)})
 		_, _ = out.Write(append(append([]byte(nil), msg...), '\n'))
 	}
 	var wg sync.WaitGroup
@@ -54,7 +56,7 @@ func ServeStdio(ctx context.Context, script Script, in io.Reader, out io.Writer,
 	for {
 		line, err := readLine(r)
 		if len(line) > 0 || err == nil {
-			rec.Add(Record{Dir: Recv, Channel: ChanStdin, Body: string(line)})
+			rec.Add(record.Record{Dir: record.Recv, Channel: record.ChanStdin, Body: string(line)})
 			for _, m := range parseLine(line) {
 				if !m.isRequest() {
 					srv.handle(ctx, m, write)

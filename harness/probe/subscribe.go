@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
 // ScenarioSubscriptions (2026-07-28, stdio): the probe declares tools.listChanged, so a client
@@ -41,7 +43,7 @@ type subState struct {
 // that the client re-established the connection.
 func NoteStart(script Script, rec *Recorder) {
 	if script.Scenario == ScenarioSubscriptions && script.relaunched() {
-		rec.note(Event{Kind: EvRelaunch}, "probe launched again: connection re-established")
+		rec.note(record.Event{Kind: record.EvRelaunch}, "probe launched again: connection re-established")
 	}
 }
 
@@ -100,7 +102,7 @@ func (s *server) interceptSubscriptions(ctx context.Context, m message, emit fun
 		if s.script.StateDir != "" {
 			_ = os.WriteFile(filepath.Join(s.script.StateDir, hangupMarker), nil, 0o600)
 		}
-		s.rec.note(Event{Kind: EvHangup}, "connection ended by the probe (stdout closed)")
+		s.rec.note(record.Event{Kind: record.EvHangup}, "connection ended by the probe (stdout closed)")
 		if s.hangup != nil {
 			s.hangup()
 		}
@@ -116,18 +118,18 @@ func (s *server) interceptSubscriptions(ctx context.Context, m message, emit fun
 			return resp, true
 		}
 		emit(resp)
-		s.rec.note(Event{Kind: EvOwnChange, SubscriptionID: canonicalID(listen)}, "sent tools/list_changed of the client's subscription "+canonicalID(listen))
+		s.rec.note(record.Event{Kind: record.EvOwnChange, SubscriptionID: canonicalID(listen)}, "sent tools/list_changed of the client's subscription "+canonicalID(listen))
 		emit(notification("notifications/tools/list_changed", tagged(listen)))
 		return nil, true
 	case "subscriptions/listen":
 		st.mu.Lock()
 		st.listen = m.ID
 		st.mu.Unlock()
-		s.rec.note(Event{Kind: EvSubscribed, SubscriptionID: canonicalID(m.ID)}, "subscription opened: "+canonicalID(m.ID))
+		s.rec.note(record.Event{Kind: record.EvSubscribed, SubscriptionID: canonicalID(m.ID)}, "subscription opened: "+canonicalID(m.ID))
 		if !s.script.relaunched() {
 			// On stdio every subscription shares the channel: a notification of another one
 			// may come before this one's acknowledgment.
-			s.rec.note(Event{Kind: EvForeignChange, SubscriptionID: ForeignSubscription}, "sent tools/list_changed of subscription "+ForeignSubscription)
+			s.rec.note(record.Event{Kind: record.EvForeignChange, SubscriptionID: ForeignSubscription}, "sent tools/list_changed of subscription "+ForeignSubscription)
 			foreign, _ := json.Marshal(ForeignSubscription)
 			emit(notification("notifications/tools/list_changed", tagged(foreign)))
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
 // The tasks extension (io.modelcontextprotocol/tasks, 2026-07-28) from the client's side. The
@@ -88,7 +89,7 @@ func (s *server) interceptTasksX(m message) (resp []byte, ok bool) {
 		}
 		_ = json.Unmarshal(m.Params, &p)
 		key := canonicalID(p.RequestID)
-		s.rec.note(Event{Kind: EvCancelled, RequestID: key}, "cancelled by the client: "+key)
+		s.rec.note(record.Event{Kind: record.EvCancelled, RequestID: key}, "cancelled by the client: "+key)
 		return nil, true
 	}
 	if !m.isRequest() || !s.script.Stateless() {
@@ -150,7 +151,7 @@ func (s *server) createTaskX(id json.RawMessage, tool string, elicit bool) []byt
 	res := t.json()
 	s.mu.Unlock()
 	res["resultType"] = "task"
-	s.rec.note(Event{Kind: EvTaskCreated, TaskID: t.id, RequestID: canonicalID(id), PollMs: TaskXPollMs},
+	s.rec.note(record.Event{Kind: record.EvTaskCreated, TaskID: t.id, RequestID: canonicalID(id), PollMs: TaskXPollMs},
 		fmt.Sprintf("task created: %s for request %s (%s), pollIntervalMs %d", t.id, canonicalID(id), tool, TaskXPollMs))
 	return result(id, res)
 }
@@ -216,7 +217,7 @@ func (s *server) taskXRequest(m message) []byte {
 		t.lastAns = now
 		res := t.json()
 		res["resultType"] = "complete"
-		ev := Event{Kind: EvTaskPolled, TaskID: t.id, PollMs: TaskXPollMs, SinceMs: since, TaskStatus: t.status}
+		ev := record.Event{Kind: record.EvTaskPolled, TaskID: t.id, PollMs: TaskXPollMs, SinceMs: since, TaskStatus: t.status}
 		if t.status == "input_required" {
 			ev.Keys = []string{TaskXInputKey}
 		}
@@ -228,7 +229,7 @@ func (s *server) taskXRequest(m message) []byte {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		s.rec.note(Event{Kind: EvTaskUpdated, TaskID: t.id, Keys: keys}, fmt.Sprintf("tasks/update %s answers %v", t.id, keys))
+		s.rec.note(record.Event{Kind: record.EvTaskUpdated, TaskID: t.id, Keys: keys}, fmt.Sprintf("tasks/update %s answers %v", t.id, keys))
 		if t.status == "input_required" && slices.Contains(keys, TaskXInputKey) {
 			t.status, t.polls = "working", 0
 		}
@@ -236,7 +237,7 @@ func (s *server) taskXRequest(m message) []byte {
 		if t.status == "working" || t.status == "input_required" {
 			t.status = "cancelled"
 		}
-		s.rec.note(Event{Kind: EvTaskCancelled, TaskID: t.id}, "task cancelled by tasks/cancel: "+t.id)
+		s.rec.note(record.Event{Kind: record.EvTaskCancelled, TaskID: t.id}, "task cancelled by tasks/cancel: "+t.id)
 	}
 	return result(m.ID, ack)
 }

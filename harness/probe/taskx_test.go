@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
 // The tasks-extension scenario's script: a call that opts in makes a task, polled through one
@@ -63,12 +65,12 @@ func TestTasksExtensionScript(t *testing.T) {
 	polled, updated := 0, 0
 	for _, r := range rec.Records() {
 		switch {
-		case r.Is(EvTaskPolled):
+		case r.Is(record.EvTaskPolled):
 			polled++
 			if r.Event.PollMs != TaskXPollMs || r.Event.TaskID != id {
 				t.Errorf("poll event %+v", r.Event)
 			}
-		case r.Is(EvTaskUpdated):
+		case r.Is(record.EvTaskUpdated):
 			updated++
 			if len(r.Event.Keys) != 1 || r.Event.Keys[0] != TaskXInputKey {
 				t.Errorf("update event %+v", r.Event)

@@ -7,6 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/mcpspec/mcpspec/harness/record"
+	"github.com/mcpspec/mcpspec/harness/transcript"
 )
 
 func TestDetect(t *testing.T) {
@@ -134,5 +138,41 @@ func TestLoadNamesTheFormat(t *testing.T) {
 	}
 	if _, err := Load(p, FormatRecording, 0); err == nil {
 		t.Error("a stdio capture read as a recording is refused")
+	}
+}
+
+// What transcript.Archive writes, ReadTranscript reads: the two share transcript.Line, and a
+// record's HTTP detail reaches the file as its Summary.
+func TestReadTranscriptOfArchive(t *testing.T) {
+	dir := t.TempDir()
+	a, err := transcript.NewArchive(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	a.Write("stdio", "stdio/1", []record.Record{
+		{Seq: 1, At: at, Dir: record.Send, Channel: record.ChanStdin, Body: `{"x":1}`},
+		{Seq: 2, At: at.Add(time.Millisecond), Dir: record.Recv, Channel: record.ChanStdout, Body: `{"y":2}`},
+	})
+	a.Write("http", "http/1", []record.Record{
+		{Seq: 1, At: at.Add(time.Second), Dir: record.Send, Channel: record.ChanPOST, Meta: "/mcp; Mcp-Session-Id: S", Body: "{}"},
+		{Seq: 2, At: at.Add(2 * time.Second), Dir: record.Recv, Channel: record.ChanHTTP, Meta: "HTTP 202 (answers #1)"},
+	})
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Load(filepath.Join(dir, transcript.ArchiveFile), "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Format != FormatTranscript || len(l.Conversations) != 2 {
+		t.Fatalf("format %q, %d conversations", l.Format, len(l.Conversations))
+	}
+	if s := l.Conversations[0]; len(s) != 2 || s[0].From != FromClient || s[0].Body != `{"x":1}` || !s[1].At.Equal(at.Add(time.Millisecond)) {
+		t.Errorf("stdio: %+v", s)
+	}
+	web := l.Conversations[1]
+	if len(web) != 2 || web[0].Path != "/mcp" || web[0].Header["Mcp-Session-Id"] != "S" || web[1].Status != 202 || web[1].Exchange != web[0].Exchange {
+		t.Errorf("http: %+v", web)
 	}
 }

@@ -12,19 +12,10 @@ import (
 	"strings"
 	"sync"
 	"time"
-)
 
-// transcriptLine is one line of mcpspec's transcript archive (harness/transcript).
-type transcriptLine struct {
-	At        string `json:"at"`
-	Transport string `json:"transport"`
-	Session   string `json:"session"`
-	Seq       int    `json:"seq"`
-	Dir       string `json:"dir"`
-	Channel   string `json:"channel"`
-	Meta      string `json:"meta"`
-	Body      string `json:"body"`
-}
+	"github.com/mcpspec/mcpspec/harness/record"
+	"github.com/mcpspec/mcpspec/harness/transcript"
+)
 
 var (
 	answersRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(` \(answers #(\d+)\)$`) })
@@ -53,11 +44,11 @@ func ReadTranscript(r io.Reader, max int) (convs [][]Record, skipped int, err er
 		if len(strings.TrimSpace(string(b))) == 0 {
 			continue
 		}
-		var l transcriptLine
+		var l transcript.Line
 		if err := json.Unmarshal(b, &l); err != nil {
 			return nil, skipped, fmt.Errorf("transcript line %d: %w", n, err)
 		}
-		if l.Dir != "send" && l.Dir != "recv" && l.Dir != "note" {
+		if l.Dir != record.Send && l.Dir != record.Recv && l.Dir != record.Note {
 			return nil, skipped, fmt.Errorf("transcript line %d: dir %q is none of send, recv, note", n, l.Dir)
 		}
 		k := l.Transport + "\x00" + l.Session
@@ -67,7 +58,7 @@ func ReadTranscript(r io.Reader, max int) (convs [][]Record, skipped int, err er
 			sessions[k] = s
 			order = append(order, k)
 		}
-		if l.Dir == "note" {
+		if l.Dir == record.Note {
 			if m := notKeptRe().FindStringSubmatch(l.Body); m != nil {
 				n, _ := strconv.Atoi(m[1])
 				skipped += n // the transcript's own bound left these frames out
@@ -123,18 +114,18 @@ type transcriptSession struct {
 	base    int            // added to the session's exchanges to keep them apart from others'
 }
 
-func (s *transcriptSession) record(l transcriptLine) (Record, bool) {
+func (s *transcriptSession) record(l transcript.Line) (Record, bool) {
 	at, _ := time.Parse(time.RFC3339Nano, l.At)
 	rec := Record{Seq: l.Seq, At: at, Body: l.Body}
 	switch l.Transport {
 	case "stdio":
 		rec.Transport = Stdio
 		switch {
-		case l.Dir == "send" && l.Channel == "stdin":
+		case l.Dir == record.Send && l.Channel == record.ChanStdin:
 			rec.From, rec.Channel = FromClient, ChanStdin
-		case l.Dir == "recv" && l.Channel == "stdout":
+		case l.Dir == record.Recv && l.Channel == record.ChanStdout:
 			rec.From, rec.Channel = FromServer, ChanStdout
-		case l.Dir == "recv" && l.Channel == "stderr":
+		case l.Dir == record.Recv && l.Channel == record.ChanStderr:
 			rec.From, rec.Channel = FromServer, ChanStderr
 		default:
 			return rec, false
@@ -146,7 +137,7 @@ func (s *transcriptSession) record(l transcriptLine) (Record, bool) {
 		rec.Transport = HTTP
 	}
 	switch {
-	case l.Dir == "send":
+	case l.Dir == record.Send:
 		rec.From, rec.Channel, rec.Method, rec.Exchange = FromClient, ChanRequest, l.Channel, l.Seq
 		rec.Path, rec.Header = requestMeta(l.Meta)
 		if _, ok := rec.Header["Last-Event-ID"]; ok && l.Channel == "GET" {

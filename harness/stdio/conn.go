@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/harness/wire"
 )
@@ -79,7 +80,7 @@ func (c *Conn) readLoop() {
 			c.addViolation(f)
 			continue
 		}
-		c.tr.Add(transcript.Recv, "stdout", "", f.Message)
+		c.tr.Add(record.Recv, "stdout", "", f.Message)
 		c.inbox.Put("stdout", jsonrpc.Parse(f.Message))
 		c.inbox.NoteBounds(c.tr, len(f.Message))
 	}
@@ -102,7 +103,7 @@ func (c *Conn) addViolation(f Frame) {
 	}
 	c.mu.Unlock()
 	if keep {
-		c.tr.Add(transcript.Recv, "stdout", "violation: "+f.Violation, f.Raw)
+		c.tr.Add(record.Recv, "stdout", "violation: "+f.Violation, f.Raw)
 	}
 	if f.Violation == OversizedLine {
 		c.oversizedOnce.Do(func() { close(c.oversized) })
@@ -143,7 +144,7 @@ func (c *Conn) Send(ctx context.Context, frame []byte) (*wire.Delivery, error) {
 	if err := c.proc.Stdin.SetWriteDeadline(deadline); err != nil {
 		return nil, fmt.Errorf("set write deadline: %w", err)
 	}
-	c.tr.Add(transcript.Send, "stdin", "", frame)
+	c.tr.Add(record.Send, "stdin", "", frame)
 	line := append(append([]byte(nil), frame...), '\n')
 	if _, err := c.proc.Stdin.Write(line); err != nil {
 		if errors.Is(err, errDeadline) {

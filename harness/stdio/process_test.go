@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/harness/wire"
 )
@@ -75,9 +76,9 @@ func TestLaunchSendReceiveThroughCat(t *testing.T) {
 	var sent, received int
 	for _, e := range tr.Since(0) {
 		switch {
-		case e.Dir == transcript.Send && e.Channel == "stdin":
+		case e.Dir == record.Send && e.Channel == "stdin":
 			sent++
-		case e.Dir == transcript.Recv && e.Channel == "stdout":
+		case e.Dir == record.Recv && e.Channel == "stdout":
 			received++
 		}
 	}

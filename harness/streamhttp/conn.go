@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/sse"
 	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/harness/wire"
@@ -297,7 +298,7 @@ func (c *Conn) newRequest(body []byte, r Request) (*http.Request, error) {
 	if r.Host != "" {
 		req.Host = r.Host
 	}
-	seq := c.tr.Add(transcript.Send, method, c.describeRequest(req, r), body)
+	seq := c.tr.Add(record.Send, method, c.describeRequest(req, r), body)
 	req.Header.Set(seqHeader, fmt.Sprint(seq))
 	return req, nil
 }
@@ -325,7 +326,7 @@ func (c *Conn) roundTrip(req *http.Request, r Request, d *wire.Delivery, pending
 	resp, err := c.client.Do(req)
 	if err != nil {
 		d.Err = fmt.Errorf("%s %s: %w", req.Method, req.URL, err)
-		c.tr.Add(transcript.Recv, "HTTP", "no response"+answers, []byte(err.Error()))
+		c.tr.Add(record.Recv, "HTTP", "no response"+answers, []byte(err.Error()))
 		return
 	}
 	defer resp.Body.Close()
@@ -340,7 +341,7 @@ func (c *Conn) roundTrip(req *http.Request, r Request, d *wire.Delivery, pending
 		meta += "; " + HeaderSession + ": " + s
 	}
 	if media == "text/event-stream" {
-		c.tr.Add(transcript.Recv, "HTTP", meta+" (stream)"+answers, nil)
+		c.tr.Add(record.Recv, "HTTP", meta+" (stream)"+answers, nil)
 		d.MarkReady()
 		channel := r.Channel
 		if channel == "" {
@@ -363,7 +364,7 @@ func (c *Conn) roundTrip(req *http.Request, r Request, d *wire.Delivery, pending
 		c.violate("oversized-body", fmt.Sprintf("response body over %d bytes", c.opts.MaxBody), body)
 	}
 	d.Body = body
-	c.tr.Add(transcript.Recv, "HTTP", meta+answers, body)
+	c.tr.Add(record.Recv, "HTTP", meta+answers, body)
 	d.MarkReady()
 	if media == "application/json" && len(bytes.TrimSpace(body)) > 0 {
 		msg := jsonrpc.Parse(body)
@@ -401,7 +402,7 @@ func (c *Conn) readStream(body io.Reader, channel string, d *wire.Delivery, st *
 		if ev.HasRetry {
 			meta = strings.TrimPrefix(fmt.Sprintf("%s; retry: %d", meta, ev.Retry.Milliseconds()), "; ")
 		}
-		c.tr.Add(transcript.Recv, channel, meta, []byte(ev.Data))
+		c.tr.Add(record.Recv, channel, meta, []byte(ev.Data))
 		if strings.TrimSpace(ev.Data) == "" {
 			continue // priming events and keep-alives carry no message
 		}

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/sse"
-	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/harness/wire"
 )
 
@@ -202,11 +202,11 @@ func (c *Conn) resumeGET(last, seq string) (*http.Response, error) {
 	req.Header.Del(seqHeader)
 	resp, err := c.client.Do(req)
 	if err != nil {
-		c.tr.Add(transcript.Recv, "HTTP", "no response"+resumes, []byte(err.Error()))
+		c.tr.Add(record.Recv, "HTTP", "no response"+resumes, []byte(err.Error()))
 		return nil, fmt.Errorf("resuming the SSE stream with GET and Last-Event-ID %s: %w", last, err)
 	}
 	meta := fmt.Sprintf("HTTP %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
-	c.tr.Add(transcript.Recv, "HTTP", meta+resumes, nil)
+	c.tr.Add(record.Recv, "HTTP", meta+resumes, nil)
 	return resp, nil
 }
 

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
 // Archive writes the whole transcript of every connection of a run to one file, one JSON object
@@ -23,8 +25,9 @@ type Archive struct {
 // ArchiveFile is the file an Archive writes in its directory.
 const ArchiveFile = "transcript.jsonl"
 
-// archiveLine is one exchanged frame or note of one session.
-type archiveLine struct {
+// Line is one line of the archive: one exchanged frame or note of one session, as
+// docs/results-format.md describes it; `mcpspec judge` reads it back (harness/recording).
+type Line struct {
 	At        string `json:"at"` // RFC 3339, nanoseconds
 	Transport string `json:"transport"`
 	Session   string `json:"session"`
@@ -52,8 +55,9 @@ func NewArchive(dir string, redact func(string) string) (*Archive, error) {
 	return &Archive{f: f, enc: enc, redact: redact}, nil
 }
 
-// Write appends every entry of one session's transcript.
-func (a *Archive) Write(transport, session string, entries []Entry) {
+// Write appends every record of one session's transcript: Meta says in one line what the
+// record holds besides its body (its HTTP detail, the harness's word on it).
+func (a *Archive) Write(transport, session string, entries []record.Record) {
 	if a == nil {
 		return
 	}
@@ -63,8 +67,8 @@ func (a *Archive) Write(transport, session string, entries []Entry) {
 		if a.err != nil {
 			return
 		}
-		a.err = a.enc.Encode(archiveLine{At: e.At.UTC().Format(time.RFC3339Nano), Transport: transport, Session: session,
-			Seq: e.Seq, Dir: e.Dir, Channel: e.Channel, Meta: a.redact(e.Meta), Body: a.redact(e.Body)})
+		a.err = a.enc.Encode(Line{At: e.At.UTC().Format(time.RFC3339Nano), Transport: transport, Session: session,
+			Seq: e.Seq, Dir: e.Dir, Channel: e.Channel, Meta: a.redact(e.Summary()), Body: a.redact(e.Body)})
 	}
 }
 

@@ -3,6 +3,8 @@ package transcript
 import (
 	"fmt"
 	"slices"
+
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
 // The bounds of evidence, one rule for the results of server and client checks alike.
@@ -30,24 +32,24 @@ func ClipBody(b string) string {
 // verdict cites; keep may be nil) and the harness's own notes (what it dropped, waited for, …:
 // the first maxMiddleNotes of them), with a note in place of each run of entries left out.
 // Every body is clipped by ClipBody.
-func Evidence(entries []Entry, keep func(seq int) bool) []Entry {
+func Evidence(entries []record.Record, keep func(seq int) bool) []record.Record {
 	if len(entries) <= MaxEvidence {
 		return clipped(entries)
 	}
 	head, tailStart := MaxEvidence/2, len(entries)-MaxEvidence/2
 	out := slices.Clone(entries[:head])
-	var first Entry // the first entry of the run being left out
+	var first record.Record // the first entry of the run being left out
 	left := 0
 	flush := func() {
 		if left > 0 {
-			out = append(out, Entry{Seq: first.Seq, At: first.At, Dir: Note, Channel: "harness",
+			out = append(out, record.Record{Seq: first.Seq, At: first.At, Dir: record.Note, Channel: "harness",
 				Body: fmt.Sprintf("%d exchanges left out here (evidence limit %d; --transcript DIR keeps them all)", left, MaxEvidence)})
 			left = 0
 		}
 	}
 	notes := 0
 	for _, e := range entries[head:tailStart] {
-		note := e.Dir == Note && notes < maxMiddleNotes
+		note := e.Dir == record.Note && notes < maxMiddleNotes
 		if note {
 			notes++
 		}
@@ -66,7 +68,7 @@ func Evidence(entries []Entry, keep func(seq int) bool) []Entry {
 }
 
 // clipped clips every body, copying entries only when one needs it.
-func clipped(entries []Entry) []Entry {
+func clipped(entries []record.Record) []record.Record {
 	for i, e := range entries {
 		if len(e.Body) > MaxBodyBytes {
 			out := slices.Clone(entries)

@@ -6,24 +6,9 @@ import (
 	"fmt"
 	"sync"
 	"time"
-)
 
-// Direction of an entry.
-const (
-	Send = "send"
-	Recv = "recv"
-	Note = "note"
+	"github.com/mcpspec/mcpspec/harness/record"
 )
-
-// Entry is one frame or note.
-type Entry struct {
-	Seq     int
-	At      time.Time
-	Dir     string // Send, Recv or Note
-	Channel string // "stdin", "stdout", "stderr", "POST", "POST-JSON", "POST-SSE", "GET-SSE", "HTTP", …
-	Meta    string // e.g. "HTTP 202", an SSE event id
-	Body    string
-}
 
 // Limits bound what a transcript keeps, so a flooding server cannot exhaust memory: the first
 // entries (the handshake, whatever a long session began with) up to headEntries and headBytes,
@@ -42,14 +27,14 @@ const (
 // Transcript is safe for concurrent use. The zero value is not usable; use New.
 type Transcript struct {
 	mu        sync.Mutex
-	head      []Entry
+	head      []record.Record
 	headSize  int
 	headFull  bool
-	tail      []Entry // the latest entries after the head, oldest first
+	tail      []record.Record // the latest entries after the head, oldest first
 	tailSize  int
-	dropped   int     // entries between head and tail no longer kept
-	droppedTo int     // seq of the last of them
-	notes     []Entry // the harness's notes among them, kept
+	dropped   int             // entries between head and tail no longer kept
+	droppedTo int             // seq of the last of them
+	notes     []record.Record // the harness's notes among them, kept
 	seq       int
 }
 
@@ -63,7 +48,7 @@ func (t *Transcript) Add(dir, channel, meta string, body []byte) int {
 	defer t.mu.Unlock()
 	t.seq++
 	b := ClipBody(string(body))
-	e := Entry{Seq: t.seq, At: time.Now(), Dir: dir, Channel: channel, Meta: meta, Body: b}
+	e := record.Record{Seq: t.seq, At: time.Now(), Dir: dir, Channel: channel, Meta: meta, Body: b}
 	if !t.headFull && len(t.head) < headEntries && t.headSize+len(b) <= headBytes {
 		t.head = append(t.head, e)
 		t.headSize += len(b)
@@ -76,17 +61,17 @@ func (t *Transcript) Add(dir, channel, meta string, body []byte) int {
 	for len(t.tail)-drop > 1 && (len(t.tail)-drop > tailEntries || t.tailSize > tailBytes) {
 		t.tailSize -= len(t.tail[drop].Body)
 		t.droppedTo = t.tail[drop].Seq
-		if t.tail[drop].Dir == Note && len(t.notes) < keptNotes {
+		if t.tail[drop].Dir == record.Note && len(t.notes) < keptNotes {
 			t.notes = append(t.notes, t.tail[drop])
 		}
-		t.tail[drop] = Entry{}
+		t.tail[drop] = record.Record{}
 		drop++
 	}
 	if drop > 0 {
 		t.dropped += drop
 		t.tail = t.tail[drop:]
 		if cap(t.tail) > 4*tailEntries && len(t.tail) < cap(t.tail)/4 {
-			t.tail = append(make([]Entry, 0, 2*len(t.tail)), t.tail...)
+			t.tail = append(make([]record.Record, 0, 2*len(t.tail)), t.tail...)
 		}
 	}
 	return t.seq
@@ -94,7 +79,7 @@ func (t *Transcript) Add(dir, channel, meta string, body []byte) int {
 
 // Notef records a note.
 func (t *Transcript) Notef(format string, args ...any) {
-	t.Add(Note, "harness", "", []byte(fmt.Sprintf(format, args...)))
+	t.Add(record.Note, "harness", "", []byte(fmt.Sprintf(format, args...)))
 }
 
 // Mark returns the sequence number of the last entry; Since(mark) returns what came after it.
@@ -106,17 +91,17 @@ func (t *Transcript) Mark() int {
 
 // Since returns the entries recorded after mark, with a note where entries after mark were
 // dropped.
-func (t *Transcript) Since(mark int) []Entry {
+func (t *Transcript) Since(mark int) []record.Record {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	var out []Entry
+	var out []record.Record
 	for _, e := range t.head {
 		if e.Seq > mark {
 			out = append(out, e)
 		}
 	}
 	if t.dropped > 0 && t.droppedTo > mark {
-		out = append(out, Entry{At: time.Now(), Dir: Note, Channel: "harness",
+		out = append(out, record.Record{At: time.Now(), Dir: record.Note, Channel: "harness",
 			Body: fmt.Sprintf("%d entries not kept (transcript limit), up to #%d", t.dropped, t.droppedTo)})
 	}
 	for _, e := range t.notes {

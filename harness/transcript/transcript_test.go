@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
 func TestAddAndSince(t *testing.T) {
@@ -13,9 +15,9 @@ func TestAddAndSince(t *testing.T) {
 	if tr.Mark() != 0 || len(tr.Since(0)) != 0 {
 		t.Fatal("a new transcript is not empty")
 	}
-	s1 := tr.Add(Send, "stdin", "", []byte(`{"a":1}`))
+	s1 := tr.Add(record.Send, "stdin", "", []byte(`{"a":1}`))
 	mark := tr.Mark()
-	s2 := tr.Add(Recv, "stdout", "", []byte(`{"b":2}`))
+	s2 := tr.Add(record.Recv, "stdout", "", []byte(`{"b":2}`))
 	tr.Notef("waited %d ms", 5)
 	if s1 != 1 || s2 != 2 || mark != 1 {
 		t.Errorf("sequence numbers %d, %d and mark %d, want 1, 2 and 1", s1, s2, mark)
@@ -26,10 +28,10 @@ func TestAddAndSince(t *testing.T) {
 		t.Fatalf("Since(0) = %d entries, want 3", len(all))
 	}
 	after := tr.Since(mark)
-	if len(after) != 2 || after[0].Seq != 2 || after[0].Body != `{"b":2}` || after[0].Dir != Recv || after[0].Channel != "stdout" {
+	if len(after) != 2 || after[0].Seq != 2 || after[0].Body != `{"b":2}` || after[0].Dir != record.Recv || after[0].Channel != "stdout" {
 		t.Errorf("Since(mark) = %+v", after)
 	}
-	if n := after[1]; n.Dir != Note || n.Channel != "harness" || n.Body != "waited 5 ms" {
+	if n := after[1]; n.Dir != record.Note || n.Channel != "harness" || n.Body != "waited 5 ms" {
 		t.Errorf("note = %+v", n)
 	}
 	if got := tr.Since(tr.Mark()); len(got) != 0 {
@@ -45,8 +47,8 @@ func TestAddAndSince(t *testing.T) {
 func TestBodyIsCut(t *testing.T) {
 	tr := New()
 	body := strings.Repeat("a", maxBodyBytes) + strings.Repeat("b", 10)
-	tr.Add(Recv, "stdout", "", []byte(body))
-	tr.Add(Recv, "stdout", "", []byte(strings.Repeat("c", maxBodyBytes)))
+	tr.Add(record.Recv, "stdout", "", []byte(body))
+	tr.Add(record.Recv, "stdout", "", []byte(strings.Repeat("c", maxBodyBytes)))
 	got := tr.Since(0)
 	want := strings.Repeat("a", maxBodyBytes) + "… [10 more bytes]"
 	if got[0].Body != want {
@@ -62,7 +64,7 @@ func TestEntryCap(t *testing.T) {
 	const extra = 5
 	total := headEntries + tailEntries + extra
 	for i := 0; i < total; i++ {
-		tr.Add(Recv, "stdout", "", []byte("x"))
+		tr.Add(record.Recv, "stdout", "", []byte("x"))
 	}
 	if got := tr.Mark(); got != total {
 		t.Errorf("Mark = %d, want every entry counted (%d)", got, total)
@@ -75,14 +77,14 @@ func TestEntryCap(t *testing.T) {
 		t.Errorf("last head entry has seq %d, want %d: the beginning is kept", all[headEntries-1].Seq, headEntries)
 	}
 	note := all[headEntries]
-	if note.Dir != Note || !strings.Contains(note.Body, fmt.Sprintf("%d entries not kept", extra)) {
+	if note.Dir != record.Note || !strings.Contains(note.Body, fmt.Sprintf("%d entries not kept", extra)) {
 		t.Errorf("entry after the head = %+v, want a note about %d dropped entries", note, extra)
 	}
 	if last := all[len(all)-1]; last.Seq != total {
 		t.Errorf("last entry has seq %d, want the latest (%d)", last.Seq, total)
 	}
 	// A mark after the dropped entries sees only what came later, with no note.
-	if got := tr.Since(total - 2); len(got) != 2 || got[0].Dir == Note {
+	if got := tr.Since(total - 2); len(got) != 2 || got[0].Dir == record.Note {
 		t.Errorf("Since(latest-2) = %+v, want the two latest entries", got)
 	}
 }
@@ -91,7 +93,7 @@ func TestByteCap(t *testing.T) {
 	tr := New()
 	big := []byte(strings.Repeat("b", maxBodyBytes))
 	for range 1000 {
-		tr.Add(Recv, "stdout", "", big)
+		tr.Add(record.Recv, "stdout", "", big)
 	}
 	size := 0
 	for _, e := range tr.Since(0) {
@@ -110,7 +112,7 @@ func TestConcurrentAdds(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < 100; i++ {
-				tr.Add(Send, "POST", "", []byte("x"))
+				tr.Add(record.Send, "POST", "", []byte("x"))
 				_ = tr.Since(tr.Mark())
 			}
 		}()
@@ -132,13 +134,13 @@ func TestConcurrentAdds(t *testing.T) {
 func TestNotesOutliveTheTailLimit(t *testing.T) {
 	tr := New()
 	for range headEntries {
-		tr.Add(Recv, "stdout", "", []byte("x"))
+		tr.Add(record.Recv, "stdout", "", []byte("x"))
 	}
 	var want []int
 	for i := range keptNotes + 5 {
-		want = append(want, tr.Add(Note, "harness", "", []byte(fmt.Sprint("note ", i))))
+		want = append(want, tr.Add(record.Note, "harness", "", []byte(fmt.Sprint("note ", i))))
 		for range tailEntries {
-			tr.Add(Recv, "stdout", "", []byte("x"))
+			tr.Add(record.Recv, "stdout", "", []byte("x"))
 		}
 	}
 	var got []int

@@ -18,9 +18,11 @@ import (
 	"time"
 
 	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/reports"
 	"github.com/mcpspec/mcpspec/suites/catalog"
+	"github.com/mcpspec/mcpspec/suites/finding"
 )
 
 // Plan is one authorization server to judge.
@@ -107,7 +109,7 @@ type fetched struct {
 	status   int
 	doc      map[string]any
 	err      error
-	evidence []reports.Exchange
+	evidence []record.Record
 }
 
 // control is a whole correct authorization-code flow: the refusal checks judge only a server
@@ -121,7 +123,7 @@ type T struct {
 	Revision string
 	tg       *target
 	ctx      context.Context
-	evidence []reports.Exchange
+	evidence []record.Record
 	start    time.Time
 }
 
@@ -203,18 +205,18 @@ func (tg *target) addSecret(s string) {
 
 // exchange sends req and records both sides; the answer's body is read whole (bounded).
 func (t *T) exchange(req *http.Request, sent string) (*http.Response, []byte, error) {
-	t.note("send", fmt.Sprintf("%s %s", req.Method, req.URL), sent)
+	t.note(record.Send, fmt.Sprintf("%s %s", req.Method, req.URL), sent)
 	t.tg.mu.Lock()
 	dead := t.tg.dead
 	t.tg.mu.Unlock()
 	if dead != nil {
 		err := fmt.Errorf("not sent: an earlier exchange got no answer (%w)", dead)
-		t.note("note", "", err.Error())
+		t.note(record.Note, "", err.Error())
 		return nil, nil, err
 	}
 	resp, err := t.tg.hc.Do(req.WithContext(t.ctx))
 	if err != nil {
-		t.note("note", "", "no answer: "+err.Error())
+		t.note(record.Note, "", "no answer: "+err.Error())
 		if !refusedDial(err) {
 			t.tg.mu.Lock()
 			if t.tg.dead == nil {
@@ -230,13 +232,13 @@ func (t *T) exchange(req *http.Request, sent string) (*http.Response, []byte, er
 	if loc := resp.Header.Get("Location"); loc != "" {
 		meta += "; Location: " + loc
 	}
-	t.note("recv", meta, string(body))
+	t.note(record.Recv, meta, string(body))
 	return resp, body, err
 }
 
 func (t *T) note(dir, meta, body string) {
-	t.evidence = append(t.evidence, reports.Exchange{Seq: len(t.evidence) + 1, AtMs: time.Since(t.start).Milliseconds(),
-		Direction: dir, Channel: "HTTP", Meta: meta, Body: transcript.ClipBody(body)})
+	t.evidence = append(t.evidence, record.Record{Seq: len(t.evidence) + 1, At: time.Now(),
+		Dir: dir, Channel: record.ChanHTTP, Meta: meta, Body: transcript.ClipBody(body)})
 }
 
 // metadataURLs are the well-known URIs a client of revision tries for the issuer, in order:
@@ -285,7 +287,7 @@ func (t *T) get(u string) *fetched {
 		}
 	}
 	f.err = err
-	f.evidence = append([]reports.Exchange(nil), t.evidence[mark:]...)
+	f.evidence = append([]record.Record(nil), t.evidence[mark:]...)
 	t.tg.mu.Lock()
 	t.tg.fetch[u] = f
 	t.tg.mu.Unlock()
@@ -435,7 +437,7 @@ func (t *T) documentClient() (*client, *Finding) {
 	}
 	tg.docsN++
 	c := &client{id: fmt.Sprintf("%s/mcpspec-client-%d.json", tg.docsBase, tg.docsN), method: "none"}
-	t.note("note", "", "client_id "+c.id+": a Client ID Metadata Document mcpspec serves (the authorization server offers no registration_endpoint)")
+	t.note(record.Note, "", "client_id "+c.id+": a Client ID Metadata Document mcpspec serves (the authorization server offers no registration_endpoint)")
 	return c, nil
 }
 
@@ -629,6 +631,8 @@ func clip(s string) string {
 // Outcome is what a run of the checks produced.
 type Outcome struct {
 	Results []reports.Result
+	// Records are each result's exchanges, whole, in the order of Results (for --transcript).
+	Records [][]record.Record
 	// Secrets are every code, verifier, token and client secret the run saw: none may reach a
 	// report.
 	Secrets []string
@@ -656,7 +660,9 @@ func Run(ctx context.Context, p Plan) (Outcome, error) {
 			if ctx.Err() != nil {
 				return out, ctx.Err()
 			}
-			out.Results = append(out.Results, tg.runOne(ctx, c, rev))
+			res, recs := tg.runOne(ctx, c, rev)
+			out.Results = append(out.Results, res)
+			out.Records = append(out.Records, recs)
 		}
 	}
 	out.Secrets = tg.secret
@@ -682,12 +688,12 @@ func (tg *target) reachable(ctx context.Context) error {
 	return nil
 }
 
-func (tg *target) runOne(ctx context.Context, c *Check, rev string) reports.Result {
+func (tg *target) runOne(ctx context.Context, c *Check, rev string) (reports.Result, []record.Record) {
 	t := &T{Revision: rev, tg: tg, ctx: ctx, start: time.Now()}
 	f := c.Side.Run(t)
 	level := c.LevelAt(rev)
 	e, _ := catalog.Lookup(c.ID)
 	return reports.Result{ID: c.ID, Title: Title(c, rev), Area: c.Area(), Level: level, Version: rev, Transport: "http",
-		Status: f.Outcome.Status(level), SpecURL: e.SpecURL(rev), Message: f.Message, Evidence: t.evidence,
-		DurationMs: time.Since(t.start).Milliseconds()}
+		Status: f.Outcome.Status(level), SpecURL: e.SpecURL(rev), Message: f.Message, Evidence: finding.Evidence(t.evidence, t.start, nil),
+		DurationMs: time.Since(t.start).Milliseconds()}, t.evidence
 }

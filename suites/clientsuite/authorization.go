@@ -3,6 +3,7 @@ package clientsuite
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/suites/catalog"
 	"net/url"
 	"slices"
@@ -16,7 +17,7 @@ import (
 // where the probe MCP server answers 401 with a Bearer challenge until the probe authorization
 // server (on the same loopback origin) has issued the client a token for it. The records hold
 // no secret: tokens, codes, verifiers and client secrets appear as the labels the probe gave
-// them, and each request lists the credentials it carried as data (probe.Credential: a
+// them, and each request lists the credentials it carried as data (record.Credential: a
 // verifier's syntax and S256 challenge, a token's kind and label), which the checks read.
 
 // The checks run at every revision their catalogue rows name: 2026-07-28 keeps every client
@@ -124,7 +125,7 @@ func (v *View) plan() probe.AuthPlan {
 func (v *View) oauthReqs() []oauthReq {
 	var out []oauthReq
 	for i, r := range v.Records {
-		if r.Dir != probe.Recv || r.Channel != probe.ChanOAuth {
+		if r.Dir != record.Recv || r.Channel != probe.ChanOAuth {
 			continue
 		}
 		q, _ := url.ParseQuery(r.Query)
@@ -142,7 +143,7 @@ func (v *View) seq(i int) int { return v.Records[i].Seq }
 // challenged is the index of the probe's first refusal for want of authorization, -1 if none.
 func (v *View) challenged() int {
 	for i, r := range v.Records {
-		if r.Is(probe.EvChallenge) {
+		if r.Is(record.EvChallenge) {
 			return i
 		}
 	}
@@ -152,7 +153,7 @@ func (v *View) challenged() int {
 // canonical is the MCP server's canonical URI, from the Host the client's requests named.
 func (v *View) canonical() string {
 	for _, r := range v.Records {
-		if h, ok := r.HasHeader("Host"); ok && r.Dir == probe.Recv {
+		if h, ok := r.HasHeader("Host"); ok && r.Dir == record.Recv {
 			return "http://" + h + probe.Path
 		}
 	}
@@ -380,7 +381,7 @@ func judgePKCE(v *View) Finding {
 			continue
 		}
 		verifier := t.form.Get("code_verifier") // its label
-		c, _ := v.Records[t.at].Cred(probe.InForm, "code_verifier")
+		c, _ := v.Records[t.at].Cred(record.InForm, "code_verifier")
 		switch {
 		case verifier == "":
 			return violated("%s: the token request (record %d) carries no code_verifier", v.Scenario, v.seq(t.at))
@@ -421,7 +422,7 @@ func judgeResource(v *View) Finding {
 // issued is the index of the probe's first token issue, -1 if none.
 func (v *View) issued() int {
 	for i, r := range v.Records {
-		if r.Is(probe.EvTokenIssued) {
+		if r.Is(record.EvTokenIssued) {
 			return i
 		}
 	}
@@ -438,10 +439,10 @@ func judgeBearerHeader(v *View) Finding {
 	}
 	n := 0
 	for i, r := range v.Records {
-		if r.Dir != probe.Recv || r.Channel == probe.ChanOAuth {
+		if r.Dir != record.Recv || r.Channel == probe.ChanOAuth {
 			continue
 		}
-		if strings.Contains(r.Query, "access_token") || slices.ContainsFunc(r.Creds, func(c probe.Credential) bool { return c.In == probe.InQuery }) {
+		if strings.Contains(r.Query, "access_token") || slices.ContainsFunc(r.Creds, func(c record.Credential) bool { return c.In == record.InQuery }) {
 			return violated("%s: %s to the MCP endpoint (record %d) carries a token in its query string: %s", v.Scenario, r.Channel, r.Seq, r.Query)
 		}
 		if i < first {
@@ -449,7 +450,7 @@ func judgeBearerHeader(v *View) Finding {
 		}
 		n++
 		a, _ := r.HasHeader("Authorization")
-		if c, ok := r.Cred(probe.InHeader, "Authorization"); !ok || c.Kind != probe.SecretAccessToken || !strings.HasPrefix(a, "Bearer ") {
+		if c, ok := r.Cred(record.InHeader, "Authorization"); !ok || c.Kind != record.SecretAccessToken || !strings.HasPrefix(a, "Bearer ") {
 			return violated("%s: %s (record %d), sent after the client was issued a token, has Authorization %q, not Bearer and the token", v.Scenario, r.Channel, r.Seq, a)
 		}
 	}
@@ -496,7 +497,7 @@ func judgeScope(v *View) Finding {
 func (v *View) stepUpChallenges() []int {
 	var out []int
 	for i, r := range v.Records {
-		if r.Is(probe.EvChallenge) && r.Event.Status == 403 {
+		if r.Is(record.EvChallenge) && r.Event.Status == 403 {
 			out = append(out, i)
 		}
 	}
@@ -621,7 +622,7 @@ func judgeRegistration(v *View) Finding {
 		return violated("%s: the server takes Client ID Metadata Documents, yet the client_id of the authorization request (record %d) is %q, not a URL", v.Scenario, v.seq(auths[0].at), id)
 	}
 	for _, r := range v.Records {
-		if ev := r.Event; r.Is(probe.EvCIMD) && ev.ClientID == id && ev.CIMD != probe.CIMDFetched && ev.CIMD != probe.CIMDNotFetched {
+		if ev := r.Event; r.Is(record.EvCIMD) && ev.ClientID == id && ev.CIMD != record.CIMDFetched && ev.CIMD != record.CIMDNotFetched {
 			return violated("%s: the client's metadata document at %s did not do: %s", v.Scenario, id, r.Body)
 		}
 	}
@@ -631,7 +632,7 @@ func judgeRegistration(v *View) Finding {
 func judgeRefresh(v *View) Finding {
 	expired := -1
 	for i, r := range v.Records {
-		if r.Is(probe.EvChallenge) && r.Event.Status == 401 && r.Event.Error == "invalid_token" && r.Event.Expired {
+		if r.Is(record.EvChallenge) && r.Event.Status == 401 && r.Event.Error == "invalid_token" && r.Event.Expired {
 			expired = i
 			break
 		}
@@ -648,7 +649,7 @@ func judgeRefresh(v *View) Finding {
 		}
 		switch {
 		case o.method == "POST" && strings.HasSuffix(o.path, "/token") && o.form.Get("grant_type") == "refresh_token":
-			if c, ok := v.Records[o.at].Cred(probe.InForm, "refresh_token"); !ok || c.Kind != probe.SecretRefreshToken {
+			if c, ok := v.Records[o.at].Cred(record.InForm, "refresh_token"); !ok || c.Kind != record.SecretRefreshToken {
 				return violated("%s: the refresh_token grant (record %d) carries no refresh token the authorization server issued", v.Scenario, v.seq(o.at))
 			}
 			return passed("%s: answered 401 for its expired token, the client used the refresh_token grant (record %d)", v.Scenario, v.seq(o.at))
@@ -666,11 +667,11 @@ func (v *View) registeredMethod() string {
 		return v.plan().AuthMethods[0]
 	}
 	for i, r := range v.Records {
-		if r.Dir != probe.Send || r.Channel != probe.ChanOAuth || r.Status != 201 || i == 0 {
+		if r.Dir != record.Send || r.Channel != probe.ChanOAuth || r.Status != 201 || i == 0 {
 			continue
 		}
 		prev := v.Records[i-1]
-		if prev.Dir == probe.Recv && strings.HasSuffix(prev.Path, "/register") {
+		if prev.Dir == record.Recv && strings.HasSuffix(prev.Path, "/register") {
 			var reg struct {
 				Method string `json:"token_endpoint_auth_method"`
 			}
@@ -737,7 +738,7 @@ func judgeTokenAuthMethod(v *View) Finding {
 func (v *View) codeResponses() []int {
 	var out []int
 	for i, r := range v.Records {
-		if r.Is(probe.EvCodeIssued) {
+		if r.Is(record.EvCodeIssued) {
 			out = append(out, i)
 		}
 	}
@@ -796,7 +797,7 @@ func (v *View) registeredRedirects() ([]string, string) {
 		}
 	}
 	for _, r := range v.Records {
-		if ev := r.Event; r.Is(probe.EvCIMD) && (ev.CIMD == probe.CIMDFetched || ev.CIMD == probe.CIMDMismatch) {
+		if ev := r.Event; r.Is(record.EvCIMD) && (ev.CIMD == record.CIMDFetched || ev.CIMD == record.CIMDMismatch) {
 			return ev.RedirectURIs, "its Client ID Metadata Document"
 		}
 	}
@@ -874,7 +875,7 @@ func judgeRefreshGrantType(v *View) Finding {
 		}
 	} else {
 		for _, r := range v.Records {
-			if r.Is(probe.EvCIMDGrants) {
+			if r.Is(record.EvCIMDGrants) {
 				where = "its Client ID Metadata Document"
 				grants = r.Event.GrantTypes
 				if len(grants) == 0 {
@@ -915,7 +916,7 @@ func judgeApplicationType(v *View) Finding {
 // index at: whether it verified, and the probe's words on it.
 func (v *View) assertionVerdict(at int) (bool, string) {
 	for _, r := range v.Records[at+1:] {
-		if r.Is(probe.EvAssertion) {
+		if r.Is(record.EvAssertion) {
 			return r.Event.Verified, r.Body
 		}
 	}
@@ -926,7 +927,7 @@ func (v *View) assertionVerdict(at int) (bool, string) {
 // second authorization server from now on, -1 if the scenario never got there.
 func (v *View) migrated() int {
 	for i, r := range v.Records {
-		if r.Is(probe.EvMigrated) {
+		if r.Is(record.EvMigrated) {
 			return i
 		}
 	}
@@ -950,7 +951,7 @@ func judgeASBinding(v *View) Finding {
 		return v.notMigrated()
 	}
 	for _, r := range v.Records[m:] {
-		if ev := r.Event; r.Is(probe.EvCrossAS) {
+		if ev := r.Event; r.Is(record.EvCrossAS) {
 			return violated("%s: after the protected resource metadata came to name another authorization server, the client presented the old one's credentials to it: %s presented at %s, registered at %s (record %d)", v.Scenario, ev.ClientID, ev.Issuer, ev.RegisteredAt, r.Seq)
 		}
 	}
@@ -977,7 +978,7 @@ func judgeASBinding(v *View) Finding {
 func (v *View) tokenIssuers() map[string]string {
 	out := map[string]string{}
 	for _, r := range v.Records {
-		if r.Is(probe.EvTokenIssued) {
+		if r.Is(record.EvTokenIssued) {
 			out[r.Event.Token] = r.Event.Issuer
 		}
 	}
@@ -1004,14 +1005,14 @@ func judgeTokenIssuer(v *View) Finding {
 	issuers := v.tokenIssuers()
 	n := 0
 	for _, r := range v.Records[learnt:] {
-		if r.Dir != probe.Recv || r.Channel == probe.ChanOAuth {
+		if r.Dir != record.Recv || r.Channel == probe.ChanOAuth {
 			continue
 		}
 		a, _ := r.HasHeader("Authorization")
 		if strings.TrimSpace(strings.TrimPrefix(a, "Bearer ")) == "" {
 			continue
 		}
-		c, _ := r.Cred(probe.InHeader, "Authorization")
+		c, _ := r.Cred(record.InHeader, "Authorization")
 		if iss := issuers[c.Label]; c.Label == "" || iss != newIssuer {
 			from := "an authorization server's it was never issued by"
 			if iss != "" {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
 // Helpers of the cancellation checks (LIFE-TIMEOUT-CANCEL in lifecycle.go, STDIO26-CANCEL in
@@ -18,7 +19,7 @@ import (
 // the index of that note.
 func (v *View) held() (at int, id string, f *Finding) {
 	for i, r := range v.Records {
-		if r.Is(probe.EvHeld) {
+		if r.Is(record.EvHeld) {
 			return i, r.Event.RequestID, nil
 		}
 	}
@@ -42,10 +43,10 @@ func (v *View) cancellation(at int) cancellation {
 	c := cancellation{lateRec: -1, closed: -1}
 	held := v.Records[at].Event.RequestID
 	for i, r := range v.Records[at+1:] {
-		if r.Is(probe.EvAnsweredLate) && c.lateRec < 0 {
+		if r.Is(record.EvAnsweredLate) && c.lateRec < 0 {
 			c.lateRec = at + 1 + i
 		}
-		if r.Is(probe.EvStreamClosed) && r.Event.RequestID == held && c.closed < 0 {
+		if r.Is(record.EvStreamClosed) && r.Event.RequestID == held && c.closed < 0 {
 			c.closed = at + 1 + i
 		}
 	}
@@ -108,7 +109,7 @@ func before(m *Msg, rec int) bool { return m != nil && (rec < 0 || m.Rec < rec) 
 // taskCall finds the client's task-augmented call the probe made a task of.
 func (v *View) taskCall() (at int, id string, f *Finding) {
 	for i, r := range v.Records {
-		if r.Is(probe.EvTaskCreated) {
+		if r.Is(record.EvTaskCreated) {
 			return i, r.Event.RequestID, nil
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/schema"
 )
 
@@ -16,29 +17,31 @@ func TestTimeoutCancelVerdicts(t *testing.T) {
 	cancel := func(id string) string {
 		return `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + id + `,"reason":"timeout"}}`
 	}
-	recv := func(b string) probe.Record { return probe.Record{Dir: probe.Recv, Channel: probe.ChanStdin, Body: b} }
-	note := func(k probe.EventKind, id string) probe.Record {
-		return probe.Record{Dir: probe.Note, Event: &probe.Event{Kind: k, RequestID: id}}
+	recv := func(b string) record.Record {
+		return record.Record{Dir: record.Recv, Channel: record.ChanStdin, Body: b}
+	}
+	note := func(k record.EventKind, id string) record.Record {
+		return record.Record{Dir: record.Note, Event: &record.Event{Kind: k, RequestID: id}}
 	}
 	cases := []struct {
 		name            string
-		recs            []probe.Record
+		recs            []record.Record
 		life, stateless Outcome
 	}{
-		{"cancelled", []probe.Record{recv(call), note(probe.EvHeld, "4"), recv(cancel("4")), note(probe.EvCancelled, "4"), recv(next)}, Pass, Pass},
-		{"cancelled after going on", []probe.Record{recv(call), note(probe.EvHeld, "4"), recv(next), recv(cancel("4"))}, Pass, Pass},
-		{"another id's type", []probe.Record{recv(call), note(probe.EvHeld, "4"), recv(cancel(`"4"`)), recv(next)}, Violation, Violation},
+		{"cancelled", []record.Record{recv(call), note(record.EvHeld, "4"), recv(cancel("4")), note(record.EvCancelled, "4"), recv(next)}, Pass, Pass},
+		{"cancelled after going on", []record.Record{recv(call), note(record.EvHeld, "4"), recv(next), recv(cancel("4"))}, Pass, Pass},
+		{"another id's type", []record.Record{recv(call), note(record.EvHeld, "4"), recv(cancel(`"4"`)), recv(next)}, Violation, Violation},
 		// Going on without a notification cancelled nothing: the Timeouts SHOULD's matter, not
 		// STDIO26-CANCEL's MUST.
-		{"abandoned", []probe.Record{recv(call), note(probe.EvHeld, "4"), recv(next)}, Violation, NotApplicable},
-		{"waited", []probe.Record{recv(call), note(probe.EvHeld, "4"), note(probe.EvAnsweredLate, "4"), recv(next)}, Violation, NotApplicable},
-		{"left", []probe.Record{recv(call), note(probe.EvHeld, "4")}, Violation, NotApplicable},
-		{"never called", []probe.Record{recv(next)}, Untestable, Untestable},
+		{"abandoned", []record.Record{recv(call), note(record.EvHeld, "4"), recv(next)}, Violation, NotApplicable},
+		{"waited", []record.Record{recv(call), note(record.EvHeld, "4"), note(record.EvAnsweredLate, "4"), recv(next)}, Violation, NotApplicable},
+		{"left", []record.Record{recv(call), note(record.EvHeld, "4")}, Violation, NotApplicable},
+		{"never called", []record.Record{recv(next)}, Untestable, Untestable},
 	}
 	val := schema.New()
 	for _, tc := range cases {
 		// Record 1 stands for the probe's answer to initialize.
-		tc.recs = append([]probe.Record{{Dir: probe.Send, Channel: probe.ChanStdout, Body: "{}"}}, tc.recs...)
+		tc.recs = append([]record.Record{{Dir: record.Send, Channel: record.ChanStdout, Body: "{}"}}, tc.recs...)
 		for i := range tc.recs {
 			tc.recs[i].Seq = i + 1
 		}
@@ -60,11 +63,11 @@ func TestTimeoutCancelVerdicts(t *testing.T) {
 // At 2026-07-28 over stdio a notification naming the request wrongly is STDIO26-CANCEL's MUST
 // alone: the Timeouts SHOULD is na for it.
 func TestTimeoutCancelStdioWrongID(t *testing.T) {
-	recs := []probe.Record{
-		{Dir: probe.Send, Channel: probe.ChanStdout, Body: "{}"},
-		{Dir: probe.Recv, Channel: probe.ChanStdin, Body: `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"probe_slow","arguments":{}}}`},
-		{Dir: probe.Note, Event: &probe.Event{Kind: probe.EvHeld, RequestID: "4"}},
-		{Dir: probe.Recv, Channel: probe.ChanStdin, Body: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"4"}}`},
+	recs := []record.Record{
+		{Dir: record.Send, Channel: record.ChanStdout, Body: "{}"},
+		{Dir: record.Recv, Channel: record.ChanStdin, Body: `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"probe_slow","arguments":{}}}`},
+		{Dir: record.Note, Event: &record.Event{Kind: record.EvHeld, RequestID: "4"}},
+		{Dir: record.Recv, Channel: record.ChanStdin, Body: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"4"}}`},
 	}
 	for i := range recs {
 		recs[i].Seq = i + 1
@@ -82,33 +85,35 @@ func TestTimeoutCancelByStreamClose(t *testing.T) {
 	call := `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"probe_slow","arguments":{}}}`
 	next := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"probe_echo","arguments":{}}}`
 	cancel := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}`
-	post := func(b string) probe.Record { return probe.Record{Dir: probe.Recv, Channel: probe.ChanPOST, Body: b} }
-	answer := probe.Record{Dir: probe.Send, Channel: probe.ChanPOST, Body: "{}"}
-	note := func(k probe.EventKind, id string) probe.Record {
-		return probe.Record{Dir: probe.Note, Event: &probe.Event{Kind: k, RequestID: id}}
+	post := func(b string) record.Record {
+		return record.Record{Dir: record.Recv, Channel: record.ChanPOST, Body: b}
+	}
+	answer := record.Record{Dir: record.Send, Channel: record.ChanPOST, Body: "{}"}
+	note := func(k record.EventKind, id string) record.Record {
+		return record.Record{Dir: record.Note, Event: &record.Event{Kind: k, RequestID: id}}
 	}
 	cases := []struct {
 		name string
-		recs []probe.Record
+		recs []record.Record
 		want Outcome
 	}{
-		{"closed", []probe.Record{post(call), note(probe.EvHeld, "4"), note(probe.EvStreamClosed, "4"), post(next), answer}, Pass},
-		{"closed as it went on", []probe.Record{post(call), note(probe.EvHeld, "4"), post(next), note(probe.EvStreamClosed, "4"), answer}, Pass},
+		{"closed", []record.Record{post(call), note(record.EvHeld, "4"), note(record.EvStreamClosed, "4"), post(next), answer}, Pass},
+		{"closed as it went on", []record.Record{post(call), note(record.EvHeld, "4"), post(next), note(record.EvStreamClosed, "4"), answer}, Pass},
 		// The probe learns of a closed connection when its server's reader runs: on a loaded
 		// machine after the client's next call on a new connection was served. Still a close
 		// before the late answer by a client that went on.
-		{"closed, learnt after the next call", []probe.Record{post(call), note(probe.EvHeld, "4"), post(next), answer, note(probe.EvStreamClosed, "4")}, Pass},
+		{"closed, learnt after the next call", []record.Record{post(call), note(record.EvHeld, "4"), post(next), answer, note(record.EvStreamClosed, "4")}, Pass},
 		// A connection closes when its client exits: a close after which the client sent
 		// nothing shows nothing.
-		{"closed on leaving", []probe.Record{post(call), note(probe.EvHeld, "4"), note(probe.EvStreamClosed, "4")}, Untestable},
-		{"another request's stream", []probe.Record{post(call), note(probe.EvHeld, "4"), note(probe.EvStreamClosed, "5"), post(next), answer}, Violation},
-		{"notified, stream open", []probe.Record{post(call), note(probe.EvHeld, "4"), post(cancel), note(probe.EvCancelled, "4"), post(next), answer}, Violation},
-		{"abandoned", []probe.Record{post(call), note(probe.EvHeld, "4"), post(next), answer, note(probe.EvAnsweredLate, "4")}, Violation},
-		{"waited", []probe.Record{post(call), note(probe.EvHeld, "4"), note(probe.EvAnsweredLate, "4"), post(next), answer}, Violation},
+		{"closed on leaving", []record.Record{post(call), note(record.EvHeld, "4"), note(record.EvStreamClosed, "4")}, Untestable},
+		{"another request's stream", []record.Record{post(call), note(record.EvHeld, "4"), note(record.EvStreamClosed, "5"), post(next), answer}, Violation},
+		{"notified, stream open", []record.Record{post(call), note(record.EvHeld, "4"), post(cancel), note(record.EvCancelled, "4"), post(next), answer}, Violation},
+		{"abandoned", []record.Record{post(call), note(record.EvHeld, "4"), post(next), answer, note(record.EvAnsweredLate, "4")}, Violation},
+		{"waited", []record.Record{post(call), note(record.EvHeld, "4"), note(record.EvAnsweredLate, "4"), post(next), answer}, Violation},
 	}
 	val := schema.New()
 	for _, tc := range cases {
-		tc.recs = append([]probe.Record{answer}, tc.recs...)
+		tc.recs = append([]record.Record{answer}, tc.recs...)
 		for i := range tc.recs {
 			tc.recs[i].Seq = i + 1
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/schema"
 )
 
@@ -17,9 +18,9 @@ func TestSchemaJudgesDiscoveryAtItsRevision(t *testing.T) {
 	initialize := `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
 	initialized := `{"jsonrpc":"2.0","method":"notifications/initialized"}`
 	view := func(bodies ...string) *View {
-		var recs []probe.Record
+		var recs []record.Record
 		for i, b := range bodies {
-			recs = append(recs, probe.Record{Seq: i + 1, Dir: probe.Recv, Channel: probe.ChanStdin, Body: b})
+			recs = append(recs, record.Record{Seq: i + 1, Dir: record.Recv, Channel: record.ChanStdin, Body: b})
 		}
 		return NewView(probe.ScenarioTools, "2025-11-25", "stdio", "2025-11-25", recs, schema.New())
 	}

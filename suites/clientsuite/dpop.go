@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
 // Helpers and judges of the DPoP checks (registered in authorization.go, the page of area auth).
@@ -14,7 +15,7 @@ import (
 // ES256 in dpop_signing_alg_values_supported and binds the token of a request with a proof to
 // the proof's key; in auth/dpop-nonce it and the MCP server each require a nonce of their own.
 // Proofs are recorded as sent (they hold no secret); a token stays a label, and the request's
-// credential (probe.Credential) carries the ath a proof sent with it must hold.
+// credential (record.Credential) carries the ath a proof sent with it must hold.
 
 var dpopScenarios = []string{probe.AuthDPoPNonce}
 
@@ -41,11 +42,11 @@ type dpopUse struct {
 	at       int // index in View.Records
 	token    bool
 	method   string
-	target   string           // the URL the request went to, without query
-	auth     string           // its Authorization header ("" none)
-	cred     probe.Credential // the token that header presents (its label and ath)
-	header   string           // its DPoP header(s), as recorded
-	has      bool             // it had a DPoP header
+	target   string            // the URL the request went to, without query
+	auth     string            // its Authorization header ("" none)
+	cred     record.Credential // the token that header presents (its label and ath)
+	header   string            // its DPoP header(s), as recorded
+	has      bool              // it had a DPoP header
 	proof    probe.DPoPProof
 	parseErr error
 }
@@ -68,7 +69,7 @@ func (u dpopUse) nonce() string {
 func (v *View) dpopUses() []dpopUse {
 	var out []dpopUse
 	for i, r := range v.Records {
-		if r.Dir != probe.Recv {
+		if r.Dir != record.Recv {
 			continue
 		}
 		tok := r.Channel == probe.ChanOAuth && r.Method == "POST" && strings.HasSuffix(r.Path, "/token")
@@ -78,7 +79,7 @@ func (v *View) dpopUses() []dpopUse {
 		host, _ := r.HasHeader("Host")
 		u := dpopUse{at: i, token: tok, method: r.Method, target: "http://" + host + r.Path}
 		u.auth, _ = r.HasHeader("Authorization")
-		u.cred, _ = r.Cred(probe.InHeader, "Authorization")
+		u.cred, _ = r.Cred(record.InHeader, "Authorization")
 		u.header, u.has = r.HasHeader("DPoP")
 		if u.has {
 			u.proof, u.parseErr = probe.ParseDPoPProof(u.header)
@@ -88,7 +89,7 @@ func (v *View) dpopUses() []dpopUse {
 	return out
 }
 
-// received is the probe's clock when the proof of use came (its probe.EvDPoPProof), ok false
+// received is the probe's clock when the proof of use came (its record.EvDPoPProof), ok false
 // if none was noted.
 func (v *View) received(u dpopUse) (time.Time, bool) {
 	jti, ok := u.jti()
@@ -96,7 +97,7 @@ func (v *View) received(u dpopUse) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	for _, r := range v.Records[u.at+1:] {
-		if r.Is(probe.EvDPoPProof) && r.Event.JTI == jti {
+		if r.Is(record.EvDPoPProof) && r.Event.JTI == jti {
 			return time.Unix(r.Event.At, 0), true
 		}
 	}
@@ -138,7 +139,7 @@ func (v *View) proofFault(u dpopUse) (string, string) {
 func (v *View) dpopBound() map[string]string {
 	out := map[string]string{}
 	for _, r := range v.Records {
-		if r.Is(probe.EvDPoPBound) {
+		if r.Is(record.EvDPoPBound) {
 			out[r.Event.Token] = r.Event.JKT
 		}
 	}
@@ -264,13 +265,13 @@ type nonceDemand struct {
 func judgeDPoPNonce(v *View) Finding {
 	var demands []nonceDemand
 	for i, r := range v.Records {
-		if !r.Is(probe.EvDPoPNonce) {
+		if !r.Is(record.EvDPoPNonce) {
 			continue
 		}
 		switch r.Event.Server {
-		case probe.DPoPAuthorizationServer:
+		case record.DPoPAuthorizationServer:
 			demands = append(demands, nonceDemand{i, true, r.Event.Nonce, "token endpoint"})
-		case probe.DPoPResourceServer:
+		case record.DPoPResourceServer:
 			demands = append(demands, nonceDemand{i, false, r.Event.Nonce, "MCP server"})
 		}
 	}

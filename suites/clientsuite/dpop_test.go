@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
 const dpopHost = "127.0.0.1:9"
@@ -40,7 +41,7 @@ func dpopProof(t *testing.T, key *ecdsa.PrivateKey, claims map[string]any) strin
 // dpopRun builds a DPoP scenario's recording: a token request with a proof of key, the token
 // bound to key, then a POST to the MCP endpoint with the proof resource gives (nil: a good
 // one), and the records after gives.
-func dpopRun(t *testing.T, key *ecdsa.PrivateKey, resource func(claims map[string]any), after ...probe.Record) []probe.Record {
+func dpopRun(t *testing.T, key *ecdsa.PrivateKey, resource func(claims map[string]any), after ...record.Record) []record.Record {
 	t.Helper()
 	now := time.Now().Unix()
 	label := "<redacted:access_token-1;ath=" + probe.ATH("tok") + ">"
@@ -54,14 +55,14 @@ func dpopRun(t *testing.T, key *ecdsa.PrivateKey, resource func(claims map[strin
 	if resource != nil {
 		resource(claims)
 	}
-	recs := []probe.Record{
-		{Dir: probe.Recv, Channel: probe.ChanOAuth, Method: "POST", Path: "/token", Header: map[string]string{"Host": dpopHost, "Dpop": tokProof, "Content-Type": "application/x-www-form-urlencoded"}, Body: "grant_type=authorization_code"},
-		{Dir: probe.Note, Event: &probe.Event{Kind: probe.EvDPoPProof, JTI: "t1", At: now}},
-		{Dir: probe.Note, Event: &probe.Event{Kind: probe.EvDPoPBound, Token: label, JKT: jkt}},
-		{Dir: probe.Recv, Channel: probe.ChanPOST, Method: "POST", Path: "/mcp", Header: map[string]string{"Host": dpopHost, "Authorization": "DPoP " + label, "Dpop": dpopProof(t, key, claims)},
-			Creds: []probe.Credential{{In: probe.InHeader, Name: "Authorization", Kind: probe.SecretAccessToken, Label: label, ATH: probe.ATH("tok")}},
+	recs := []record.Record{
+		{Dir: record.Recv, Channel: probe.ChanOAuth, Method: "POST", Path: "/token", Header: map[string]string{"Host": dpopHost, "Dpop": tokProof, "Content-Type": "application/x-www-form-urlencoded"}, Body: "grant_type=authorization_code"},
+		{Dir: record.Note, Event: &record.Event{Kind: record.EvDPoPProof, JTI: "t1", At: now}},
+		{Dir: record.Note, Event: &record.Event{Kind: record.EvDPoPBound, Token: label, JKT: jkt}},
+		{Dir: record.Recv, Channel: record.ChanPOST, Method: "POST", Path: "/mcp", Header: map[string]string{"Host": dpopHost, "Authorization": "DPoP " + label, "Dpop": dpopProof(t, key, claims)},
+			Creds: []record.Credential{{In: record.InHeader, Name: "Authorization", Kind: record.SecretAccessToken, Label: label, ATH: probe.ATH("tok")}},
 			Body:  `{"jsonrpc":"2.0","id":1,"method":"ping"}`},
-		{Dir: probe.Note, Event: &probe.Event{Kind: probe.EvDPoPProof, JTI: fmt.Sprint(claims["jti"]), At: now}},
+		{Dir: record.Note, Event: &record.Event{Kind: record.EvDPoPProof, JTI: fmt.Sprint(claims["jti"]), At: now}},
 	}
 	recs = append(recs, after...)
 	for i := range recs {
@@ -73,7 +74,7 @@ func dpopRun(t *testing.T, key *ecdsa.PrivateKey, resource func(claims map[strin
 func TestDPoPResourceProof(t *testing.T) {
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	other, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	judge := func(recs []probe.Record) Finding {
+	judge := func(recs []record.Record) Finding {
 		return judgeDPoPResourceProof(NewView(probe.AuthDPoP, "2025-11-25", "http", "2025-11-25", recs, nil))
 	}
 	if f := judge(dpopRun(t, key, nil)); f.Outcome != Pass {
@@ -111,26 +112,26 @@ func TestDPoPResourceProof(t *testing.T) {
 // client's fault never reaches (its token request is refused first).
 func TestDPoPResourceNonce(t *testing.T) {
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	demand := probe.Record{Dir: probe.Note, Event: &probe.Event{Kind: probe.EvDPoPNonce, Server: probe.DPoPResourceServer, Nonce: "rs-1"}}
-	retry := func(nonce string) probe.Record {
+	demand := record.Record{Dir: record.Note, Event: &record.Event{Kind: record.EvDPoPNonce, Server: record.DPoPResourceServer, Nonce: "rs-1"}}
+	retry := func(nonce string) record.Record {
 		c := map[string]any{"jti": "r2-" + nonce, "htm": "POST", "htu": "http://" + dpopHost + "/mcp", "iat": time.Now().Unix(), "ath": probe.ATH("tok")}
 		if nonce != "" {
 			c["nonce"] = nonce
 		}
-		return probe.Record{Dir: probe.Recv, Channel: probe.ChanPOST, Method: "POST", Path: "/mcp", Header: map[string]string{"Host": dpopHost, "Authorization": "DPoP x", "Dpop": dpopProof(t, key, c)}}
+		return record.Record{Dir: record.Recv, Channel: record.ChanPOST, Method: "POST", Path: "/mcp", Header: map[string]string{"Host": dpopHost, "Authorization": "DPoP x", "Dpop": dpopProof(t, key, c)}}
 	}
-	judge := func(recs []probe.Record) Finding {
+	judge := func(recs []record.Record) Finding {
 		return judgeDPoPNonce(NewView(probe.AuthDPoPNonce, "2025-11-25", "http", "2025-11-25", recs, nil))
 	}
 	for name, tc := range map[string]struct {
-		after []probe.Record
+		after []record.Record
 		want  Outcome
 	}{
-		"used":          {[]probe.Record{demand, retry("rs-1")}, Pass},
-		"ignored":       {[]probe.Record{demand, retry("")}, Violation},
-		"later wrong":   {[]probe.Record{demand, retry("rs-1"), retry("rs-0")}, Violation},
-		"not retried":   {[]probe.Record{demand}, Untestable},
-		"superseded":    {[]probe.Record{demand, retry("rs-1"), {Dir: probe.Note, Event: &probe.Event{Kind: probe.EvDPoPNonce, Server: probe.DPoPResourceServer, Nonce: "rs-2"}}, retry("rs-2")}, Pass},
+		"used":          {[]record.Record{demand, retry("rs-1")}, Pass},
+		"ignored":       {[]record.Record{demand, retry("")}, Violation},
+		"later wrong":   {[]record.Record{demand, retry("rs-1"), retry("rs-0")}, Violation},
+		"not retried":   {[]record.Record{demand}, Untestable},
+		"superseded":    {[]record.Record{demand, retry("rs-1"), {Dir: record.Note, Event: &record.Event{Kind: record.EvDPoPNonce, Server: record.DPoPResourceServer, Nonce: "rs-2"}}, retry("rs-2")}, Pass},
 		"none demanded": {nil, Untestable},
 	} {
 		if f := judge(dpopRun(t, key, nil, tc.after...)); f.Outcome != tc.want {
@@ -147,7 +148,7 @@ func TestDPoPResourceNonce(t *testing.T) {
 func TestDPoPTokenProofAndGate(t *testing.T) {
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	check, _ := Lookup("AUTH-CLIENT-DPOP-TOKEN-PROOF")
-	view := func(recs []probe.Record) *View {
+	view := func(recs []record.Record) *View {
 		return NewView(probe.AuthDPoP, "2025-11-25", "http", "2025-11-25", recs, nil)
 	}
 	if f := check.Side.Judge(view(dpopRun(t, key, nil))); f.Outcome != Pass {

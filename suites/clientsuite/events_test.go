@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-// The checks read what the probe did from its typed events (probe.Event) and what a request's
-// credentials were from probe.Credential: a check that parsed a note's words or a redaction
+// The checks read what the probe did from its typed events (record.Event) and what a request's
+// credentials were from record.Credential: a check that parsed a note's words or a redaction
 // label would break silently when the probe rewords them.
 func TestChecksParseNoProse(t *testing.T) {
 	forbidden := regexp.MustCompile(`strings\.\w+\([^)]*\.Body\b|<redacted:`)

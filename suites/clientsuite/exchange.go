@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
 // Helpers of the client checks of several pages: the sets of scenarios they judge, and the
@@ -45,7 +46,7 @@ func clip(s string) string {
 func (v *View) requests(channel string) []int {
 	var out []int
 	for i, r := range v.Records {
-		if r.Dir == probe.Recv && r.Channel == channel {
+		if r.Dir == record.Recv && r.Channel == channel {
 			out = append(out, i)
 		}
 	}
@@ -64,6 +65,6 @@ func accepts(accept, media string) bool {
 }
 
 // isInitialize reports whether an HTTP request's body holds an initialize request.
-func isInitialize(r probe.Record) bool {
+func isInitialize(r record.Record) bool {
 	return slices.ContainsFunc(parseMsgs([]byte(r.Body)), func(m Msg) bool { return m.Method == "initialize" && m.IsRequest() })
 }

@@ -1,6 +1,7 @@
 package clientsuite
 
 import (
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/suites/catalog"
 	"strings"
 
@@ -75,7 +76,7 @@ func (v *View) emaUnused() (Finding, bool) {
 }
 
 // eventAfter is the first probe event of kind k after index at, nil if none.
-func (v *View) eventAfter(at int, k probe.EventKind) *probe.Record {
+func (v *View) eventAfter(at int, k record.EventKind) *record.Record {
 	for i := at + 1; i < len(v.Records); i++ {
 		if v.Records[i].Is(k) {
 			return &v.Records[i]
@@ -99,7 +100,7 @@ func judgeEMATokenExchange(v *View) Finding {
 				return violated("%s: the token exchange request (record %d) has %s %q, want %s", v.Scenario, v.seq(e.at), p[0], got, p[1])
 			}
 		}
-		if r := v.eventAfter(e.at, probe.EvExchangeSubject); r == nil || r.Event.JWT != probe.CtxIDToken {
+		if r := v.eventAfter(e.at, record.EvExchangeSubject); r == nil || r.Event.JWT != probe.CtxIDToken {
 			what := "unseen"
 			if r != nil {
 				what = r.Body
@@ -147,7 +148,7 @@ func judgeEMAJWTBearer(v *View) Finding {
 	}
 	toks := v.asTokenReqs()
 	if len(toks) == 0 {
-		if r := v.eventAfter(begun[0].at, probe.EvTokenExchange); r != nil && !r.Event.Verified {
+		if r := v.eventAfter(begun[0].at, record.EvTokenExchange); r != nil && !r.Event.Verified {
 			return untestable("%s: the IdP refused the client's token exchange, so it had no ID-JAG to present", v.Scenario)
 		}
 		return violated("%s: the client obtained an ID-JAG and never presented it to the authorization server's token endpoint", v.Scenario)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpspec/mcpspec/fixtures/refclient"
 	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
 // The JWT bearer extensions on the wire, in process: the reference client runs against the
@@ -103,11 +104,11 @@ func TestJWTBearerExtensionsInProcess(t *testing.T) {
 // A client that does not use the extensions (it runs the authorization code flow, as a client
 // with a user does) is not judged by them: na, as a server that does not declare an extension.
 func TestJWTBearerExtensionsNotUsed(t *testing.T) {
-	recs := []probe.Record{
-		{Seq: 1, Dir: probe.Recv, Channel: probe.ChanPOST, Path: probe.Path, Header: map[string]string{"Host": "127.0.0.1:1"}, Body: `{"jsonrpc":"2.0","id":1,"method":"initialize"}`},
-		{Seq: 2, Dir: probe.Note, Event: &probe.Event{Kind: probe.EvChallenge, Status: 401, Challenge: "Bearer"}},
-		{Seq: 3, Dir: probe.Recv, Channel: probe.ChanOAuth, Method: "GET", Path: "/authorize", Query: "response_type=code&client_id=x"},
-		{Seq: 4, Dir: probe.Recv, Channel: probe.ChanOAuth, Method: "POST", Path: "/token", Header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, Body: "grant_type=authorization_code&code=c"},
+	recs := []record.Record{
+		{Seq: 1, Dir: record.Recv, Channel: record.ChanPOST, Path: probe.Path, Header: map[string]string{"Host": "127.0.0.1:1"}, Body: `{"jsonrpc":"2.0","id":1,"method":"initialize"}`},
+		{Seq: 2, Dir: record.Note, Event: &record.Event{Kind: record.EvChallenge, Status: 401, Challenge: "Bearer"}},
+		{Seq: 3, Dir: record.Recv, Channel: probe.ChanOAuth, Method: "GET", Path: "/authorize", Query: "response_type=code&client_id=x"},
+		{Seq: 4, Dir: record.Recv, Channel: probe.ChanOAuth, Method: "POST", Path: "/token", Header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, Body: "grant_type=authorization_code&code=c"},
 	}
 	for scenario, ids := range map[string][]string{
 		probe.AuthWIFJWTBearer:      {"WIF-CLIENT-GRANT", "WIF-CLIENT-ASSERTION", "WIF-CLIENT-RESOURCE"},

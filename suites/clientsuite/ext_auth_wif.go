@@ -2,6 +2,7 @@ package clientsuite
 
 import (
 	"fmt"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/suites/catalog"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
@@ -49,10 +50,10 @@ func (v *View) jwtBearerReqs() []oauthReq {
 }
 
 // jwtBearerVerdict is what the authorization server made of the jwt-bearer token request at
-// index at (its probe.EvJWTBearer, nil if none), and the probe's words on it.
-func (v *View) jwtBearerVerdict(at int) (*probe.Event, string) {
+// index at (its record.EvJWTBearer, nil if none), and the probe's words on it.
+func (v *View) jwtBearerVerdict(at int) (*record.Event, string) {
 	for _, r := range v.Records[at+1:] {
-		if r.Is(probe.EvJWTBearer) {
+		if r.Is(record.EvJWTBearer) {
 			return r.Event, r.Body
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/suites/catalog"
 )
 
@@ -59,7 +60,7 @@ type taskX struct {
 func (v *View) tasksX() []taskX {
 	var out []taskX
 	for i, r := range v.Records {
-		if r.Is(probe.EvTaskCreated) {
+		if r.Is(record.EvTaskCreated) {
 			out = append(out, taskX{rec: i, id: r.Event.TaskID, request: r.Event.RequestID, tool: v.calledTool(r.Event.RequestID)})
 		}
 	}
@@ -145,7 +146,7 @@ func judgeTaskXPollInterval(v *View) Finding {
 	}
 	polls := 0
 	for _, r := range v.Records {
-		if !r.Is(probe.EvTaskPolled) {
+		if !r.Is(record.EvTaskPolled) {
 			continue
 		}
 		polls++
@@ -184,7 +185,7 @@ func judgeTaskXPollTerminal(v *View) Finding {
 		}
 		last, lastSeq := "working", v.Records[t.rec].Seq
 		for _, r := range v.Records {
-			if r.Is(probe.EvTaskPolled) && r.Event.TaskID == t.id {
+			if r.Is(record.EvTaskPolled) && r.Event.TaskID == t.id {
 				last, lastSeq = r.Event.TaskStatus, r.Seq
 			}
 		}
@@ -205,7 +206,7 @@ func judgeTaskXUpdate(v *View) Finding {
 	asked := map[string][]string{} // task → keys asked
 	askedAt := map[string]int{}
 	for _, r := range v.Records {
-		if r.Is(probe.EvTaskPolled) && len(r.Event.Keys) > 0 {
+		if r.Is(record.EvTaskPolled) && len(r.Event.Keys) > 0 {
 			if _, ok := askedAt[r.Event.TaskID]; !ok {
 				askedAt[r.Event.TaskID] = r.Seq
 			}
@@ -213,7 +214,7 @@ func judgeTaskXUpdate(v *View) Finding {
 		}
 	}
 	for _, r := range v.Records {
-		if !r.Is(probe.EvTaskUpdated) {
+		if !r.Is(record.EvTaskUpdated) {
 			continue
 		}
 		for _, k := range r.Event.Keys {
@@ -231,7 +232,7 @@ func judgeTaskXUpdate(v *View) Finding {
 	for id, keys := range asked {
 		var got []string
 		for _, r := range v.Records {
-			if r.Is(probe.EvTaskUpdated) && r.Event.TaskID == id {
+			if r.Is(record.EvTaskUpdated) && r.Event.TaskID == id {
 				got = append(got, r.Event.Keys...)
 			}
 		}

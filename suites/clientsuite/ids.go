@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/wire"
 )
 
@@ -123,20 +124,20 @@ func (v *View) walk(visit func(m Msg, inFlight []Msg) *Finding, reset func()) (i
 	}
 	for i, r := range v.Records {
 		switch {
-		case r.Is(probe.EvSessionExpired):
+		case r.Is(record.EvSessionExpired):
 			fl.inFlight = nil // the session's requests are over: the request that met it got 404
-		case r.Is(probe.EvRelaunch):
+		case r.Is(record.EvRelaunch):
 			fl.inFlight = nil
 			if reset != nil {
 				reset()
 			}
-		case r.Dir == probe.Send:
+		case r.Dir == record.Send:
 			for _, m := range parseMsgs([]byte(r.Body)) {
 				if m.IsResponse() {
 					fl.end(string(m.ID))
 				}
 			}
-		case r.Dir == probe.Recv:
+		case r.Dir == record.Recv:
 			for _, m := range byRec[i] {
 				switch {
 				case m.Method == "notifications/cancelled":
@@ -174,7 +175,7 @@ func (fl *flight) end(id string) {
 // answered reports whether the probe answered request m (sent in record at) later.
 func (v *View) answered(m Msg, at int) bool {
 	for _, r := range v.Records[at+1:] {
-		if r.Dir != probe.Send {
+		if r.Dir != record.Send {
 			continue
 		}
 		for _, resp := range parseMsgs([]byte(r.Body)) {

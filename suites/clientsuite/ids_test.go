@@ -6,11 +6,12 @@ import (
 	"testing"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/schema"
 )
 
-func stdout(seq int, body string) probe.Record {
-	return probe.Record{Seq: seq, Dir: probe.Send, Channel: probe.ChanStdout, Body: body}
+func stdout(seq int, body string) record.Record {
+	return record.Record{Seq: seq, Dir: record.Send, Channel: record.ChanStdout, Body: body}
 }
 
 // call is a stateless tools/call with id and progress token (token "" for none).
@@ -33,23 +34,23 @@ func TestIDUniqueAndTokenInFlight(t *testing.T) {
 	for _, tc := range []struct {
 		name           string
 		revision       string
-		recs           []probe.Record
+		recs           []record.Record
 		wantID, wantPT Outcome
 	}{
 		{"reused after the answer", "2026-07-28",
-			[]probe.Record{stdin(1, call("1", `"t"`)), stdout(2, answer("1")), stdin(3, call("1", `"t"`))}, Pass, Pass},
+			[]record.Record{stdin(1, call("1", `"t"`)), stdout(2, answer("1")), stdin(3, call("1", `"t"`))}, Pass, Pass},
 		{"reused after the cancellation", "2026-07-28",
-			[]probe.Record{stdin(1, call("1", `"t"`)), stdin(2, cancelled), stdin(3, call("1", `"t"`))}, Pass, Pass},
+			[]record.Record{stdin(1, call("1", `"t"`)), stdin(2, cancelled), stdin(3, call("1", `"t"`))}, Pass, Pass},
 		{"reused in flight", "2026-07-28",
-			[]probe.Record{stdin(1, call("1", `"t"`)), stdin(2, call("1", `"u"`))}, Violation, Pass},
+			[]record.Record{stdin(1, call("1", `"t"`)), stdin(2, call("1", `"u"`))}, Violation, Pass},
 		{"token reused in flight", "2026-07-28",
-			[]probe.Record{stdin(1, call("1", `"t"`)), stdin(2, call("2", `"t"`))}, Pass, Violation},
+			[]record.Record{stdin(1, call("1", `"t"`)), stdin(2, call("2", `"t"`))}, Pass, Violation},
 		{"1 and \"1\" differ", "2026-07-28",
-			[]probe.Record{stdin(1, call("1", `1`)), stdin(2, call(`"1"`, `"1"`))}, Pass, Pass},
+			[]record.Record{stdin(1, call("1", `1`)), stdin(2, call(`"1"`, `"1"`))}, Pass, Pass},
 		{"reused in flight on a connection since re-established", "2026-07-28",
-			[]probe.Record{stdin(1, call("1", `"t"`)), {Seq: 2, Dir: probe.Note, Event: &probe.Event{Kind: probe.EvRelaunch}}, stdin(3, call("1", `"t"`))}, Pass, Pass},
+			[]record.Record{stdin(1, call("1", `"t"`)), {Seq: 2, Dir: record.Note, Event: &record.Event{Kind: record.EvRelaunch}}, stdin(3, call("1", `"t"`))}, Pass, Pass},
 		{"legacy: reused after the answer", "2025-11-25",
-			[]probe.Record{stdin(1, call("1", `"t"`)), stdout(2, answer("1")), stdin(3, call("1", `"t"`))}, Violation, Pass},
+			[]record.Record{stdin(1, call("1", `"t"`)), stdout(2, answer("1")), stdin(3, call("1", `"t"`))}, Violation, Pass},
 	} {
 		v := NewView(probe.ScenarioTools, tc.revision, "stdio", tc.revision, tc.recs, nil)
 		if f := judgeIDUnique(v); f.Outcome != tc.wantID {
@@ -64,7 +65,7 @@ func TestIDUniqueAndTokenInFlight(t *testing.T) {
 // Over Streamable HTTP at 2026-07-28 a request never answered may have been cancelled by its
 // stream's end, which the probe does not see: it is left out, never counted in flight.
 func TestIDUniqueUnansweredHTTP26(t *testing.T) {
-	v := NewView(probe.ScenarioTools, "2026-07-28", "http", "2026-07-28", []probe.Record{post(1, call("1", `"t"`), nil), post(2, call("1", `"t"`), nil)}, nil)
+	v := NewView(probe.ScenarioTools, "2026-07-28", "http", "2026-07-28", []record.Record{post(1, call("1", `"t"`), nil), post(2, call("1", `"t"`), nil)}, nil)
 	for _, judge := range []func(*View) Finding{judgeIDUnique, judgeTokenUnique} {
 		if f := judge(v); f.Outcome != Pass {
 			t.Errorf("%v %s, want pass", f.Outcome, f.Message)
@@ -80,7 +81,7 @@ func TestBadIDBreaksOneCheck(t *testing.T) {
 		id                string
 		wantType, wantNil Outcome
 	}{{"null", Pass, Violation}, {"1.5", Violation, Pass}, {"true", Violation, Pass}, {"7", Pass, Pass}, {`"a"`, Pass, Pass}, {"2e1", Pass, Pass}} {
-		v := NewView(probe.ScenarioTools, "2026-07-28", "stdio", "2026-07-28", []probe.Record{stdin(1, call(tc.id, ""))}, val)
+		v := NewView(probe.ScenarioTools, "2026-07-28", "stdio", "2026-07-28", []record.Record{stdin(1, call(tc.id, ""))}, val)
 		if f := judgeIDType(v); f.Outcome != tc.wantType {
 			t.Errorf("id %s: MSG-REQ-ID-TYPE %v %s", tc.id, f.Outcome, f.Message)
 		}
@@ -98,18 +99,18 @@ func TestBadIDBreaksOneCheck(t *testing.T) {
 func TestPostBodyAndPerMessage(t *testing.T) {
 	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
 	batch := `[{"jsonrpc":"2.0","method":"notifications/initialized"},` + list + `]`
-	get := probe.Record{Seq: 2, Dir: probe.Recv, Channel: probe.ChanGET, Path: probe.Path, Body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`}
+	get := record.Record{Seq: 2, Dir: record.Recv, Channel: record.ChanGET, Path: probe.Path, Body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`}
 	for _, tc := range []struct {
 		name, revision string
-		recs           []probe.Record
+		recs           []record.Record
 		body, per      Outcome
 	}{
-		{"batch at 2025-03-26", "2025-03-26", []probe.Record{post(1, batch, nil)}, Pass, Pass},
-		{"batch at 2025-06-18", "2025-06-18", []probe.Record{post(1, batch, nil)}, Violation, Pass},
-		{"response at 2025-11-25", "2025-11-25", []probe.Record{post(1, list, nil), post(2, answer("1"), nil)}, Pass, Pass},
-		{"response at 2026-07-28", "2026-07-28", []probe.Record{post(1, call("1", ""), nil), post(2, answer("1"), nil)}, Violation, Pass},
-		{"not JSON", "2025-06-18", []probe.Record{post(1, list, nil), post(2, "hello", nil)}, Violation, Pass},
-		{"a message in a GET", "2025-06-18", []probe.Record{post(1, list, nil), get}, Pass, Violation},
+		{"batch at 2025-03-26", "2025-03-26", []record.Record{post(1, batch, nil)}, Pass, Pass},
+		{"batch at 2025-06-18", "2025-06-18", []record.Record{post(1, batch, nil)}, Violation, Pass},
+		{"response at 2025-11-25", "2025-11-25", []record.Record{post(1, list, nil), post(2, answer("1"), nil)}, Pass, Pass},
+		{"response at 2026-07-28", "2026-07-28", []record.Record{post(1, call("1", ""), nil), post(2, answer("1"), nil)}, Violation, Pass},
+		{"not JSON", "2025-06-18", []record.Record{post(1, list, nil), post(2, "hello", nil)}, Violation, Pass},
+		{"a message in a GET", "2025-06-18", []record.Record{post(1, list, nil), get}, Pass, Violation},
 	} {
 		v := NewView(probe.ScenarioTools, tc.revision, "http", tc.revision, tc.recs, nil)
 		if f := judgePostBody(v); f.Outcome != tc.body {

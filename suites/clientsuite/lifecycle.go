@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/suites/catalog"
 	"slices"
@@ -183,7 +184,7 @@ func (v *View) judgeStreamClose(c cancellation, id string) Finding {
 // record index i.
 func (v *View) exchangedAfter(i int) bool {
 	for _, r := range v.Records[i+1:] {
-		if r.Dir == probe.Recv || r.Dir == probe.Send {
+		if r.Dir == record.Recv || r.Dir == record.Send {
 			return true
 		}
 	}

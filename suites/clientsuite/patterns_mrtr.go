@@ -3,6 +3,7 @@ package clientsuite
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/suites/catalog"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
@@ -35,7 +36,7 @@ type inputCall struct {
 func (v *View) mrtrRound() (state string, original, retry inputCall, f *Finding) {
 	at := -1
 	for i, r := range v.Records {
-		if r.Is(probe.EvInputRequired) {
+		if r.Is(record.EvInputRequired) {
 			at, state = i, r.Event.RequestState
 			break
 		}

@@ -1,6 +1,7 @@
 package clientsuite
 
 import (
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/suites/catalog"
 	"strings"
 
@@ -22,7 +23,7 @@ func init() {
 }
 
 // note is the index of the first probe event of kind k after index from, -1 if none.
-func (v *View) note(k probe.EventKind, from int) int {
+func (v *View) note(k record.EventKind, from int) int {
 	for i := from + 1; i < len(v.Records); i++ {
 		if v.Records[i].Is(k) {
 			return i
@@ -52,19 +53,19 @@ func (v *View) noSubscription() Finding {
 }
 
 func judgeSubResend(v *View) Finding {
-	listen := v.note(probe.EvSubscribed, -1)
+	listen := v.note(record.EvSubscribed, -1)
 	if listen < 0 {
 		return v.noSubscription()
 	}
-	hangup := v.note(probe.EvHangup, listen)
+	hangup := v.note(record.EvHangup, listen)
 	if hangup < 0 {
 		return untestable("the probe never ended the connection: the client did not list the tools again after its subscription's tools/list_changed (the contract)")
 	}
-	relaunch := v.note(probe.EvRelaunch, hangup)
+	relaunch := v.note(record.EvRelaunch, hangup)
 	if relaunch < 0 {
 		return na("the client did not re-establish the connection after the probe ended it, so it had no subscription to re-establish (the contract asks it to relaunch the server once)")
 	}
-	if again := v.note(probe.EvSubscribed, relaunch); again >= 0 {
+	if again := v.note(record.EvSubscribed, relaunch); again >= 0 {
 		return passed("after the probe ended the connection and was launched again, the client re-sent subscriptions/listen (%s)", v.Records[again].Body)
 	}
 	var sent []string

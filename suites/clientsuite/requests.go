@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
 // Helpers of the checks of the client chapters (client_roots.go, client_sampling.go,
@@ -71,7 +72,7 @@ func metaCapabilities(m Msg) (map[string]json.RawMessage, bool) {
 func (v *View) asked(id string) bool {
 	want, _ := json.Marshal(id)
 	for _, r := range v.Records {
-		if r.Dir != probe.Send || !bytes.Contains([]byte(r.Body), want) {
+		if r.Dir != record.Send || !bytes.Contains([]byte(r.Body), want) {
 			continue
 		}
 		for _, m := range parseMsgs([]byte(r.Body)) {
@@ -121,14 +122,14 @@ func (v *View) exchange(q srvRequest) (Msg, *Finding) {
 }
 
 // waitedOut finds the probe's note that it waited its AnswerWait for the answer to q in vain.
-func (v *View) waitedOut(q srvRequest) (probe.Record, bool) {
+func (v *View) waitedOut(q srvRequest) (record.Record, bool) {
 	id, _ := json.Marshal(q.id)
 	for _, r := range v.Records {
-		if r.Is(probe.EvUnanswered) && r.Event.Method == q.method && r.Event.RequestID == string(id) {
+		if r.Is(record.EvUnanswered) && r.Event.Method == q.method && r.Event.RequestID == string(id) {
 			return r, true
 		}
 	}
-	return probe.Record{}, false
+	return record.Record{}, false
 }
 
 // unansweredElsewhere is the finding of a check that leaves an unanswered request to the one

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/schema"
 )
 
@@ -17,21 +18,25 @@ func TestUnansweredRequest(t *testing.T) {
 	initReq := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{}},"clientInfo":{"name":"c","version":"1"}}}`
 	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"probe_roots","arguments":{}}}`
 	ask := `{"jsonrpc":"2.0","id":"` + probe.RootsID + `","method":"roots/list"}`
-	recv := func(b string) probe.Record { return probe.Record{Dir: probe.Recv, Channel: probe.ChanStdin, Body: b} }
-	send := func(b string) probe.Record { return probe.Record{Dir: probe.Send, Channel: probe.ChanStdout, Body: b} }
-	note := probe.Record{Dir: probe.Note, Body: "no answer to the probe's roots/list (id " + probe.RootsID + ") within 10s",
-		Event: &probe.Event{Kind: probe.EvUnanswered, Method: "roots/list", RequestID: `"` + probe.RootsID + `"`}}
+	recv := func(b string) record.Record {
+		return record.Record{Dir: record.Recv, Channel: record.ChanStdin, Body: b}
+	}
+	send := func(b string) record.Record {
+		return record.Record{Dir: record.Send, Channel: record.ChanStdout, Body: b}
+	}
+	note := record.Record{Dir: record.Note, Body: "no answer to the probe's roots/list (id " + probe.RootsID + ") within 10s",
+		Event: &record.Event{Kind: record.EvUnanswered, Method: "roots/list", RequestID: `"` + probe.RootsID + `"`}}
 	undeclared := strings.Replace(initReq, `{"roots":{}}`, `{}`, 1)
 	cases := []struct {
 		name string
-		recs []probe.Record
+		recs []record.Record
 		want map[string]Outcome
 	}{
-		{"waited out", []probe.Record{recv(initReq), send("{}"), recv(call), send(ask), note},
+		{"waited out", []record.Record{recv(initReq), send("{}"), recv(call), send(ask), note},
 			map[string]Outcome{"cap": Untestable, "result": Violation, "file-uri": Untestable}},
-		{"waited out, undeclared", []probe.Record{recv(undeclared), send("{}"), recv(call), send(ask), note},
+		{"waited out, undeclared", []record.Record{recv(undeclared), send("{}"), recv(call), send(ask), note},
 			map[string]Outcome{"cap": Violation, "result": Untestable, "file-uri": Untestable}},
-		{"left first", []probe.Record{recv(initReq), send("{}"), recv(call), send(ask)},
+		{"left first", []record.Record{recv(initReq), send("{}"), recv(call), send(ask)},
 			map[string]Outcome{"cap": Untestable, "result": Untestable, "file-uri": Untestable}},
 	}
 	val := schema.New()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
 // Tool schemas as a client holds them (basic/index § JSON Schema Usage), judged on the official
@@ -16,7 +17,7 @@ import (
 
 func judgeRefNoDeref(v *View) Finding {
 	for _, r := range v.Records {
-		if r.Dir == probe.Recv && r.Channel == probe.ChanCanary {
+		if r.Dir == record.Recv && r.Channel == probe.ChanCanary {
 			return violated("the client fetched the $ref URL %s of %s's input schema: %s %s (record %d)", probe.CanaryPath, probe.ToolLookupUser, r.Method, r.Path, r.Seq)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/suites/catalog"
 	"slices"
@@ -31,11 +32,11 @@ func init() {
 func (v *View) cursorNotes() (issued, unknown []string, last bool) {
 	for _, r := range v.Records {
 		switch {
-		case r.Is(probe.EvCursorIssued):
+		case r.Is(record.EvCursorIssued):
 			issued = append(issued, r.Event.Cursor)
-		case r.Is(probe.EvUnknownCursor):
+		case r.Is(record.EvUnknownCursor):
 			unknown = append(unknown, fmt.Sprintf("%q; answered with page %d", r.Event.Cursor, r.Event.Page))
-		case r.Is(probe.EvLastPage):
+		case r.Is(record.EvLastPage):
 			last = true
 		}
 	}
@@ -122,7 +123,7 @@ func init() {
 }
 
 func judgeEmptyCursor(v *View) Finding {
-	at := slices.IndexFunc(v.Records, func(r probe.Record) bool { return r.Is(probe.EvEmptyCursor) })
+	at := slices.IndexFunc(v.Records, func(r record.Record) bool { return r.Is(record.EvEmptyCursor) })
 	if at < 0 {
 		if !slices.ContainsFunc(v.Msgs, func(m Msg) bool { return m.IsRequest() && m.Method == "tools/list" }) {
 			return untestable("the client never listed the tools, so the probe sent no nextCursor \"\"")

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/schema"
 )
 
@@ -17,13 +18,13 @@ func TestSkillNoPrefetch(t *testing.T) {
 	list := `{"jsonrpc":"2.0","id":1,"method":"skills/list","params":{` + meta + `}}`
 	for _, tc := range []struct {
 		name string
-		recs []probe.Record
+		recs []record.Record
 		want Outcome
 	}{
 		{"nothing past discovery", nil, Untestable},
-		{"listing only", []probe.Record{post(1, list, nil)}, Pass},
-		{"a SKILL.md", []probe.Record{post(1, list, nil), post(2, read("2", "skill://probe-beta/SKILL.md"), nil)}, Violation},
-		{"a supporting file", []probe.Record{post(1, list, nil), post(2, read("2", "skill://probe-alpha/notes.md"), nil)}, Violation},
+		{"listing only", []record.Record{post(1, list, nil)}, Pass},
+		{"a SKILL.md", []record.Record{post(1, list, nil), post(2, read("2", "skill://probe-beta/SKILL.md"), nil)}, Violation},
+		{"a supporting file", []record.Record{post(1, list, nil), post(2, read("2", "skill://probe-alpha/notes.md"), nil)}, Violation},
 	} {
 		v := NewView(probe.ScenarioSkills, "2026-07-28", "http", "2026-07-28", tc.recs, schema.New())
 		f := judgeSkillNoPrefetch(v)

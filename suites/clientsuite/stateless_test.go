@@ -5,11 +5,12 @@ import (
 	"testing"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/schema"
 )
 
-func post(seq int, body string, header map[string]string) probe.Record {
-	return probe.Record{Seq: seq, Dir: probe.Recv, Channel: probe.ChanPOST, Path: probe.Path, Header: header, Body: body}
+func post(seq int, body string, header map[string]string) record.Record {
+	return record.Record{Seq: seq, Dir: record.Recv, Channel: record.ChanPOST, Path: probe.Path, Header: header, Body: body}
 }
 
 const statelessCall = `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"probe_echo","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
@@ -18,7 +19,7 @@ const statelessCall = `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"
 // leaves: the checks of that revision are na with the reason, not failures.
 func TestStatelessChecksNAForLegacyClient(t *testing.T) {
 	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
-	v := NewView(probe.ScenarioTools, "2026-07-28", "http", "2026-07-28", []probe.Record{post(1, initialize, nil)}, schema.New())
+	v := NewView(probe.ScenarioTools, "2026-07-28", "http", "2026-07-28", []record.Record{post(1, initialize, nil)}, schema.New())
 	for _, id := range []string{"HTTP26-META-HEADERS-CLIENT", "MSG-JSONRPC", "HTTP-POST-ACCEPT"} {
 		c, _ := Lookup(id)
 		if f := c.Side.Judge(v); f.Outcome != NotApplicable || !strings.Contains(f.Message, "does not speak 2026-07-28") {
@@ -46,7 +47,7 @@ func TestMetaHeaders(t *testing.T) {
 		for k, v := range tc.change {
 			h[k] = v
 		}
-		v := NewView(probe.ScenarioTools, "2026-07-28", "http", "2026-07-28", []probe.Record{post(1, statelessCall, h)}, nil)
+		v := NewView(probe.ScenarioTools, "2026-07-28", "http", "2026-07-28", []record.Record{post(1, statelessCall, h)}, nil)
 		if f := judgeMetaHeaders(v); f.Outcome != tc.want {
 			t.Errorf("%s: %v %s, want %v", tc.name, f.Outcome, f.Message, tc.want)
 		}

@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/schema"
 )
 
 const statelessMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 
-func callOf(seq int, tool, args string) probe.Record {
+func callOf(seq int, tool, args string) record.Record {
 	return post(seq, `{"jsonrpc":"2.0","id":`+itoa(seq)+`,"method":"tools/call","params":{"name":"`+tool+`","arguments":`+args+`,`+statelessMeta+`}}`, nil)
 }
 
@@ -22,12 +23,12 @@ var statelessList = post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/list","para
 func TestInvalidToolHeaders(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		recs []probe.Record
+		recs []record.Record
 		want Outcome
 	}{
-		{"the valid tool alone", []probe.Record{statelessList, callOf(2, probe.ToolValidHeader, `{"region":"us-west1"}`)}, Pass},
-		{"an invalid tool too", []probe.Record{statelessList, callOf(2, probe.ToolValidHeader, `{}`), callOf(3, "invalid_items_header", `{}`)}, Violation},
-		{"no call at all", []probe.Record{statelessList}, Untestable},
+		{"the valid tool alone", []record.Record{statelessList, callOf(2, probe.ToolValidHeader, `{"region":"us-west1"}`)}, Pass},
+		{"an invalid tool too", []record.Record{statelessList, callOf(2, probe.ToolValidHeader, `{}`), callOf(3, "invalid_items_header", `{}`)}, Violation},
+		{"no call at all", []record.Record{statelessList}, Untestable},
 	} {
 		v := NewView(probe.ScenarioInvalidToolHeaders, "2026-07-28", "http", "2026-07-28", tc.recs, schema.New())
 		if f := judgeInvalidToolHeaders(v); f.Outcome != tc.want {
@@ -38,14 +39,14 @@ func TestInvalidToolHeaders(t *testing.T) {
 
 // A request to the canary is a dereference, whenever it comes.
 func TestRefNoDeref(t *testing.T) {
-	canary := probe.Record{Seq: 2, Dir: probe.Recv, Channel: probe.ChanCanary, Method: "GET", Path: probe.CanaryPath}
+	canary := record.Record{Seq: 2, Dir: record.Recv, Channel: probe.ChanCanary, Method: "GET", Path: probe.CanaryPath}
 	for _, tc := range []struct {
 		name string
-		recs []probe.Record
+		recs []record.Record
 		want Outcome
 	}{
-		{"listed, not fetched", []probe.Record{statelessList}, Pass},
-		{"fetched", []probe.Record{statelessList, canary}, Violation},
+		{"listed, not fetched", []record.Record{statelessList}, Pass},
+		{"fetched", []record.Record{statelessList, canary}, Violation},
 		{"never listed", nil, Untestable},
 	} {
 		v := NewView(probe.ScenarioRefNoDeref, "2026-07-28", "http", "2026-07-28", tc.recs, schema.New())
@@ -79,7 +80,7 @@ func TestSchemaPreserve(t *testing.T) {
 		{"no $anchor at 2025-11-25: not judged", "2025-11-25", echo(noAnchor), Pass},
 		{"no echo", "2026-07-28", `{}`, Untestable},
 	} {
-		v := NewView(probe.ScenarioSchemaPreservation, tc.rev, "stdio", tc.rev, []probe.Record{statelessList, callOf(2, probe.ToolSchemaEcho, tc.args)}, schema.New())
+		v := NewView(probe.ScenarioSchemaPreservation, tc.rev, "stdio", tc.rev, []record.Record{statelessList, callOf(2, probe.ToolSchemaEcho, tc.args)}, schema.New())
 		if f := judgeSchemaPreserve(v); f.Outcome != tc.want {
 			t.Errorf("%s: %v %s, want %v", tc.name, f.Outcome, f.Message, tc.want)
 		}
@@ -90,20 +91,20 @@ func TestSchemaPreserve(t *testing.T) {
 // reads no supporting file at all shows nothing.
 func TestSkillVerify(t *testing.T) {
 	const declared = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/skills":{}}}}`
-	read := func(seq int, uri string) probe.Record {
+	read := func(seq int, uri string) record.Record {
 		return post(seq, `{"jsonrpc":"2.0","id":`+itoa(seq)+`,"method":"resources/read","params":{"uri":"`+uri+`",`+declared+`}}`, nil)
 	}
 	listSkills := post(1, `{"jsonrpc":"2.0","id":1,"method":"skills/list","params":{`+declared+`}}`, nil)
 	for _, tc := range []struct {
 		name string
-		recs []probe.Record
+		recs []record.Record
 		want Outcome
 	}{
-		{"rejected", []probe.Record{listSkills, read(2, probe.SkillControlURI), read(3, probe.SkillControlSupport), read(4, probe.SkillTamperedURI)}, Pass},
-		{"went on", []probe.Record{listSkills, read(2, probe.SkillTamperedURI), read(3, probe.SkillTamperedSupport)}, Violation},
-		{"never loaded", []probe.Record{listSkills, read(2, probe.SkillControlURI), read(3, probe.SkillControlSupport)}, Untestable},
-		{"no supporting file at all", []probe.Record{listSkills, read(2, probe.SkillTamperedURI)}, Untestable},
-		{"no skills declared", []probe.Record{statelessList}, NotApplicable},
+		{"rejected", []record.Record{listSkills, read(2, probe.SkillControlURI), read(3, probe.SkillControlSupport), read(4, probe.SkillTamperedURI)}, Pass},
+		{"went on", []record.Record{listSkills, read(2, probe.SkillTamperedURI), read(3, probe.SkillTamperedSupport)}, Violation},
+		{"never loaded", []record.Record{listSkills, read(2, probe.SkillControlURI), read(3, probe.SkillControlSupport)}, Untestable},
+		{"no supporting file at all", []record.Record{listSkills, read(2, probe.SkillTamperedURI)}, Untestable},
+		{"no skills declared", []record.Record{statelessList}, NotApplicable},
 	} {
 		v := NewView(probe.ScenarioSkillVerifyDigest, "2026-07-28", "http", "2026-07-28", tc.recs, schema.New())
 		if f := judgeSkillVerify(v); f.Outcome != tc.want {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/suites/catalog"
 	"strconv"
 	"strings"
@@ -27,7 +28,7 @@ func judgeParamHeaders(v *View) Finding {
 	n := 0
 	for _, m := range v.Msgs {
 		r := v.Records[m.Rec]
-		if m.Method != "tools/call" || !m.IsRequest() || r.Channel != probe.ChanPOST {
+		if m.Method != "tools/call" || !m.IsRequest() || r.Channel != record.ChanPOST {
 			continue
 		}
 		var p struct {
@@ -53,7 +54,7 @@ func judgeParamHeaders(v *View) Finding {
 }
 
 // paramHeaderFault says what is wrong with one marked argument's header, "" if nothing.
-func paramHeaderFault(r probe.Record, ph probe.ParamHeader, raw json.RawMessage) string {
+func paramHeaderFault(r record.Record, ph probe.ParamHeader, raw json.RawMessage) string {
 	name := "Mcp-Param-" + ph.Header
 	got, sent := r.HasHeader(name)
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
@@ -154,7 +155,7 @@ func judgeMetaHeaders(v *View) Finding {
 			continue
 		}
 		r := v.Records[m.Rec]
-		if r.Channel != probe.ChanPOST {
+		if r.Channel != record.ChanPOST {
 			continue
 		}
 		n++

@@ -2,6 +2,7 @@ package clientsuite
 
 import (
 	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/suites/catalog"
 )
@@ -19,7 +20,7 @@ func init() {
 func judgeSSEPost(v *View) Finding {
 	endpoint, at := "", -1
 	for i, r := range v.Records {
-		if r.Is(probe.EvEndpoint) {
+		if r.Is(record.EvEndpoint) {
 			endpoint, at = r.Event.URL, i
 			break
 		}
@@ -31,11 +32,11 @@ func judgeSSEPost(v *View) Finding {
 	for i, r := range v.Records {
 		// Only what follows the endpoint event is bound: a client probing for Streamable HTTP
 		// first may POST its initialize to the URL it was given.
-		if i < at || r.Dir != probe.Recv || len(parseMsgs([]byte(r.Body))) == 0 {
+		if i < at || r.Dir != record.Recv || len(parseMsgs([]byte(r.Body))) == 0 {
 			continue
 		}
 		n++
-		if r.Channel != probe.ChanPOST || r.Path != endpoint {
+		if r.Channel != record.ChanPOST || r.Path != endpoint {
 			return violated("the client sent a message by %s to %s (record %d), not by POST to the announced endpoint %s", r.Channel, r.Path, r.Seq, endpoint)
 		}
 	}

@@ -2,6 +2,7 @@ package clientsuite
 
 import (
 	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/suites/catalog"
 )
 
@@ -16,7 +17,7 @@ func init() {
 }
 
 func judgeGetAccept(v *View) Finding {
-	gets := v.requests(probe.ChanGET)
+	gets := v.requests(record.ChanGET)
 	if len(gets) == 0 {
 		return na("the client opened no GET stream (a client may not)")
 	}

@@ -3,9 +3,11 @@ package clientsuite
 import (
 	"fmt"
 	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/suites/catalog"
 	"slices"
 	"strings"
+	"time"
 )
 
 // The client checks of basic/transports (Streamable HTTP, resumability and redelivery).
@@ -24,7 +26,7 @@ func init() {
 // cut finds the probe's note of the stream it closed before the response (ScenarioSSERetry).
 func (v *View) cut() (at int, id string, retryMs int, f *Finding) {
 	for i, r := range v.Records {
-		if r.Is(probe.EvStreamCut) {
+		if r.Is(record.EvStreamCut) {
 			return i, r.Event.EventID, r.Event.RetryMs, nil
 		}
 	}
@@ -44,16 +46,16 @@ func judgeResume(v *View) Finding {
 	// tools/call it sent after the cut (the same one again, most likely).
 	var other []string
 	for _, r := range v.Records[at+1:] {
-		if r.Dir != probe.Recv {
+		if r.Dir != record.Recv {
 			continue
 		}
 		last, has := r.HasHeader("Last-Event-ID")
 		switch {
-		case r.Channel == probe.ChanGET && has && last == id:
+		case r.Channel == record.ChanGET && has && last == id:
 			return passed("the client resumed the stream cut after event id %s with GET and Last-Event-ID %s (record %d)", id, last, r.Seq)
 		case has && !slices.ContainsFunc(other, func(s string) bool { return strings.Contains(s, "Last-Event-ID") }):
 			other = append(other, fmt.Sprintf("a %s with Last-Event-ID %q (record %d)", r.Channel, last, r.Seq))
-		case r.Channel == probe.ChanPOST && !slices.ContainsFunc(other, func(s string) bool { return strings.Contains(s, "tools/call") }):
+		case r.Channel == record.ChanPOST && !slices.ContainsFunc(other, func(s string) bool { return strings.Contains(s, "tools/call") }):
 			for _, m := range parseMsgs([]byte(r.Body)) {
 				if m.Method == "tools/call" {
 					other = append(other, fmt.Sprintf("a tools/call by POST (record %d)", r.Seq))
@@ -78,16 +80,16 @@ func judgeRetryWait(v *View) Finding {
 	}
 	closed := v.Records[at]
 	for _, r := range v.Records[at+1:] {
-		if r.Dir != probe.Recv || r.Channel != probe.ChanGET {
+		if r.Dir != record.Recv || r.Channel != record.ChanGET {
 			continue
 		}
-		waited := r.AtMs - closed.AtMs
-		// Both times are whole milliseconds since the recording began: their difference can
-		// fall short of the true wait by up to one.
-		if waited+1 < int64(retry) {
-			return violated("the client reconnected (GET, record %d) %d ms after the stream closed after event id %s with retry %d ms", r.Seq, waited, id, retry)
+		// The records are stamped as the probe recorded them, not as the bytes crossed the
+		// wire: a millisecond's grace, as the wait is said in whole ones.
+		waited := r.At.Sub(closed.At)
+		if waited+time.Millisecond < time.Duration(retry)*time.Millisecond {
+			return violated("the client reconnected (GET, record %d) %d ms after the stream closed after event id %s with retry %d ms", r.Seq, waited.Milliseconds(), id, retry)
 		}
-		return passed("the client reconnected (GET, record %d) %d ms after the stream closed with retry %d ms", r.Seq, waited, retry)
+		return passed("the client reconnected (GET, record %d) %d ms after the stream closed with retry %d ms", r.Seq, waited.Milliseconds(), retry)
 	}
 	return na("the client did not reconnect after the stream closed, so it had no reconnection to delay")
 }

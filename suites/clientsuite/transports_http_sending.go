@@ -3,6 +3,7 @@ package clientsuite
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/suites/catalog"
 
 	"github.com/mcpspec/mcpspec/harness"
@@ -23,7 +24,7 @@ func init() {
 
 func judgePostBody(v *View) Finding {
 	n := 0
-	for _, i := range v.requests(probe.ChanPOST) {
+	for _, i := range v.requests(record.ChanPOST) {
 		r := v.Records[i]
 		if r.Path != probe.Path {
 			continue // HTTP-POST-PER-MESSAGE's matter
@@ -61,7 +62,7 @@ func init() {
 }
 
 func judgePostAccept(v *View) Finding {
-	posts := v.requests(probe.ChanPOST)
+	posts := v.requests(record.ChanPOST)
 	if len(posts) == 0 {
 		return untestable("the client sent no POST")
 	}
@@ -83,10 +84,10 @@ func judgePostPerMessage(v *View) Finding {
 		return untestable("the client sent no message")
 	}
 	for _, r := range v.Records {
-		if r.Dir == probe.Recv && r.Path != probe.Path && len(parseMsgs([]byte(r.Body))) > 0 {
+		if r.Dir == record.Recv && r.Path != probe.Path && len(parseMsgs([]byte(r.Body))) > 0 {
 			return violated("the client sent a message with %s to %s, not by POST to the MCP endpoint %s", r.Channel, r.Path, probe.Path)
 		}
-		if r.Dir == probe.Recv && r.Channel != probe.ChanPOST && r.Channel != probe.ChanStdin && len(parseMsgs([]byte(r.Body))) > 0 {
+		if r.Dir == record.Recv && r.Channel != record.ChanPOST && r.Channel != record.ChanStdin && len(parseMsgs([]byte(r.Body))) > 0 {
 			return violated("the client sent a message in the body of a %s request, not a POST", r.Channel)
 		}
 	}

@@ -2,6 +2,7 @@ package clientsuite
 
 import (
 	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/suites/catalog"
 )
 
@@ -59,9 +60,9 @@ func judgeSession(v *View) Finding {
 func sessionBefore(v *View, i int) (id string, ended bool) {
 	for _, r := range v.Records[:i] {
 		switch {
-		case r.Is(probe.EvSessionAssigned):
+		case r.Is(record.EvSessionAssigned):
 			id, ended = r.Event.Session, false
-		case r.Is(probe.EvSessionExpired):
+		case r.Is(record.EvSessionExpired):
 			ended = true
 		}
 	}
@@ -72,7 +73,7 @@ func sessionBefore(v *View, i int) (id string, ended bool) {
 // only as the client echoes it, so the probe notes it).
 func sessionAssigned(v *View) string {
 	for _, r := range v.Records {
-		if r.Is(probe.EvSessionAssigned) {
+		if r.Is(record.EvSessionAssigned) {
 			return r.Event.Session
 		}
 	}
@@ -82,7 +83,7 @@ func sessionAssigned(v *View) string {
 func judgeSessionExpired(v *View) Finding {
 	at, old := -1, ""
 	for i, r := range v.Records {
-		if r.Is(probe.EvSessionExpired) {
+		if r.Is(record.EvSessionExpired) {
 			at, old = i, r.Event.Session
 			break
 		}
@@ -95,7 +96,7 @@ func judgeSessionExpired(v *View) Finding {
 	}
 	for _, r := range v.Records[at+1:] {
 		msgs := parseMsgs([]byte(r.Body))
-		if r.Dir != probe.Recv || r.Channel != probe.ChanPOST || len(msgs) == 0 {
+		if r.Dir != record.Recv || r.Channel != record.ChanPOST || len(msgs) == 0 {
 			continue // a GET or DELETE of the old session sends no message
 		}
 		if msgs[0].Method != "initialize" {

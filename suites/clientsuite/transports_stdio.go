@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/suites/catalog"
 )
@@ -33,7 +34,7 @@ func init() {
 func judgeStdin(v *View) Finding {
 	n := 0
 	for _, r := range v.Records {
-		if r.Dir != probe.Recv || r.Channel != probe.ChanStdin {
+		if r.Dir != record.Recv || r.Channel != record.ChanStdin {
 			continue
 		}
 		n++
@@ -115,14 +116,14 @@ func judgeStdioCancel(v *View) Finding {
 }
 
 func judgeSubCorrelate(v *View) Finding {
-	listen := v.note(probe.EvSubscribed, -1)
+	listen := v.note(record.EvSubscribed, -1)
 	if listen < 0 {
 		return v.noSubscription()
 	}
-	foreign := v.note(probe.EvForeignChange, listen-1)
-	own := v.note(probe.EvOwnChange, listen)
+	foreign := v.note(record.EvForeignChange, listen-1)
+	own := v.note(record.EvOwnChange, listen)
 	// Up to the relaunch, if any: the second connection sends no foreign notification.
-	end := v.note(probe.EvRelaunch, listen)
+	end := v.note(record.EvRelaunch, listen)
 	if foreign < 0 {
 		return untestable("the probe sent no notification of another subscription")
 	}

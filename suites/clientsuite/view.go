@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
 	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
 // View is one scenario run as the checks read it: the probe's records, and the messages the
@@ -15,7 +16,7 @@ type View struct {
 	Revision  string // the revision the run is at
 	Transport string
 	Offered   string // the protocol version the probe answered initialize with
-	Records   []probe.Record
+	Records   []record.Record
 	Msgs      []Msg // every message the client sent, in the order the probe read them
 	// InitAnswered is the index in Records of the probe's answer to initialize, -1 if none.
 	InitAnswered int
@@ -44,12 +45,12 @@ func (m Msg) IsNotification() bool { return m.Method != "" && m.ID == nil }
 func (m Msg) IsResponse() bool     { return m.Method == "" && m.ID != nil }
 
 // NewView reads the records of one run.
-func NewView(scenario, revision, transport, offered string, recs []probe.Record, val Validator) *View {
+func NewView(scenario, revision, transport, offered string, recs []record.Record, val Validator) *View {
 	v := &View{Scenario: scenario, Revision: revision, Transport: transport, Offered: offered, Records: recs, InitAnswered: -1, Validator: val}
 	initID := json.RawMessage(nil)
 	for i, r := range recs {
 		switch {
-		case r.Dir == probe.Recv && (r.Channel == probe.ChanStdin || r.Channel == probe.ChanPOST):
+		case r.Dir == record.Recv && (r.Channel == record.ChanStdin || r.Channel == record.ChanPOST):
 			for _, m := range parseMsgs([]byte(r.Body)) {
 				m.Rec = i
 				if m.Method == "initialize" && initID == nil {
@@ -57,7 +58,7 @@ func NewView(scenario, revision, transport, offered string, recs []probe.Record,
 				}
 				v.Msgs = append(v.Msgs, m)
 			}
-		case r.Dir == probe.Send && initID != nil && v.InitAnswered < 0:
+		case r.Dir == record.Send && initID != nil && v.InitAnswered < 0:
 			for _, m := range parseMsgs([]byte(r.Body)) {
 				if m.IsResponse() && bytes.Equal(m.ID, initID) {
 					v.InitAnswered = i
@@ -124,7 +125,7 @@ func (v *View) RequestsAfter() []int {
 	answered := v.Records[v.InitAnswered].Seq
 	var out []int
 	for i, r := range v.Records {
-		if i > v.InitAnswered && r.Dir == probe.Recv && r.Channel != probe.ChanStdin && (r.Arrived == 0 || r.Arrived > answered) {
+		if i > v.InitAnswered && r.Dir == record.Recv && r.Channel != record.ChanStdin && (r.Arrived == 0 || r.Arrived > answered) {
 			out = append(out, i)
 		}
 	}
@@ -142,7 +143,7 @@ func (v *View) notProceeded() Finding {
 // sentPing reports whether the probe pinged the client.
 func (v *View) sentPing() bool {
 	for _, r := range v.Records {
-		if r.Dir == probe.Send && bytes.Contains([]byte(r.Body), []byte(`"`+probe.PingID+`"`)) {
+		if r.Dir == record.Send && bytes.Contains([]byte(r.Body), []byte(`"`+probe.PingID+`"`)) {
 			for _, m := range parseMsgs([]byte(r.Body)) {
 				if m.Method == "ping" {
 					return true

@@ -5,10 +5,11 @@ import (
 	"testing"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
-func stdin(seq int, body string) probe.Record {
-	return probe.Record{Seq: seq, Dir: probe.Recv, Channel: probe.ChanStdin, Body: body}
+func stdin(seq int, body string) record.Record {
+	return record.Record{Seq: seq, Dir: record.Recv, Channel: record.ChanStdin, Body: body}
 }
 
 // At 2026-07-28 there is no initialize: a client declares its capabilities in each request's
@@ -30,7 +31,7 @@ func TestDeclaredReadsMetaCapabilities(t *testing.T) {
 			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{}},"clientInfo":{"name":"c","version":"1"}}}`,
 			withMeta(2, `{"sampling":{}}`)}, map[string]bool{"roots": true, "sampling": false}},
 	} {
-		var recs []probe.Record
+		var recs []record.Record
 		for i, b := range tc.bodies {
 			recs = append(recs, stdin(i+1, b))
 		}
@@ -45,10 +46,10 @@ func TestDeclaredReadsMetaCapabilities(t *testing.T) {
 
 func TestPreInitAndBatchedInit(t *testing.T) {
 	initialize := `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
-	answer := probe.Record{Seq: 3, Dir: probe.Send, Channel: probe.ChanStdout, Body: `{"jsonrpc":"2.0","id":2,"result":{}}`}
+	answer := record.Record{Seq: 3, Dir: record.Send, Channel: record.ChanStdout, Body: `{"jsonrpc":"2.0","id":2,"result":{}}`}
 	discover := `{"jsonrpc":"2.0","id":1,"method":"server/discover"}`
 	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
-	view := func(recs ...probe.Record) *View {
+	view := func(recs ...record.Record) *View {
 		return NewView(probe.ScenarioTools, "2025-03-26", "stdio", "2025-03-26", recs, nil)
 	}
 	for _, tc := range []struct {
@@ -97,14 +98,14 @@ func TestParamHeaders(t *testing.T) {
 			h[k] = v
 		}
 		delete(h, tc.drop)
-		v := NewView(probe.ScenarioTools, "2026-07-28", "http", "2026-07-28", []probe.Record{post(1, call, h)}, nil)
+		v := NewView(probe.ScenarioTools, "2026-07-28", "http", "2026-07-28", []record.Record{post(1, call, h)}, nil)
 		if f := judgeParamHeaders(v); f.Outcome != tc.want {
 			t.Errorf("%s: %v %s, want %v", tc.name, f.Outcome, f.Message, tc.want)
 		}
 	}
 	// A null argument must not be mirrored.
 	null := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"probe_headers","arguments":{"region":null}}}`
-	v := NewView(probe.ScenarioTools, "2026-07-28", "http", "2026-07-28", []probe.Record{post(1, null, map[string]string{"Mcp-Param-Region": "x"})}, nil)
+	v := NewView(probe.ScenarioTools, "2026-07-28", "http", "2026-07-28", []record.Record{post(1, null, map[string]string{"Mcp-Param-Region": "x"})}, nil)
 	if f := judgeParamHeaders(v); f.Outcome != Violation {
 		t.Errorf("a header for a null argument: %v %s, want a violation", f.Outcome, f.Message)
 	}

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/mcpspec/mcpspec/harness"
-	"github.com/mcpspec/mcpspec/harness/transcript"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/suites/catalog"
 	"github.com/mcpspec/mcpspec/suites/check"
@@ -184,7 +184,7 @@ type T struct {
 	run       *Runner
 	extra     []wire.Conn
 	sessions  []*harness.Session // the sessions of extra, whose unanswered requests count too
-	evidence  []transcript.Entry // from the observations the check judged (T.Observe)
+	evidence  []record.Record    // from the observations the check judged (T.Observe)
 	observed  []*observation
 	worker    chan struct{} // the scheduler's worker slots, one of which this check holds (nil: none)
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
-	"github.com/mcpspec/mcpspec/harness/transcript"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/reports"
 	"github.com/mcpspec/mcpspec/suites/catalog"
 )
@@ -250,14 +250,14 @@ func (r *Runner) unservedRefusal(ctx context.Context, t *T, f Finding) (Finding,
 }
 
 // refusedInitialize reports whether entries hold an initialize request answered with an error.
-func refusedInitialize(entries []transcript.Entry) bool {
+func refusedInitialize(entries []record.Record) bool {
 	asked := map[jsonrpc.ID]bool{}
 	for _, e := range entries {
 		for _, m := range messagesOf(e.Body) {
 			switch {
-			case e.Dir == transcript.Send && m.Kind == jsonrpc.Request && m.Method == "initialize":
+			case e.Dir == record.Send && m.Kind == jsonrpc.Request && m.Method == "initialize":
 				asked[m.ID] = true
-			case e.Dir == transcript.Recv && m.Kind == jsonrpc.Response && asked[m.ID]:
+			case e.Dir == record.Recv && m.Kind == jsonrpc.Response && asked[m.ID]:
 				if m.HasError {
 					return true
 				}

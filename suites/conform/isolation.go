@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/mcpspec/mcpspec/harness/transcript"
+	"github.com/mcpspec/mcpspec/harness/record"
 )
 
 // A shared session is used by one check at a time: the Shared check running on it, or the
@@ -56,7 +56,7 @@ func (r *Runner) holdShared(ctx context.Context, transport, revision string, slo
 // tells before that connection is made: a target that cannot be initialized at this revision, a
 // revision it does not serve, and the check's Ready gate. done is true when that is the check's
 // finding. The gate holds the shared session, which meanwhile carries the check's name.
-func (r *Runner) gate(ctx context.Context, c *Check, revision, transport string, worker chan struct{}) (f Finding, evidence []transcript.Entry, done bool) {
+func (r *Runner) gate(ctx context.Context, c *Check, revision, transport string, worker chan struct{}) (f Finding, evidence []record.Record, done bool) {
 	release, err := r.holdShared(ctx, transport, revision, 0, worker)
 	if err != nil {
 		return Failed(err), nil, true

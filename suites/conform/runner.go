@@ -12,9 +12,11 @@ import (
 	"time"
 
 	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/reports"
 	"github.com/mcpspec/mcpspec/suites/catalog"
+	"github.com/mcpspec/mcpspec/suites/finding"
 )
 
 // Options are run-wide settings that some checks read.
@@ -339,7 +341,7 @@ func statusOf(o Outcome, level string) reports.Status { return o.Status(level) }
 
 // run acquires the connection the check needs, runs it, and returns its finding with the
 // transcript entries that are its evidence.
-func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, slot int, worker chan struct{}) (f Finding, evidence []transcript.Entry) {
+func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, slot int, worker chan struct{}) (f Finding, evidence []record.Record) {
 	l := r.launcher(transport)
 	if l == nil {
 		return Failed(fmt.Errorf("no %s target in this run", transport)), nil
@@ -476,7 +478,7 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 type observation struct {
 	v        any
 	finding  *Finding // why there is no value
-	evidence []transcript.Entry
+	evidence []record.Record
 	gone     string // how the server died, if it did
 	timedOut bool   // a wait for the server's answer ran out
 	stderr   string // the tail of what the server wrote on stderr
@@ -580,7 +582,7 @@ func notUsable(neg Negotiation) (Finding, bool) {
 	return Finding{}, false
 }
 
-func tail(s *harness.Session) []transcript.Entry {
+func tail(s *harness.Session) []record.Record {
 	if s == nil {
 		return nil
 	}
@@ -600,13 +602,8 @@ func withStderr(msg, stderr string) string {
 }
 
 // exchanges turns a check's transcript into its result's evidence, bounded as every result's is.
-func (r *Runner) exchanges(entries []transcript.Entry) []reports.Exchange {
-	entries = transcript.Evidence(entries, nil)
-	out := make([]reports.Exchange, 0, len(entries))
-	for _, e := range entries {
-		out = append(out, reports.Exchange{Seq: e.Seq, AtMs: e.At.Sub(r.started).Milliseconds(), Direction: e.Dir, Channel: e.Channel, Meta: e.Meta, Body: e.Body})
-	}
-	return out
+func (r *Runner) exchanges(entries []record.Record) []reports.Exchange {
+	return finding.Evidence(entries, r.started, nil)
 }
 
 // RecordError notes an infrastructure error outside any check.

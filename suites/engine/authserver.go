@@ -54,29 +54,31 @@ func followAuthServer(p *ServerPlan, revisions []string, ranChecks bool) ([]repo
 		// 2025-03-26 has no protected resource metadata: the authorization server's base URL
 		// is the MCP server's origin. The later revisions still need the metadata.
 		u, _ := neturl.Parse(endpoint)
-		results, secrets, rerr := RunAuthServerChecks(ctx, assuite.Plan{Issuer: u.Scheme + "://" + u.Host, Resource: endpoint,
+		out, rerr := RunAuthServerChecks(ctx, assuite.Plan{Issuer: u.Scheme + "://" + u.Host, Resource: endpoint,
 			AllowRemote: remote, Revisions: []string{harness.Rev20250326}, Timeout: p.Timeouts.Request, Focus: focusFilter(p.Focus), Labels: LabelFilter(p.Labels)})
 		if rerr == nil && slices.ContainsFunc(revisions, func(r string) bool { return r > harness.Rev20250326 }) {
 			rerr = fmt.Errorf("the revisions after 2025-03-26 were not judged: %w", err)
 		}
-		return results, secrets, rerr
+		return out.Results, out.Secrets, rerr
 	}
 	if !remote && !assuite.IsLoopbackURL(issuer) {
 		return nil, nil, fmt.Errorf("the authorization server %s is not on loopback, though the server is: test it alone with `mcpspec authserver --allow-remote %s`", issuer, issuer)
 	}
-	return RunAuthServerChecks(ctx, assuite.Plan{Issuer: issuer, Resource: resource, AllowRemote: remote, Revisions: revisions, Timeout: p.Timeouts.Request,
+	out, err := RunAuthServerChecks(ctx, assuite.Plan{Issuer: issuer, Resource: resource, AllowRemote: remote, Revisions: revisions, Timeout: p.Timeouts.Request,
 		Focus: focusFilter(p.Focus), Labels: LabelFilter(p.Labels)})
+	return out.Results, out.Secrets, err
 }
 
-// RunAuthServerChecks runs the authorization-server checks of plan and returns their results
-// and the secrets they saw (so that no report holds a code or token). An error means the
+// RunAuthServerChecks runs the authorization-server checks of plan and returns their results,
+// each one's records (for --transcript) and the secrets they saw (so that no report holds a
+// code or token). An error means the
 // authorization server could not be reached, or the run was interrupted.
-func RunAuthServerChecks(ctx context.Context, plan assuite.Plan) ([]reports.Result, []string, error) {
+func RunAuthServerChecks(ctx context.Context, plan assuite.Plan) (assuite.Outcome, error) {
 	out, err := assuite.Run(ctx, plan)
 	if err != nil && ctx.Err() != nil {
 		err = fmt.Errorf("interrupted (%v): the unfinished checks did not run", context.Cause(ctx))
 	}
-	return out.Results, out.Secrets, err
+	return out, err
 }
 
 // focusFilter is a plan's Focus as a title filter (nil: every check).

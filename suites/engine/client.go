@@ -26,6 +26,7 @@ import (
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/schema"
 	"github.com/mcpspec/mcpspec/harness/stdio"
 	"github.com/mcpspec/mcpspec/harness/transcript"
@@ -34,6 +35,7 @@ import (
 	"github.com/mcpspec/mcpspec/suites/catalog"
 	"github.com/mcpspec/mcpspec/suites/clientsuite"
 	"github.com/mcpspec/mcpspec/suites/conform"
+	"github.com/mcpspec/mcpspec/suites/finding"
 )
 
 // Environment variables a client under test is launched with, as the official conformance
@@ -171,7 +173,7 @@ type ClientHooks struct {
 	Interrupt *Interruption
 	// Launched gets each launch's secrets (an authorization scenario's tokens, codes, …) and its
 	// whole recording with bodies clipped, before its checks are judged. It may be nil.
-	Launched func(l Launch, secrets []string, recording []transcript.Entry)
+	Launched func(l Launch, secrets []string, recording []record.Record)
 	// Result gets each result as it is judged.
 	Result func(reports.Result)
 }
@@ -380,43 +382,34 @@ func evidence(out launchOutcome, message string) []reports.Exchange {
 		n, _ := strconv.Atoi(m[1])
 		cited[n] = true
 	}
-	entries := transcript.Evidence(out.entries(), func(seq int) bool { return cited[seq] })
-	ex := make([]reports.Exchange, 0, len(entries)+1)
-	for _, e := range entries {
-		ex = append(ex, reports.Exchange{Seq: e.Seq, AtMs: e.At.Sub(out.started).Milliseconds(), Direction: e.Dir, Channel: e.Channel, Meta: e.Meta, Body: e.Body})
-	}
+	ex := finding.Evidence(out.records, out.started, func(seq int) bool { return cited[seq] })
 	if out.stderr != "" {
-		ex = append(ex, reports.Exchange{Seq: len(out.records) + 1, Direction: probe.Note, Channel: "stderr", Meta: "the client's stderr (tail)", Body: out.stderr})
+		ex = append(ex, reports.Exchange{Seq: len(out.records) + 1, Direction: record.Note, Channel: record.ChanStderr, Meta: stderrMeta, Body: out.stderr})
 	}
 	return ex
 }
 
+// stderrMeta says what the client's stderr record holds.
+const stderrMeta = "the client's stderr (tail)"
+
 // archived is the launch's whole recording for --transcript, bodies clipped as a server
 // session's transcript is, and the client's stderr tail.
-func (out launchOutcome) archived() []transcript.Entry {
-	es := out.entries()
-	for i := range es {
-		es[i].Body = transcript.ClipBody(es[i].Body)
+func (out launchOutcome) archived() []record.Record {
+	recs := make([]record.Record, len(out.records), len(out.records)+1)
+	for i, r := range out.records {
+		r.Body = transcript.ClipBody(r.Body)
+		recs[i] = r
 	}
 	if out.stderr != "" {
-		es = append(es, transcript.Entry{Seq: len(out.records) + 1, At: out.started.Add(time.Duration(out.durationMs) * time.Millisecond), Dir: transcript.Note, Channel: "stderr", Meta: "the client's stderr (tail)", Body: out.stderr})
+		recs = append(recs, record.Record{Seq: len(out.records) + 1, At: out.started.Add(time.Duration(out.durationMs) * time.Millisecond), Dir: record.Note, Channel: record.ChanStderr, Meta: stderrMeta, Body: out.stderr})
 	}
-	return es
-}
-
-// entries are the launch's records as transcript entries, timed from its start.
-func (out launchOutcome) entries() []transcript.Entry {
-	es := make([]transcript.Entry, len(out.records))
-	for i, r := range out.records {
-		es[i] = transcript.Entry{Seq: r.Seq, At: out.started.Add(time.Duration(r.AtMs) * time.Millisecond), Dir: r.Dir, Channel: r.Channel, Meta: r.Meta(), Body: r.Body}
-	}
-	return es
+	return recs
 }
 
 // launchOutcome is what one launch of the client came to.
 type launchOutcome struct {
 	started    time.Time // when the recording began: records are timed from it
-	records    []probe.Record
+	records    []record.Record
 	connected  bool   // the client's first message reached the probe
 	err        string // a harness-level problem: never connected, hung, crashed; "" if none
 	declined   string // why the client, which never connected, does not follow the scenario; "" if it did not say
@@ -654,14 +647,14 @@ func (t *tail) String() string {
 }
 
 // proceeded reports whether the client sent more than its initialize.
-func proceeded(recs []probe.Record) bool {
+func proceeded(recs []record.Record) bool {
 	v := clientsuite.NewView("", "", "", "", recs, nil)
 	return v.Proceeded()
 }
 
 // clientInfo is the clientInfo of the client's initialize, or at the stateless revision of its
 // first request's _meta, for the report's target line.
-func clientInfo(recs []probe.Record) map[string]any {
+func clientInfo(recs []record.Record) map[string]any {
 	v := clientsuite.NewView("", "", "", "", recs, nil)
 	for _, m := range v.Msgs {
 		if !m.IsRequest() {

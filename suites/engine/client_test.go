@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpspec/mcpspec/harness/probe"
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/stdio"
 	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/reports"
@@ -21,14 +22,14 @@ import (
 func TestEvidenceKeepsCitedRecord(t *testing.T) {
 	out := launchOutcome{started: time.Now()}
 	for i := 1; i <= 1000; i++ {
-		out.records = append(out.records, probe.Record{Seq: i, AtMs: int64(i), Dir: probe.Recv, Channel: probe.ChanPOST, Body: fmt.Sprintf(`{"n":%d}`, i)})
+		out.records = append(out.records, record.Record{Seq: i, At: out.started.Add(time.Duration(i) * time.Millisecond), Dir: record.Recv, Channel: record.ChanPOST, Body: fmt.Sprintf(`{"n":%d}`, i)})
 	}
 	ex := evidence(out, "the client did wrong (record 500) and worse (record 700)")
 	if len(ex) > transcript.MaxEvidence+5 {
 		t.Errorf("%d exchanges, want the bound (%d) and a few notes", len(ex), transcript.MaxEvidence)
 	}
 	for _, want := range []int{1, 500, 700, 1000} {
-		if !slices.ContainsFunc(ex, func(e reports.Exchange) bool { return e.Seq == want && e.Direction == probe.Recv }) {
+		if !slices.ContainsFunc(ex, func(e reports.Exchange) bool { return e.Seq == want && e.Direction == record.Recv }) {
 			t.Errorf("record %d is not in the evidence", want)
 		}
 	}
@@ -73,7 +74,7 @@ func TestAwaitEndsAtLaunchBound(t *testing.T) {
 			case <-quit:
 				return
 			case <-tick.C:
-				rec.Add(probe.Record{Dir: probe.Recv, Channel: probe.ChanPOST})
+				rec.Add(record.Record{Dir: record.Recv, Channel: record.ChanPOST})
 			}
 		}
 	}()
@@ -116,7 +117,7 @@ esac`
 	}
 	var sessions, scenarios []string
 	o := RunClient(p, launches, ClientHooks{
-		Launched: func(l Launch, _ []string, _ []transcript.Entry) { sessions = append(sessions, l.Session()) },
+		Launched: func(l Launch, _ []string, _ []record.Record) { sessions = append(sessions, l.Session()) },
 		Result:   func(r reports.Result) { scenarios = append(scenarios, r.Scenario) },
 	})
 	if want := []string{launches[0].Session(), launches[1].Session()}; !slices.Equal(sessions, want) {

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/recording"
 	"github.com/mcpspec/mcpspec/harness/schema"
 	"github.com/mcpspec/mcpspec/harness/transcript"
@@ -236,9 +237,9 @@ func (v *View) evidence(msg string) []reports.Exchange {
 		if !ok || len(out) >= maxEvidence {
 			continue
 		}
-		dir := transcript.Send // the client's frames are sent, the server's received, as in run's evidence
+		dir := record.Send // the client's frames are sent, the server's received, as in run's evidence
 		if r.From == Server {
-			dir = transcript.Recv
+			dir = record.Recv
 		}
 		meta := r.Channel
 		if r.Method != "" {

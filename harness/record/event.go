@@ -1,4 +1,4 @@
-package probe
+package record
 
 // EventKind names one thing the probe did or observed that is not a message on the wire: a
 // note record carries an Event of a kind, and the checks read its fields. Its Body is the same
@@ -184,9 +184,4 @@ func (r Record) Cred(in, name string) (Credential, bool) {
 		}
 	}
 	return Credential{}, false
-}
-
-// note records an event with its words.
-func (rec *Recorder) note(ev Event, body string) {
-	rec.Add(Record{Dir: Note, Event: &ev, Body: body})
 }
