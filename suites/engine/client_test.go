@@ -156,15 +156,7 @@ esac`
 	p := &ClientPlan{Argv: []string{"sh", "-c", script}, Transport: "http", Revisions: []string{"2025-06-18"},
 		Scenarios: []string{probe.ScenarioTools, probe.ScenarioVersionUnsupported}, Parallel: 1,
 		Timeouts: ClientTimeouts{Startup: 2 * time.Minute, Request: time.Second, Idle: time.Minute, Shutdown: 5 * time.Second, Launch: 2 * time.Minute}}
-	launches, err := p.Launches()
-	if err != nil || len(launches) != 2 {
-		t.Fatalf("launches %v, %v: want tools_call and version-unsupported", launches, err)
-	}
-	byScenario := map[string][]reports.Result{}
-	o := RunClient(p, launches, ClientHooks{Result: func(r reports.Result) { byScenario[r.Scenario] = append(byScenario[r.Scenario], r) }})
-	if len(byScenario[probe.ScenarioTools]) == 0 {
-		t.Fatal("no tools_call results")
-	}
+	o, byScenario := runToolsAndVersion(t, p)
 	for _, r := range byScenario[probe.ScenarioTools] {
 		if r.Status != reports.NA || !strings.Contains(r.Message, `its stderr saying "Unknown scenario: \"tools_call\""`) {
 			t.Errorf("%s in tools_call: %s %q, want na quoting the client's line", r.ID, r.Status, r.Message)
@@ -235,15 +227,7 @@ func TestInProcessClient(t *testing.T) {
 	p := &ClientPlan{InProcess: client, Env: []string{"MARK=x"}, Transport: "http", Revisions: []string{"2025-06-18"},
 		Scenarios: []string{probe.ScenarioTools, probe.ScenarioVersionUnsupported}, Parallel: 1,
 		Timeouts: ClientTimeouts{Startup: 200 * time.Millisecond, Request: time.Second, Idle: time.Minute, Shutdown: time.Minute, Launch: 2 * time.Minute}}
-	launches, err := p.Launches()
-	if err != nil || len(launches) != 2 {
-		t.Fatalf("launches %v, %v: want tools_call and version-unsupported", launches, err)
-	}
-	byScenario := map[string][]reports.Result{}
-	o := RunClient(p, launches, ClientHooks{Result: func(r reports.Result) { byScenario[r.Scenario] = append(byScenario[r.Scenario], r) }})
-	if len(byScenario[probe.ScenarioTools]) == 0 {
-		t.Fatal("no tools_call results")
-	}
+	o, byScenario := runToolsAndVersion(t, p)
 	for _, r := range byScenario[probe.ScenarioTools] {
 		if r.Status != reports.NA || !strings.Contains(r.Message, `its stderr saying "Unknown scenario: tools_call (protocol 2025-06-18, MARK=x)"`) {
 			t.Errorf("%s in tools_call: %s %q, want na quoting the client's line", r.ID, r.Status, r.Message)
@@ -270,4 +254,20 @@ func TestTailKeepsTheEnd(t *testing.T) {
 	if got := tl.String(); got != "jklmnopq" {
 		t.Errorf("tail %q, want jklmnopq", got)
 	}
+}
+
+// runToolsAndVersion runs a plan serving tools_call and version-unsupported, and returns the
+// outcome and the results by scenario, with at least one of tools_call.
+func runToolsAndVersion(t *testing.T, p *ClientPlan) (ClientOutcome, map[string][]reports.Result) {
+	t.Helper()
+	launches, err := p.Launches()
+	if err != nil || len(launches) != 2 {
+		t.Fatalf("launches %v, %v: want tools_call and version-unsupported", launches, err)
+	}
+	byScenario := map[string][]reports.Result{}
+	o := RunClient(p, launches, ClientHooks{Result: func(r reports.Result) { byScenario[r.Scenario] = append(byScenario[r.Scenario], r) }})
+	if len(byScenario[probe.ScenarioTools]) == 0 {
+		t.Fatal("no tools_call results")
+	}
+	return o, byScenario
 }
