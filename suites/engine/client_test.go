@@ -226,7 +226,7 @@ func TestInProcessClient(t *testing.T) {
 	}
 	p := &ClientPlan{InProcess: client, Env: []string{"MARK=x"}, Transport: "http", Revisions: []string{"2025-06-18"},
 		Scenarios: []string{probe.ScenarioTools, probe.ScenarioVersionUnsupported}, Parallel: 1,
-		Timeouts: ClientTimeouts{Startup: 200 * time.Millisecond, Request: time.Second, Idle: time.Minute, Shutdown: time.Minute, Launch: 2 * time.Minute}}
+		Timeouts: ClientTimeouts{Startup: 2 * time.Second, Request: time.Second, Idle: time.Minute, Shutdown: time.Minute, Launch: 2 * time.Minute}}
 	o, byScenario := runToolsAndVersion(t, p)
 	for _, r := range byScenario[probe.ScenarioTools] {
 		if r.Status != reports.NA || !strings.Contains(r.Message, `its stderr saying "Unknown scenario: tools_call (protocol 2025-06-18, MARK=x)"`) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -20,7 +22,20 @@ import (
 // each planned check once, through the hook as it goes and in the run, the broken one failed
 // and the others passed. A second server run in the same process is refused (Ginkgo runs one
 // suite per process), so this is the package's only RunServer test.
+//
+// Ginkgo refuses to run under `go test -parallel`, which make test passes: the test runs itself
+// again in a child process started without the flag, and the child makes the run.
 func TestRunServerOnReference(t *testing.T) {
+	if os.Getenv(serverChildEnv) == "" {
+		ctx, cancel := context.WithTimeout(context.Background(), serverChildTimeout)
+		defer cancel()
+		child := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestRunServerOnReference$", "-test.count=1", "-test.v")
+		child.Env = append(os.Environ(), serverChildEnv+"=1")
+		if out, err := child.CombinedOutput(); err != nil {
+			t.Fatalf("the run in a child process: %v\n%s", err, out)
+		}
+		return
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -85,3 +100,10 @@ func TestRunServerOnReference(t *testing.T) {
 		t.Errorf("a second run in the process: %v, %+v; want it refused without results", err, again)
 	}
 }
+
+// serverChildEnv marks the child process of TestRunServerOnReference, and serverChildTimeout
+// bounds it: a handful of checks against an in-process server, generous for a loaded machine.
+const (
+	serverChildEnv     = "MCPSPEC_ENGINE_SERVER_TEST_CHILD"
+	serverChildTimeout = 5 * time.Minute
+)
