@@ -27,7 +27,6 @@ func init() {
 			Summary: "resuming a dropped POST stream with GET and Last-Event-ID replays nothing that belonged to another stream of the session",
 			Side:    conform.Server{Connection: conform.Fresh, Waits: true, Ready: slowToolReady, Run: checkResumeOtherStream}},
 		conform.Check{ID: "HTTP-SSE-RETRY", Level: "SHOULD", Transports: httpOnly, Revisions: conform.AllCatalogued,
-
 			Summary:     "a server that closes the connection of a request's SSE stream before the response sends a retry field on that stream first",
 			LevelReason: "Judged only when the slow call's SSE stream ends before carrying the response; a server that keeps it open is n/a. A retry field on any event of the stream before the end counts, the priming event's included. The resumption that follows only tidies up: its outcome is reported, not judged.",
 			Side:        conform.Server{Connection: conform.Fresh, Waits: true, Ready: slowToolReady, Run: checkSSERetry}},

@@ -1050,19 +1050,15 @@ func judgeMetadataIssuer(v *View) Finding {
 func init() {
 	Register(
 		Check{ID: "AUTH-CLIENT-DPOP-TOKEN-PROOF", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
-
 			Summary: "where the authorization server advertises DPoP, each token request carries one DPoP proof: typ dpop+jwt, an advertised algorithm, a public jwk that verifies its signature, a jti, htm POST, htu the token endpoint without query, an iat within 5 minutes",
 			Side:    Client{Scenario: probe.AuthDPoP, Also: dpopScenarios, Judge: dpopGate(judgeDPoPTokenProof)}},
 		Check{ID: "AUTH-CLIENT-DPOP-RESOURCE-PROOF", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
-
 			Summary: "each request that presents a DPoP-bound token carries one DPoP proof signed by the key the token is bound to, with htm the request's method, htu the MCP endpoint, ath the token's hash and a fresh iat",
 			Side:    Client{Scenario: probe.AuthDPoP, Also: dpopScenarios, Judge: dpopGate(judgeDPoPResourceProof)}},
 		Check{ID: "AUTH-CLIENT-DPOP-SCHEME", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
-
 			Summary: "a DPoP-bound token (token_type DPoP) is sent in Authorization with the DPoP scheme, never Bearer",
 			Side:    Client{Scenario: probe.AuthDPoP, Also: dpopScenarios, Judge: dpopGate(judgeDPoPScheme)}},
 		Check{ID: "AUTH-CLIENT-DPOP-JTI", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
-
 			Summary: "every DPoP proof the client sends has a jti of its own: no proof is sent twice",
 			Side:    Client{Scenario: probe.AuthDPoP, Also: dpopScenarios, Judge: dpopGate(judgeDPoPJTI)}},
 		Check{ID: "AUTH-CLIENT-DPOP-NONCE", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,

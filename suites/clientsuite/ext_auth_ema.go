@@ -18,19 +18,16 @@ import (
 func init() {
 	Register(
 		Check{ID: "EMA-CLIENT-TOKEN-EXCHANGE", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
-
 			Summary: "the client exchanges the IdP's ID token at the IdP's token endpoint (RFC 8693): grant_type token-exchange, requested_token_type id-jag, " +
 				"the ID token as subject_token with subject_token_type id_token",
 			LevelReason: "The extension's § 4: to request the grant the client MUST make a token exchange request to the IdP's token endpoint with those parameters, each REQUIRED.",
 			Side:        Client{Scenario: probe.AuthEnterpriseManaged, Also: []string{probe.AuthCrossAppAccess}, Judge: judgeEMATokenExchange}},
 		Check{ID: "EMA-CLIENT-EXCHANGE-TARGET", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
-
 			Summary: "the token exchange names the MCP server's authorization server's issuer as audience and the server's resource identifier as resource",
 			LevelReason: "The extension's § 4 makes audience (the issuer URL of the MCP server's authorization server) and resource (its RFC 9728 resource identifier) " +
 				"REQUIRED parameters of the request the client MUST make; the ID-JAG's aud and resource come from them.",
 			Side: Client{Scenario: probe.AuthEnterpriseManaged, Also: []string{probe.AuthCrossAppAccess}, Judge: judgeEMAExchangeTarget}},
 		Check{ID: "EMA-CLIENT-JWT-BEARER", Level: "MUST", Transports: httpOnly, Revisions: catalog.AllCatalogued,
-
 			Summary: "the client presents the ID-JAG the IdP issued to the authorization server by the jwt-bearer grant, authenticated as the client it registered, " +
 				"with no authorization request before its exchange",
 			LevelReason: "The extension's § 5: grant_type MUST be jwt-bearer and the assertion is the ID-JAG of the token exchange; the client authenticates as registered, " +
