@@ -22,15 +22,19 @@ func TestAwaitReleased(t *testing.T) {
 	}()
 	select { // hold records EvHeld once the request is held
 	case <-rec.Activity():
-	case <-time.After(time.Minute):
+	case <-time.After(releaseTestBound):
 		t.Fatal("the request was never held")
 	}
 	if s.awaitReleased(10 * time.Millisecond) {
 		t.Error("a request is held, yet the wait reported none")
 	}
 	go s.cancelled(message{Params: json.RawMessage(`{"requestId":7}`)})
-	if !s.awaitReleased(time.Minute) {
+	if !s.awaitReleased(releaseTestBound) {
 		t.Error("the held request was cancelled, yet the wait ran out")
 	}
 	<-done
 }
+
+// releaseTestBound bounds each wait of TestAwaitReleased: each ends as soon as its condition
+// holds, and a minute leaves a loaded machine room.
+const releaseTestBound = time.Minute
