@@ -20,8 +20,9 @@ const cancelStopID = "CANCEL-STOP-NO-RESPONSE"
 // change a session's state and need it unchanged by anyone else: first its resources (listed,
 // read and changed with no subscription, then one subscribed to and unsubscribed again), then
 // its log level ("info", then an unknown level), last the slow tool's cancelled calls, whose
-// work may go on. Each check judges its own part; a part after which the server no longer
-// answers leaves the later ones untestable.
+// work may go on (over HTTP and legacy SSE beside the others, on sessions of their own). Each
+// check judges its own part; a part after which the server no longer answers leaves the later
+// ones untestable.
 
 // stateSession is what the state session's server did, part by part.
 type stateSession struct {
@@ -30,9 +31,9 @@ type stateSession struct {
 	levels       *setLevels         // LOG-SETLEVEL's and LOG-INVALID-LEVEL's answers; nil without logging
 	cancelled    *conform.Finding   // CANCEL-STOP-NO-RESPONSE's verdict; nil where it does not run
 	gone         string             // the part after which the server stopped answering
-	beside       []*harness.Session // sessions of the cancelled calls' own (cancelAttempts)
-	// notifications are every notification the server sent in the state session (progress,
-	// resource updates, log messages): MSG-NOTIF-NO-ID judges them too.
+	beside       []*harness.Session // sessions of the cancelled calls' own (stateParts, cancelAttempts)
+	// notifications are every notification the server sent in the state session and beside it
+	// (progress, resource updates, log messages): MSG-NOTIF-NO-ID judges them too.
 	notifications []jsonrpc.Message
 }
 
@@ -64,9 +65,54 @@ func observeState(t *conform.T) (*stateSession, *conform.Finding) {
 	return v.(*stateSession), nil
 }
 
-// stateParts runs the state session's parts in order, until one leaves the server silent.
+// stateParts runs the state session's parts in order, until one leaves the server silent. Over
+// HTTP and legacy SSE the cancelled calls need nothing of the earlier parts, and another session
+// is only another connection: that part runs from the start on a session of its own, beside the
+// others (a server that will not open one gets it last on the state session, as over stdio).
 func stateParts(o *conform.T) *stateSession {
 	st := &stateSession{}
+	var cancelPart func(s *harness.Session)
+	if c, ok := conform.Lookup(cancelStopID); ok && c.AppliesTo(o.Revision, o.Transport) {
+		if _, ready := needSlowTool(o); ready {
+			cancelPart = func(s *harness.Session) {
+				cancelled, beside := cancelStops(o, s)
+				st.cancelled = &cancelled
+				if s != o.S {
+					beside = append([]*harness.Session{s}, beside...)
+				}
+				st.beside = beside
+			}
+		}
+	}
+	if cancelPart == nil || o.Transport == wire.Stdio {
+		if st.gone = earlierParts(o, st); st.gone == "" && cancelPart != nil {
+			cancelPart(o.S)
+		}
+		return st
+	}
+	ran := make(chan bool, 1)
+	go func() {
+		s, err := o.Open(o.Revision)
+		if err != nil {
+			ran <- false
+			return
+		}
+		s.SetOwner("state")
+		cancelPart(s)
+		ran <- true
+	}()
+	// Every call the cancel part started is over before the state session is judged, whatever
+	// became of the other parts.
+	st.gone = earlierParts(o, st)
+	if !<-ran && st.gone == "" {
+		cancelPart(o.S)
+	}
+	return st
+}
+
+// earlierParts runs the state session's resource and log-level parts, and says after which of
+// them the server stopped answering ("" when it did not).
+func earlierParts(o *conform.T, st *stateSession) string {
 	if !o.S.Stateless() && o.S.HasCapability("resources") {
 		unsubscribed := updatesUnsubscribed(o)
 		st.unsubscribed = &unsubscribed
@@ -75,31 +121,23 @@ func stateParts(o *conform.T) *stateSession {
 			st.subscribed = &subscribed
 		}
 		if !o.S.Responsive(o.Ctx) {
-			st.gone = "its resources were listed, read and subscribed to"
-			return st
+			return "its resources were listed, read and subscribed to"
 		}
 	}
 	if o.S.HasCapability("logging") {
 		st.levels = setLevelPart(o)
 		if !o.S.Responsive(o.Ctx) {
-			st.gone = "its log level was set"
-			return st
+			return "its log level was set"
 		}
 	}
-	if c, ok := conform.Lookup(cancelStopID); ok && c.AppliesTo(o.Revision, o.Transport) {
-		if _, ready := needSlowTool(o); ready {
-			cancelled, beside := cancelStops(o)
-			st.cancelled = &cancelled
-			st.beside = beside
-		}
-	}
-	return st
+	return ""
 }
 
-// cancelStops runs the slow tool once, and meanwhile cancels two calls of it (a string id, the
-// id 0) and judges what follows each. It returns the sessions it opened beside the state
-// session's own for attempts of their own (over HTTP and legacy SSE).
-func cancelStops(t *conform.T) (conform.Finding, []*harness.Session) {
+// cancelStops runs the slow tool once on s, a session owner opened, and meanwhile cancels two
+// calls of it (a string id, the id 0) and judges what follows each. It returns the sessions it
+// opened beside s for attempts of their own (over HTTP and legacy SSE).
+func cancelStops(owner *conform.T, s *harness.Session) (conform.Finding, []*harness.Session) {
+	t := owner.On(s)
 	// The tool's normal duration sets the window (cancelWindow). It is measured on a call like
 	// the cancelled ones (with a progress token), and only a real run of the tool is a measure.
 	// The measuring run goes on beside the cancelled calls, which need its duration only once
@@ -111,7 +149,7 @@ func cancelStops(t *conform.T) (conform.Finding, []*harness.Session) {
 		defer close(w.done)
 		w.run, w.f = calibrate(t)
 	}()
-	a := &cancelAttempts{t: t, cal: w}
+	a := &cancelAttempts{owner: owner, t: t, cal: w}
 	// Each cancelled call has its own id, token and window; the string id's finding still
 	// comes first.
 	ids := []jsonrpc.ID{t.S.NextID(), jsonrpc.NumberID(0)}
@@ -186,10 +224,11 @@ type attempt struct {
 	raced bool
 }
 
-// cancelAttempts makes the attempts of the check's ids on the state session and, over HTTP and
-// legacy SSE, on sessions of their own.
+// cancelAttempts makes the attempts of the check's ids on the cancel part's session (the state
+// session over stdio) and, over HTTP and legacy SSE, on sessions of their own.
 type cancelAttempts struct {
-	t      *conform.T
+	owner  *conform.T // opens the sessions (T.Open)
+	t      *conform.T // on the session of the first attempts
 	cal    *calibration
 	mu     sync.Mutex
 	opened []*harness.Session
@@ -199,7 +238,7 @@ type cancelAttempts struct {
 // Over stdio another session is another server process, so the attempts follow each other on
 // the state session (its previous call with the id is over, so the id may be used again). Over
 // HTTP and legacy SSE another session is another connection: the first attempt is made on the
-// state session, and once it is seen racing (answered, or working on after the cancellation)
+// cancel part's session, and once it is seen racing (answered, or working on after the cancellation)
 // the others start at once, each on a session of its own, beside it. Every attempt still waits
 // out its whole window, so no call the check started runs on unwatched beside the deciding one,
 // and the finding is the one the attempts made one after another would give.
@@ -240,7 +279,7 @@ func (a *cancelAttempts) decide(id jsonrpc.ID) attempt {
 			defer close(done[i])
 			// A slot of the scheduler's for each further call, or the place of the attempt
 			// before, once it is over: never slower than one attempt after the other.
-			release := t.Beside(t.Ctx, done[i-1])
+			release := a.owner.Beside(t.Ctx, done[i-1])
 			defer release()
 			outcomes[i] = a.beside(id, done[:i])
 		}()
@@ -273,10 +312,10 @@ func outcomes0Raced(done <-chan struct{}, outcomes []attempt) bool {
 }
 
 // beside makes an attempt with id on a session of its own. A server that would not open one
-// gets it on the state session, once every attempt before it is over (the first one used the id
-// there).
+// gets it on the cancel part's session, once every attempt before it is over (the first one used
+// the id there).
 func (a *cancelAttempts) beside(id jsonrpc.ID, before []chan struct{}) attempt {
-	s, err := a.t.Open(a.t.Revision)
+	s, err := a.owner.Open(a.t.Revision)
 	if err != nil {
 		for _, d := range before {
 			<-d
