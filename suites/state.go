@@ -238,10 +238,14 @@ type cancelAttempts struct {
 // Over stdio another session is another server process, so the attempts follow each other on
 // the state session (its previous call with the id is over, so the id may be used again). Over
 // HTTP and legacy SSE another session is another connection: the first attempt is made on the
-// cancel part's session, and once it is seen racing (answered, or working on after the cancellation)
-// the others start at once, each on a session of its own, beside it. Every attempt still waits
-// out its whole window, so no call the check started runs on unwatched beside the deciding one,
-// and the finding is the one the attempts made one after another would give.
+// cancel part's session, and as soon as an attempt is seen racing (answered, or working on after
+// the cancellation) the next one starts on a session of its own, beside it. Not all at once: a
+// race comes of the server reading the cancellation late, which a burst of load does to calls
+// made at the same moment alike (a conformant reference then raced three times over in the
+// self-test), while the next attempt, started once the race shows, meets the server later, as
+// one made after the other did. Every attempt still waits out its whole window, so no call the
+// check started runs on unwatched beside the deciding one, and the finding is the one the
+// attempts made one after another would give.
 func (a *cancelAttempts) decide(id jsonrpc.ID) attempt {
 	t := a.t
 	if t.Transport == wire.Stdio {
@@ -255,38 +259,38 @@ func (a *cancelAttempts) decide(id jsonrpc.ID) attempt {
 	}
 	outcomes := make([]attempt, cancelAttemptsMax)
 	done := make([]chan struct{}, cancelAttemptsMax)
-	for i := range done {
-		done[i] = make(chan struct{})
-	}
-	racing := make(chan struct{})
-	var seen sync.Once
-	go func() {
-		defer close(done[0])
-		outcomes[0] = cancelOne(t, id, a.cal, func() { seen.Do(func() { close(racing) }) })
-	}()
-	select {
-	case <-done[0]:
-	case <-racing:
-	}
-	if !outcomes0Raced(done[0], outcomes) {
-		return outcomes[0]
-	}
-	var wg sync.WaitGroup
-	for i := 1; i < cancelAttemptsMax; i++ {
-		wg.Add(1)
+	racing := make([]chan struct{}, cancelAttemptsMax)
+	seen := make([]sync.Once, cancelAttemptsMax)
+	launch := func(i int, run func(racing func()) attempt) {
+		done[i], racing[i] = make(chan struct{}), make(chan struct{})
 		go func() {
-			defer wg.Done()
 			defer close(done[i])
-			// A slot of the scheduler's for each further call, or the place of the attempt
+			outcomes[i] = run(func() { seen[i].Do(func() { close(racing[i]) }) })
+		}()
+	}
+	launch(0, func(racing func()) attempt { return cancelOne(t, id, a.cal, racing) })
+	started := 1
+	for i := 1; i < cancelAttemptsMax; i++ {
+		select {
+		case <-done[i-1]:
+		case <-racing[i-1]:
+		}
+		if !mayRace(done[i-1], &outcomes[i-1]) {
+			break
+		}
+		launch(i, func(racing func()) attempt {
+			// A slot of the scheduler's for the further call, or the place of the attempt
 			// before, once it is over: never slower than one attempt after the other.
 			release := a.owner.Beside(t.Ctx, done[i-1])
 			defer release()
-			outcomes[i] = a.beside(id, done[:i])
-		}()
+			return a.beside(id, done[:i], racing)
+		})
+		started++
 	}
-	<-done[0]
-	wg.Wait()
-	return deciding(outcomes)
+	for _, d := range done[:started] {
+		<-d
+	}
+	return deciding(outcomes[:started])
 }
 
 // deciding is the attempt whose finding is the check's: the first that did not race, else the
@@ -300,12 +304,12 @@ func deciding(outcomes []attempt) attempt {
 	return outcomes[len(outcomes)-1]
 }
 
-// outcomes0Raced says whether the first attempt raced, or may have: it is still going (it was
-// seen racing early), or it is over and raced.
-func outcomes0Raced(done <-chan struct{}, outcomes []attempt) bool {
+// mayRace says whether an attempt raced, or may have: it is still going (it was seen racing
+// early), or it is over and raced.
+func mayRace(done <-chan struct{}, o *attempt) bool {
 	select {
 	case <-done:
-		return outcomes[0].raced
+		return o.raced
 	default:
 		return true
 	}
@@ -314,19 +318,19 @@ func outcomes0Raced(done <-chan struct{}, outcomes []attempt) bool {
 // beside makes an attempt with id on a session of its own. A server that would not open one
 // gets it on the cancel part's session, once every attempt before it is over (the first one used
 // the id there).
-func (a *cancelAttempts) beside(id jsonrpc.ID, before []chan struct{}) attempt {
+func (a *cancelAttempts) beside(id jsonrpc.ID, before []chan struct{}, racing func()) attempt {
 	s, err := a.owner.Open(a.t.Revision)
 	if err != nil {
 		for _, d := range before {
 			<-d
 		}
-		return cancelOne(a.t, id, a.cal, nil)
+		return cancelOne(a.t, id, a.cal, racing)
 	}
 	s.SetOwner("state")
 	a.mu.Lock()
 	a.opened = append(a.opened, s)
 	a.mu.Unlock()
-	return cancelOne(a.t.On(s), id, a.cal, nil)
+	return cancelOne(a.t.On(s), id, a.cal, racing)
 }
 
 // cancelOne starts a slow call with id, cancels it once it is under way, and judges what follows.
