@@ -5,6 +5,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -244,28 +245,29 @@ func RunClient(p *ClientPlan, launches []Launch, h ClientHooks) ClientOutcome {
 	return o
 }
 
-// dispatchOrder starts the launches that wait longest first: a cancellation scenario's client
-// waits out its request timeout (a fifth of --timeout-request) however fast it is. Started last,
-// they would add that wait to the run's end; started first, the others run beside them.
+// dispatchOrder starts the launches that wait longest first, the others in the plan's order:
+// started last, a long wait would add itself to the run's end; started first, the others run
+// beside it.
 func dispatchOrder(launches []Launch) []int {
 	order := make([]int, len(launches))
 	for i := range order {
 		order[i] = i
 	}
-	slow := func(i int) bool {
-		s := launches[i].Script.Scenario
-		return s == probe.ScenarioRequestTimeout || s == probe.ScenarioTaskCancel
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch {
-		case slow(a) && !slow(b):
-			return -1
-		case slow(b) && !slow(a):
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(leastWait(launches[b].Script), leastWait(launches[a].Script)) })
 	return order
+}
+
+// leastWait is how long a launch of s lasts at least, however fast its client: a cancellation
+// scenario's client waits out its request timeout, sse-retry's the retry delay before it
+// reconnects (where the revision has one; elsewhere a delay of the client's own).
+func leastWait(s probe.Script) time.Duration {
+	switch {
+	case s.Scenario == probe.ScenarioRequestTimeout || s.Scenario == probe.ScenarioTaskCancel:
+		return s.RequestTimeout()
+	case s.Scenario == probe.ScenarioSSERetry && probe.HasRetry(s.Revision):
+		return probe.RetryMs * time.Millisecond
+	}
+	return 0
 }
 
 // launched is what one launch came to: its outcome and its checks' results.

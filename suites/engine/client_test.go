@@ -131,14 +131,17 @@ esac`
 	}
 }
 
-// TestDispatchOrderStartsCancellationFirst: the launches that wait out a request timeout start
-// first, the others keep their order behind them.
-func TestDispatchOrderStartsCancellationFirst(t *testing.T) {
+// TestDispatchOrderStartsLongestWaitFirst: the launches that wait out a request timeout start
+// first, then sse-retry's where the revision has a retry delay; the others keep their order
+// behind them.
+func TestDispatchOrderStartsLongestWaitFirst(t *testing.T) {
 	var ls []Launch
-	for _, s := range []string{probe.ScenarioTools, probe.ScenarioRequestTimeout, probe.ScenarioSSERetry, probe.ScenarioTaskCancel, probe.ScenarioSessionExpiry} {
-		ls = append(ls, Launch{Script: probe.Script{Scenario: s}})
+	for _, s := range []struct{ scenario, revision string }{{probe.ScenarioTools, "2025-11-25"}, {probe.ScenarioRequestTimeout, "2025-11-25"},
+		{probe.ScenarioSSERetry, "2025-11-25"}, {probe.ScenarioTaskCancel, "2025-11-25"}, {probe.ScenarioSessionExpiry, "2025-11-25"},
+		{probe.ScenarioSSERetry, "2025-06-18"}} {
+		ls = append(ls, Launch{Script: probe.Script{Scenario: s.scenario, Revision: s.revision, AnswerWait: 10 * time.Second}, Revision: s.revision})
 	}
-	if got, want := dispatchOrder(ls), []int{1, 3, 0, 2, 4}; !slices.Equal(got, want) {
+	if got, want := dispatchOrder(ls), []int{1, 3, 2, 0, 4, 5}; !slices.Equal(got, want) {
 		t.Errorf("dispatch order %v, want %v", got, want)
 	}
 }
