@@ -255,9 +255,9 @@ func RunClient(p *ClientPlan, launches []Launch, h ClientHooks) ClientOutcome {
 	return o
 }
 
-// dispatchOrder starts the launches that wait longest first, the others in the plan's order:
-// started last, a long wait would add itself to the run's end; started first, the others run
-// beside it.
+// dispatchOrder starts the launches that wait longest first (leastWait), the others in the
+// plan's order: started last, a long wait would add itself to the run's end; started first, the
+// others run beside it.
 func dispatchOrder(launches []Launch) []int {
 	order := make([]int, len(launches))
 	for i := range order {
@@ -267,14 +267,15 @@ func dispatchOrder(launches []Launch) []int {
 	return order
 }
 
-// leastWait is how long a launch of s lasts at least, however fast its client: a cancellation
-// scenario's client waits out its request timeout, sse-retry's the retry delay before it
-// reconnects (where the revision has one; elsewhere a delay of the client's own).
+// leastWait is how long a launch of s waits on the client's timers, however fast its client: a
+// cancellation scenario's client waits out its request timeout, sse-retry's a delay before it
+// reconnects: the probe's retry field where the revision has one, elsewhere a delay of the
+// client's own (the TypeScript SDK's is 1 s), counted as the retry field.
 func leastWait(s probe.Script) time.Duration {
-	switch {
-	case s.Scenario == probe.ScenarioRequestTimeout || s.Scenario == probe.ScenarioTaskCancel:
+	switch s.Scenario {
+	case probe.ScenarioRequestTimeout, probe.ScenarioTaskCancel:
 		return s.RequestTimeout()
-	case s.Scenario == probe.ScenarioSSERetry && probe.HasRetry(s.Revision):
+	case probe.ScenarioSSERetry:
 		return probe.RetryMs * time.Millisecond
 	}
 	return 0

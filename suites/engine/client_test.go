@@ -133,8 +133,8 @@ esac`
 }
 
 // TestDispatchOrderStartsLongestWaitFirst: the launches that wait out a request timeout start
-// first, then sse-retry's where the revision has a retry delay; the others keep their order
-// behind them.
+// first, then sse-retry's, which wait before they reconnect; the others keep their order behind
+// them.
 func TestDispatchOrderStartsLongestWaitFirst(t *testing.T) {
 	var ls []Launch
 	for _, s := range []struct{ scenario, revision string }{{probe.ScenarioTools, "2025-11-25"}, {probe.ScenarioRequestTimeout, "2025-11-25"},
@@ -142,7 +142,7 @@ func TestDispatchOrderStartsLongestWaitFirst(t *testing.T) {
 		{probe.ScenarioSSERetry, "2025-06-18"}} {
 		ls = append(ls, Launch{Script: probe.Script{Scenario: s.scenario, Revision: s.revision, AnswerWait: 10 * time.Second}, Revision: s.revision})
 	}
-	if got, want := dispatchOrder(ls), []int{1, 3, 2, 0, 4, 5}; !slices.Equal(got, want) {
+	if got, want := dispatchOrder(ls), []int{1, 3, 2, 5, 0, 4}; !slices.Equal(got, want) {
 		t.Errorf("dispatch order %v, want %v", got, want)
 	}
 }
