@@ -72,6 +72,10 @@ func DefaultClientTimeouts() ClientTimeouts {
 // client waits on a timer of its own gives its place to the next meanwhile (RunClient).
 const DefaultClientParallel = 4
 
+// maxAlivePerPlace bounds the client processes alive at once, waiting ones included, as a
+// multiple of the parallel bound: a waiting launch gives its place up, not its process.
+const maxAlivePerPlace = 3
+
 // ClientPlan is what a client run is to do.
 type ClientPlan struct {
 	Argv      []string // the client under test; the probe's URL or path goes last or in place of {url} ({server})
@@ -214,10 +218,14 @@ func RunClient(p *ClientPlan, launches []Launch, h ClientHooks) ClientOutcome {
 			order = append(order, i)
 		}
 	}
-	// places holds a token per launch that counts against the bound.
+	// places holds a token per launch that counts against the bound; alive one per client
+	// process, waiting or not, so that waiting clients (a Node or Python process each) cannot
+	// pile up on a small machine whatever the plan holds.
 	places := make(chan struct{}, workers)
+	alive := make(chan struct{}, workers*maxAlivePerPlace)
 	go func() {
 		for _, i := range order {
+			alive <- struct{}{}
 			places <- struct{}{}
 			var once sync.Once
 			leave := func() { once.Do(func() { <-places }) }
@@ -226,6 +234,7 @@ func RunClient(p *ClientPlan, launches []Launch, h ClientHooks) ClientOutcome {
 				waiting = nil // one at a time, even while one waits: the sequential reference
 			}
 			go func() {
+				defer func() { <-alive }()
 				defer leave()
 				slots[i] <- p.runLaunch(launches[i], intr, val, waiting)
 			}()

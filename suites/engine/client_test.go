@@ -7,10 +7,12 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mcpspec/mcpspec/fixtures/refclient"
+	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/probe"
 	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/stdio"
@@ -336,4 +338,34 @@ func runToolsAndVersion(t *testing.T, p *ClientPlan) (ClientOutcome, map[string]
 		t.Fatal("no tools_call results")
 	}
 	return o, byScenario
+}
+
+// TestWaitingLaunchesStayBounded: launches that give their places up still count as client
+// processes: at --parallel 1 < n no more than n × maxAlivePerPlace clients are alive at once,
+// however many of them wait on a held request.
+func TestWaitingLaunchesStayBounded(t *testing.T) {
+	var alive, most atomic.Int32
+	client := func(ctx context.Context, target []string, env map[string]string, stderr io.Writer) error {
+		n := alive.Add(1)
+		defer alive.Add(-1)
+		for {
+			m := most.Load()
+			if n <= m || most.CompareAndSwap(m, n) {
+				break
+			}
+		}
+		// The client's own timeout ends each held call: the run ends without the test's help.
+		return refclient.Run(ctx, target, refclient.Options{RequestTimeout: 200 * time.Millisecond, Getenv: func(k string) string { return env[k] }}, stderr)
+	}
+	p := &ClientPlan{InProcess: client, Transport: "http", Revisions: harness.Revisions, Parallel: 2,
+		Scenarios: []string{probe.ScenarioRequestTimeout, probe.ScenarioTaskCancel, probe.ScenarioSSERetry},
+		Timeouts:  ClientTimeouts{Startup: waitTestBound, Request: 10 * time.Minute, Idle: waitTestBound, Shutdown: waitTestBound, Launch: 2 * waitTestBound}}
+	launches, err := p.Launches()
+	if err != nil || len(launches) <= 2*maxAlivePerPlace {
+		t.Fatalf("launches %d, %v: want more than %d", len(launches), err, 2*maxAlivePerPlace)
+	}
+	RunClient(p, launches, ClientHooks{Result: func(reports.Result) {}})
+	if got := most.Load(); got > 2*maxAlivePerPlace {
+		t.Errorf("%d clients alive at once, want at most %d", got, 2*maxAlivePerPlace)
+	}
 }
