@@ -133,9 +133,10 @@ func earlierParts(o *conform.T, st *stateSession) string {
 	return ""
 }
 
-// cancelStops runs the slow tool once on s, a session owner opened, and meanwhile cancels two
-// calls of it (a string id, the id 0) and judges what follows each. It returns the sessions it
-// opened beside s for attempts of their own (over HTTP and legacy SSE).
+// cancelStops runs the slow tool once on s (the state session, or over HTTP and legacy SSE a
+// session owner opened beside it), and meanwhile cancels two calls of it (a string id, the id 0)
+// and judges what follows each. It returns the sessions it opened beside s for attempts of their
+// own (over HTTP and legacy SSE).
 func cancelStops(owner *conform.T, s *harness.Session) (conform.Finding, []*harness.Session) {
 	t := owner.On(s)
 	// The tool's normal duration sets the window (cancelWindow). It is measured on a call like
