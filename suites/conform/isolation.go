@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mcpspec/mcpspec/harness/record"
+	"github.com/mcpspec/mcpspec/harness/wire"
 )
 
 // A shared session is used by one check at a time: the Shared check running on it, or the
@@ -52,17 +53,33 @@ func (r *Runner) holdShared(ctx context.Context, transport, revision string, slo
 	}
 }
 
+// gatesOwnSlot numbers the shared session that only the Ready gates use, where another session
+// is only another connection: there a gate waits for other gates (most read the initialize
+// answer and nothing else), not for every Shared check that runs on the revision's first session
+// (a run against a slow tool started its state sessions seconds late behind them). Over stdio
+// another session is another server process, and the gates keep to the first session.
+const gatesOwnSlot = -1
+
+// gateSlot is the shared session the Ready gates use over transport.
+func gateSlot(transport string) int {
+	if transport == wire.Stdio {
+		return 0
+	}
+	return gatesOwnSlot
+}
+
 // gate does, for a check with a connection of its own, what the revision's first shared session
 // tells before that connection is made: a target that cannot be initialized at this revision, a
 // revision it does not serve, and the check's Ready gate. done is true when that is the check's
 // finding. The gate holds the shared session, which meanwhile carries the check's name.
 func (r *Runner) gate(ctx context.Context, c *Check, revision, transport string, worker chan struct{}) (f Finding, evidence []record.Record, done bool) {
-	release, err := r.holdShared(ctx, transport, revision, 0, worker)
+	slot := gateSlot(transport)
+	release, err := r.holdShared(ctx, transport, revision, slot, worker)
 	if err != nil {
 		return Failed(err), nil, true
 	}
 	defer release()
-	neg := r.negotiation(ctx, transport, revision)
+	neg := r.negotiationIn(ctx, transport, revision, slot)
 	if neg.Err != nil && neg.Infra {
 		return Failed(neg.Err), tail(neg.Session), true
 	}

@@ -214,7 +214,7 @@ func sharedKey(transport, revision string, slot int) string {
 func (r *Runner) negotiationIn(ctx context.Context, transport, revision string, slot int) Negotiation {
 	// A revision the first session found unserved (or a target that could not be reached)
 	// is no better on another: no server is started just to hear the same answer again.
-	if slot > 0 {
+	if slot != 0 {
 		if first := r.recorded(ctx, transport, revision); first.Err != nil || first.Answered != first.Requested {
 			return first
 		}
