@@ -37,7 +37,7 @@ func init() {
 			Side:    conform.Server{Waits: true, Run: checkProgressMessage}},
 		conform.Check{ID: "PROG-TASK-TOKEN", Revisions: conform.AllCatalogued, Level: "MUST", Transports: taskTransports,
 			Summary: "a task's progress carries the task-augmented request's token and stops once the task is terminal",
-			Side:    conform.Server{Ready: taskCallsReady, Run: checkProgTaskToken}},
+			Side:    conform.Server{Waits: true, Ready: taskCallsReady, Run: checkProgTaskToken}},
 	)
 }
 
@@ -140,21 +140,63 @@ func ownProgress(t *conform.T, token jsonrpc.ID) ([]progress, *conform.Finding) 
 }
 
 func checkProgressTokenType(t *conform.T) conform.Finding {
-	for _, token := range []jsonrpc.ID{t.S.NextID(), t.S.NextNumberID()} {
-		run, f := withProgress(t, token)
-		if f != nil {
-			return *f
-		}
-		// A token changed on the way is one no request carried.
-		if len(run.stray) > 0 {
-			p := run.stray[0]
-			return conform.Violated("progress for token %s came with token %s: %s", token.Text(), p.token.Text(), show(p.raw))
-		}
-		if len(run.own) == 0 {
-			return conform.CannotTest("the slow tool %q sent no progress notification, so there is nothing to judge", t.Options().SlowTool)
-		}
+	text, number := t.S.NextID(), t.S.NextNumberID()
+	// Over HTTP another session is only another connection: the number token's call runs on
+	// one of its own beside the string token's, so the check waits for the slow tool once, not
+	// twice (a run judges the progress its own session got, so neither sees the other's).
+	// Over stdio, or when the server opens no other session, the calls run one after another.
+	var second *conform.Finding
+	besideDone, firstDone := make(chan struct{}), make(chan struct{})
+	besideRan := false
+	if t.Transport != wire.Stdio {
+		besideRan = true
+		go func() {
+			defer close(besideDone)
+			release := t.Beside(t.Ctx, firstDone)
+			defer release()
+			s, err := t.Open(t.Revision)
+			if err != nil {
+				besideRan = false
+				return
+			}
+			second = tokenTypeRun(t.On(s), number)
+		}()
+	} else {
+		close(besideDone)
+	}
+	first := tokenTypeRun(t, text)
+	close(firstDone)
+	<-besideDone
+	if !besideRan {
+		second = tokenTypeRun(t, number)
+	}
+	if first != nil {
+		return *first
+	}
+	if second != nil {
+		return *second
 	}
 	return conform.Passed("")
+}
+
+// tokenTypeRun calls the slow tool with token and judges the progress it got: nil when it
+// came with that token, unchanged.
+func tokenTypeRun(t *conform.T, token jsonrpc.ID) *conform.Finding {
+	run, f := withProgress(t, token)
+	if f != nil {
+		return f
+	}
+	// A token changed on the way is one no request carried.
+	if len(run.stray) > 0 {
+		p := run.stray[0]
+		f := conform.Violated("progress for token %s came with token %s: %s", token.Text(), p.token.Text(), show(p.raw))
+		return &f
+	}
+	if len(run.own) == 0 {
+		f := conform.CannotTest("the slow tool %q sent no progress notification, so there is nothing to judge", t.Options().SlowTool)
+		return &f
+	}
+	return nil
 }
 
 func checkProgressMonotonic(t *conform.T) conform.Finding {
