@@ -143,9 +143,11 @@ func ownSession(s Spec) bool {
 }
 
 // DefaultWaiting is how many checks that mostly wait may run at once unless SetWaiting says
-// otherwise (mcpspec run --slow-parallel). Against a 1 s slow tool a default run has ~80 such
-// checks, most of them a slow call or two: 32 at once end them in ~3 s.
-const DefaultWaiting = 32
+// otherwise (mcpspec run --slow-parallel). A default run over Streamable HTTP has about 90 such
+// checks, most of them a slow call or two: all at once they end in about the time of the
+// longest (the state session's, ~1.6 × the tool's), where 32 at once took three rounds of the
+// tool (a 3 s tool made the run 10 s). Each is a session, not a process, over HTTP.
+const DefaultWaiting = 96
 
 // MaxStdioWaiting bounds the checks that mostly wait over stdio, under way at once whatever
 // --slow-parallel says: each launches a server process of its own.
