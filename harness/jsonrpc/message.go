@@ -51,6 +51,7 @@ type Message struct {
 	HasMethod  bool
 	HasResult  bool
 	HasError   bool
+	HasOther   bool            // a member other than jsonrpc, id, method, params, result and error
 	Version    json.RawMessage // the "jsonrpc" member as sent
 	ID         ID
 	Method     string
@@ -128,6 +129,13 @@ func parseObject(m Message, obj []byte) Message {
 	if v, ok := members["error"]; ok {
 		m.HasError, m.Error = true, v
 	}
+	known := 0
+	for _, k := range [...]string{"jsonrpc", "id", "method", "params", "result", "error"} {
+		if _, ok := members[k]; ok {
+			known++
+		}
+	}
+	m.HasOther = len(members) > known
 	switch {
 	case m.HasMethod && m.HasID:
 		m.Kind = Request

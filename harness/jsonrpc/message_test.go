@@ -284,3 +284,16 @@ func TestKindString(t *testing.T) {
 		}
 	}
 }
+
+func TestParseHasOther(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`{"jsonrpc":"2.0","id":1,"method":"m","params":{}}`:        false,
+		`{"jsonrpc":"2.0","id":1,"result":{},"error":{}}`:          false,
+		`{"jsonrpc":"2.0","id":1,"result":{},"_meta":{}}`:          true,
+		`{"jsonrpc":"2.0","method":"m","params":null,"Params":{}}`: true,
+	} {
+		if got := Parse([]byte(raw)).HasOther; got != want {
+			t.Errorf("%s: HasOther = %v, want %v", raw, got, want)
+		}
+	}
+}
