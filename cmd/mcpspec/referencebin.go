@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +11,8 @@ import (
 	"time"
 
 	"github.com/mcpspec/mcpspec/fixtures/reference"
+	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/wire"
 )
 
 // referenceBinary is the reference server's binary of its own (cmd/mcpspec-reference), which
@@ -37,4 +41,18 @@ func stdioReferenceArgv(self string) []string {
 		return own // another build's, or not working: never a server other than this one's
 	}
 	return []string{sibling}
+}
+
+// sayStdioReference tells a verbose run which binary serves the bundled reference over stdio.
+func sayStdioReference(w io.Writer, targets []harness.Target) {
+	for _, t := range targets {
+		argv := t.Command.Argv
+		switch {
+		case t.Transport != wire.Stdio || len(argv) == 0:
+		case filepath.Base(argv[0]) == referenceBinary:
+			fmt.Fprintf(w, "reference server over stdio: %s (the same build, beside mcpspec)\n", argv[0])
+		case len(argv) == 2 && argv[1] == "reference":
+			fmt.Fprintf(w, "reference server over stdio: %s reference (no %s of this build beside it)\n", argv[0], referenceBinary)
+		}
+	}
 }

@@ -171,6 +171,9 @@ func execute(cfg *serverRun, stdout, stderr io.Writer) (int, error) {
 		}
 		cfg.plan.Archive = archive
 	}
+	if cfg.verbose && cfg.bundled {
+		sayStdioReference(stdout, cfg.plan.Targets)
+	}
 	// Ginkgo's own console output is a mark per check and a block per failure: only with -v.
 	// Without, the console gets a progress line on a terminal (nothing per check in CI logs)
 	// and the summary at the end.
