@@ -1,9 +1,11 @@
 package harness
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/harness/schema"
 )
 
 // Messages share a shape when they differ only in the value of an id of the same JSON type;
@@ -62,5 +64,13 @@ func TestMessageShape(t *testing.T) {
 		if got := shape(raw); got != "" {
 			t.Errorf("%s: shape %q, want none (validated alone)", raw, got)
 		}
+	}
+}
+
+// A message the validator would not remember gets no shape: it is not copied for nothing.
+func TestMessageShapeOfALargeMessage(t *testing.T) {
+	big := `{"jsonrpc":"2.0","id":1,"result":{"text":"` + strings.Repeat("x", schema.MaxRemembered) + `"}}`
+	if got := messageShape(jsonrpc.Parse([]byte(big))); got != "" {
+		t.Errorf("a %d-byte message has a shape of %d bytes, want none", len(big), len(got))
 	}
 }

@@ -624,8 +624,8 @@ func (s *Session) validateContent(rev string, m jsonrpc.Message) error {
 // and every member as sent (schema.Validator.MessageOfShape). "" when m is no plain object of
 // the JSON-RPC members with a string or integer id (or none), which is then validated alone.
 func messageShape(m jsonrpc.Message) string {
-	if m.Problem != "" || m.HasOther || m.Kind == jsonrpc.Batch {
-		return ""
+	if m.Problem != "" || m.HasOther || m.Kind == jsonrpc.Batch || len(m.Raw) > schema.MaxRemembered {
+		return "" // a large message would be copied only to be forgotten (a 15 MB answer)
 	}
 	var b strings.Builder
 	switch {

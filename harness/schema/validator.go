@@ -40,8 +40,10 @@ type validKey struct{ revision, definition, raw string }
 
 // Bounds of Validator.valid: what a run's distinct results need, well within memory.
 const (
-	maxValidBytes  = 8 << 20
-	maxValidCached = 64 << 10 // a larger value is rarely repeated and not kept
+	maxValidBytes = 8 << 20
+	// MaxRemembered is the longest result or message shape a Validator keeps: a larger one is
+	// rarely repeated (callers need not build a shape longer than this).
+	MaxRemembered = 64 << 10
 )
 
 // revisionState holds one revision's document and what has been compiled from it. Its mutex
@@ -89,7 +91,7 @@ func (v *Validator) Definition(revision, name string, raw []byte) error {
 // validate validates raw against a definition, remembering a valid one under key (none when
 // key is "" or too long to be worth keeping).
 func (v *Validator) validate(revision, name string, raw []byte, key string) error {
-	cache := key != "" && len(key) <= maxValidCached
+	cache := key != "" && len(key) <= MaxRemembered
 	if cache {
 		v.validMu.Lock()
 		_, ok := v.valid[validKey{revision, name, key}]
