@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -628,6 +629,7 @@ func messageShape(m jsonrpc.Message) string {
 		return "" // a large message would be copied only to be forgotten (a 15 MB answer)
 	}
 	var b strings.Builder
+	b.Grow(len(m.Raw) + 32)
 	switch {
 	case !m.HasID:
 		b.WriteString("-")
@@ -641,7 +643,10 @@ func messageShape(m jsonrpc.Message) string {
 	// Each member as tag, length and bytes, so that no two messages share a shape by accident.
 	part := func(tag string, has bool, v string) {
 		if has {
-			fmt.Fprintf(&b, "%s%d:%s", tag, len(v), v)
+			b.WriteString(tag)
+			b.WriteString(strconv.Itoa(len(v)))
+			b.WriteByte(':')
+			b.WriteString(v)
 		}
 	}
 	part("v", m.HasVersion, string(m.Version))
