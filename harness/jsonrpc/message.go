@@ -72,15 +72,14 @@ func Parse(raw []byte) Message {
 		m.Problem = "empty frame"
 		return m
 	}
-	if !json.Valid(trimmed) {
-		m.Problem = "not valid JSON"
-		return m
-	}
+	// An array or object is checked by the decoding itself, which fails on invalid JSON alone
+	// (every element or member decodes as raw JSON): scanning it with json.Valid first would
+	// read every frame twice.
 	switch trimmed[0] {
 	case '[':
 		var elems []json.RawMessage
 		if err := json.Unmarshal(trimmed, &elems); err != nil {
-			m.Problem = fmt.Sprintf("array: %v", err)
+			m.Problem = "not valid JSON"
 			return m
 		}
 		m.Kind = Batch
@@ -93,6 +92,9 @@ func Parse(raw []byte) Message {
 		return parseObject(m, trimmed)
 	default:
 		m.Problem = "a JSON value that is neither an object nor an array"
+		if !json.Valid(trimmed) {
+			m.Problem = "not valid JSON"
+		}
 		return m
 	}
 }
@@ -100,7 +102,7 @@ func Parse(raw []byte) Message {
 func parseObject(m Message, obj []byte) Message {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(obj, &members); err != nil {
-		m.Problem = fmt.Sprintf("object: %v", err)
+		m.Problem = "not valid JSON"
 		return m
 	}
 	if v, ok := members["jsonrpc"]; ok {
