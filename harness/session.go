@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -577,7 +579,7 @@ func (s *Session) validate(r wire.Received) {
 		if m.Kind == jsonrpc.Invalid || unreadableReply(m) {
 			continue
 		}
-		err := s.env.Validator.Message(rev, m.Raw)
+		err := s.env.Validator.MessageOfShape(rev, m.Raw, messageShape(m))
 		if err == nil {
 			err = s.validateContent(rev, m)
 		}
@@ -617,6 +619,56 @@ func (s *Session) validateContent(rev string, m jsonrpc.Message) error {
 		return nil
 	}
 	return err
+}
+
+// messageShape is what the message schema sees of m but for its id's value: the id's JSON type
+// and every member as sent (schema.Validator.MessageOfShape). "" when m is no plain object of
+// the JSON-RPC members with a string or integer id (or none), which is then validated alone.
+func messageShape(m jsonrpc.Message) string {
+	if m.Problem != "" || m.HasOther || m.Kind == jsonrpc.Batch || len(m.Raw) > schema.MaxRemembered {
+		return "" // a large message would be copied only to be forgotten (a 15 MB answer)
+	}
+	var b strings.Builder
+	b.Grow(len(m.Raw) + 32)
+	switch {
+	case !m.HasID:
+		b.WriteString("-")
+	case m.ID.IsString():
+		b.WriteString("s")
+	case isIntegerLiteral(string(m.ID)):
+		b.WriteString("i")
+	default:
+		return "" // null, or a number with a fraction or exponent
+	}
+	// Each member as tag, length and bytes, so that no two messages share a shape by accident.
+	part := func(tag string, has bool, v string) {
+		if has {
+			b.WriteString(tag)
+			b.WriteString(strconv.Itoa(len(v)))
+			b.WriteByte(':')
+			b.WriteString(v)
+		}
+	}
+	part("v", m.HasVersion, string(m.Version))
+	part("m", m.HasMethod, m.Method)
+	part("p", m.Params != nil, string(m.Params))
+	part("r", m.HasResult, string(m.Result))
+	part("e", m.HasError, string(m.Error))
+	return b.String()
+}
+
+// isIntegerLiteral reports whether s is a JSON number written as an integer: -?[0-9]+.
+func isIntegerLiteral(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	if s == "" {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func unreadableReply(m jsonrpc.Message) bool {

@@ -25,8 +25,8 @@ const waitBound = 30 * time.Second
 // acceptAll judges every message valid: these tests are about the handshake, not the schemas.
 type acceptAll struct{}
 
-func (acceptAll) Message(string, []byte) error            { return nil }
-func (acceptAll) Definition(string, string, []byte) error { return nil }
+func (acceptAll) MessageOfShape(string, []byte, string) error { return nil }
+func (acceptAll) Definition(string, string, []byte) error     { return nil }
 
 func testEnv() *Env {
 	t := DefaultTimeouts()

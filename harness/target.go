@@ -45,7 +45,9 @@ func (t Target) Describe() string {
 
 // Validator judges messages against the official schema of a revision (package schema).
 type Validator interface {
-	Message(revision string, raw []byte) error
+	// MessageOfShape validates one wire message; shape is what it has in common with the
+	// messages that validate alike (Session's messageShape), "" for none.
+	MessageOfShape(revision string, raw []byte, shape string) error
 	Definition(revision, name string, raw []byte) error
 }
 

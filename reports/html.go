@@ -12,6 +12,7 @@ import (
 	"html/template"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -197,11 +198,11 @@ func encodeHTML(r *Run) ([]byte, error) {
 			// (results.json keeps it whole) and packed, identical evidence once.
 			ev := htmlEvidence(passEvidence(res.Evidence), passBodyBytes)
 			if len(ev) > 0 {
-				k, _ := json.Marshal(ev)
-				n, ok := packIndex[string(k)]
+				k := packKey(ev)
+				n, ok := packIndex[k]
 				if !ok {
 					n = len(packed)
-					packIndex[string(k)] = n
+					packIndex[k] = n
 					packed = append(packed, ev)
 				}
 				row.EvRef, row.Packed = n, true
@@ -276,6 +277,20 @@ func buildReqs(rows []htmlRow, g htmlGrid) []htmlReq {
 		return cmp.Or(cmp.Compare(a.Worst.rank(), b.Worst.rank()), cmp.Compare(a.Area, b.Area), cmp.Compare(a.ID, b.ID))
 	})
 	return reqs
+}
+
+// packKey is the same text for the same evidence and a different one otherwise: each field with
+// its length, so no field's text can pass for a boundary.
+func packKey(ev []htmlExchange) string {
+	var b strings.Builder
+	for _, e := range ev {
+		for _, f := range [...]string{e.Header, e.Direction, e.Body} {
+			b.WriteString(strconv.Itoa(len(f)))
+			b.WriteByte(':')
+			b.WriteString(f)
+		}
+	}
+	return b.String()
 }
 
 // packEvidence encodes evidence lists as gzip-compressed JSON ([[[header, direction, body], …], …])

@@ -202,3 +202,22 @@ func TestReportsNameTheExtension(t *testing.T) {
 		t.Error("junit.xml does not name the extension")
 	}
 }
+
+// Evidence is packed once per distinct list: packKey tells lists apart however their texts split.
+func TestPackKey(t *testing.T) {
+	a := []htmlExchange{{Header: "#1", Direction: "send", Body: "ab"}}
+	same := []htmlExchange{{Header: "#1", Direction: "send", Body: "ab"}}
+	for _, other := range [][]htmlExchange{
+		{{Header: "#1", Direction: "sen", Body: "dab"}},
+		{{Header: "#1", Direction: "send", Body: "a"}, {Body: "b"}},
+		{{Header: "#1", Direction: "send", Body: "ab"}, {}},
+		nil,
+	} {
+		if packKey(a) == packKey(other) {
+			t.Errorf("%q and %q share a key", a, other)
+		}
+	}
+	if packKey(a) != packKey(same) {
+		t.Error("equal evidence has two keys")
+	}
+}

@@ -20,6 +20,9 @@ func startCPUProfile(stderr io.Writer) (stop func()) {
 	if path == "" {
 		return func() {}
 	}
+	// The servers a run starts (`mcpspec reference` among them) inherit the environment: each
+	// would truncate the file at its start and write its own profile over this one.
+	os.Unsetenv(cpuProfileEnv)
 	f, err := os.Create(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpspec: %s: %v\n", cpuProfileEnv, err)

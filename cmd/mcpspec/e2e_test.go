@@ -42,6 +42,7 @@ const (
 var bins struct {
 	dir       string // the temp dir holding them
 	mcpspec   string
+	reference string // mcpspec-reference, beside mcpspec as make build leaves it
 	misbehave string
 }
 
@@ -65,7 +66,8 @@ func testMain(m *testing.M) int {
 	bins.dir = dir
 	bins.mcpspec = filepath.Join(dir, "mcpspec")
 	bins.misbehave = filepath.Join(dir, "misbehave")
-	if err := buildAll(map[string]string{bins.mcpspec: ".", bins.misbehave: "../../fixtures/misbehaving"}); err != nil {
+	bins.reference = filepath.Join(dir, referenceBinary)
+	if err := buildAll(map[string]string{bins.mcpspec: ".", bins.reference: "../mcpspec-reference", bins.misbehave: "../../fixtures/misbehaving"}); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
@@ -154,7 +156,9 @@ func newRunDir(t *testing.T) runDir {
 		t.Fatalf("run dir: %v", err)
 	}
 	d := runDir{marker: dir + string(filepath.Separator), mcpspec: filepath.Join(dir, "mcpspec"), misbehave: filepath.Join(dir, "misbehave")}
-	for _, link := range [][2]string{{bins.mcpspec, d.mcpspec}, {bins.misbehave, d.misbehave}} {
+	// The runs of the bundled reference start mcpspec-reference over stdio (stdioReferenceArgv).
+	links := [][2]string{{bins.mcpspec, d.mcpspec}, {bins.reference, filepath.Join(dir, referenceBinary)}, {bins.misbehave, d.misbehave}}
+	for _, link := range links {
 		if err := os.Link(link[0], link[1]); err != nil {
 			t.Fatalf("link %s: %v", link[1], err)
 		}

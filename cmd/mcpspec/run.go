@@ -96,8 +96,9 @@ func parseVersions(s string) ([]string, error) {
 	return out, nil
 }
 
-// referenceTargets runs the bundled reference server: this very binary, over stdio and over HTTP
-// on a free loopback port.
+// referenceTargets runs the bundled reference server: this very binary (over stdio its small
+// sibling when there is one, stdioReferenceArgv), over stdio and over HTTP on a free loopback
+// port.
 func referenceTargets() ([]harness.Target, error) {
 	self, err := os.Executable()
 	if err != nil {
@@ -115,7 +116,7 @@ func referenceTargets() ([]harness.Target, error) {
 	sseAddr := fmt.Sprintf("127.0.0.1:%d", ssePort)
 	env := referenceEnv()
 	return []harness.Target{
-		{Transport: wire.Stdio, Command: stdio.Command{Argv: []string{self, "reference"}, Env: env}},
+		{Transport: wire.Stdio, Command: stdio.Command{Argv: stdioReferenceArgv(self), Env: env}},
 		{Transport: wire.HTTP, URL: "http://" + addr + "/mcp", Command: stdio.Command{Argv: []string{self, "reference", "--http", addr}, Env: env}},
 		// The legacy transport belongs to 2024-11-05; the reference serves it for that revision.
 		{Transport: wire.SSE, URL: "http://" + sseAddr + "/sse", Command: stdio.Command{Argv: []string{self, "reference", "--sse", sseAddr}, Env: env}, Revisions: []string{harness.Rev20241105}},
@@ -169,6 +170,9 @@ func execute(cfg *serverRun, stdout, stderr io.Writer) (int, error) {
 			return reports.ExitUsage, usageErrorf("run: --transcript %q: %v", cfg.transcriptDir, err)
 		}
 		cfg.plan.Archive = archive
+	}
+	if cfg.verbose && cfg.bundled {
+		sayStdioReference(stdout, cfg.plan.Targets)
 	}
 	// Ginkgo's own console output is a mark per check and a block per failure: only with -v.
 	// Without, the console gets a progress line on a terminal (nothing per check in CI logs)

@@ -51,6 +51,7 @@ type Message struct {
 	HasMethod  bool
 	HasResult  bool
 	HasError   bool
+	HasOther   bool            // a member other than jsonrpc, id, method, params, result and error
 	Version    json.RawMessage // the "jsonrpc" member as sent
 	ID         ID
 	Method     string
@@ -71,15 +72,14 @@ func Parse(raw []byte) Message {
 		m.Problem = "empty frame"
 		return m
 	}
-	if !json.Valid(trimmed) {
-		m.Problem = "not valid JSON"
-		return m
-	}
+	// An array or object is checked by the decoding itself, which fails on invalid JSON alone
+	// (every element or member decodes as raw JSON): scanning it with json.Valid first would
+	// read every frame twice.
 	switch trimmed[0] {
 	case '[':
 		var elems []json.RawMessage
 		if err := json.Unmarshal(trimmed, &elems); err != nil {
-			m.Problem = fmt.Sprintf("array: %v", err)
+			m.Problem = "not valid JSON"
 			return m
 		}
 		m.Kind = Batch
@@ -92,6 +92,9 @@ func Parse(raw []byte) Message {
 		return parseObject(m, trimmed)
 	default:
 		m.Problem = "a JSON value that is neither an object nor an array"
+		if !json.Valid(trimmed) {
+			m.Problem = "not valid JSON"
+		}
 		return m
 	}
 }
@@ -99,7 +102,7 @@ func Parse(raw []byte) Message {
 func parseObject(m Message, obj []byte) Message {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(obj, &members); err != nil {
-		m.Problem = fmt.Sprintf("object: %v", err)
+		m.Problem = "not valid JSON"
 		return m
 	}
 	if v, ok := members["jsonrpc"]; ok {
@@ -128,6 +131,13 @@ func parseObject(m Message, obj []byte) Message {
 	if v, ok := members["error"]; ok {
 		m.HasError, m.Error = true, v
 	}
+	known := 0
+	for _, k := range [...]string{"jsonrpc", "id", "method", "params", "result", "error"} {
+		if _, ok := members[k]; ok {
+			known++
+		}
+	}
+	m.HasOther = len(members) > known
 	switch {
 	case m.HasMethod && m.HasID:
 		m.Kind = Request

@@ -36,6 +36,10 @@ func TestParseKinds(t *testing.T) {
 		{name: "batch with whitespace around", raw: " \n[ 1 , {} ]\r\n", kind: Batch, elemsCount: 2},
 		{name: "invalid JSON", raw: `{"jsonrpc":"2.0",`, kind: Invalid, problem: "not valid JSON"},
 		{name: "two values", raw: `{} {}`, kind: Invalid, problem: "not valid JSON"},
+		{name: "batch then garbage", raw: `[{}] x`, kind: Invalid, problem: "not valid JSON"},
+		{name: "unterminated batch", raw: `[{"jsonrpc":"2.0"}`, kind: Invalid, problem: "not valid JSON"},
+		{name: "invalid member", raw: `{"jsonrpc":"2.0","id":01,"method":"ping"}`, kind: Invalid, problem: "not valid JSON"},
+		{name: "invalid scalar", raw: `4 2`, kind: Invalid, problem: "not valid JSON"},
 		{name: "empty", raw: ``, kind: Invalid, problem: "empty frame"},
 		{name: "whitespace only", raw: " \t\r\n", kind: Invalid, problem: "empty frame"},
 		{name: "number scalar", raw: `42`, kind: Invalid, problem: "neither an object nor an array"},
@@ -281,6 +285,19 @@ func TestKindString(t *testing.T) {
 	for k, want := range map[Kind]string{Invalid: "invalid", Request: "request", Notification: "notification", Response: "response", Batch: "batch", Kind(99): "invalid"} {
 		if got := k.String(); got != want {
 			t.Errorf("Kind(%d).String() = %q, want %q", k, got, want)
+		}
+	}
+}
+
+func TestParseHasOther(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`{"jsonrpc":"2.0","id":1,"method":"m","params":{}}`:        false,
+		`{"jsonrpc":"2.0","id":1,"result":{},"error":{}}`:          false,
+		`{"jsonrpc":"2.0","id":1,"result":{},"_meta":{}}`:          true,
+		`{"jsonrpc":"2.0","method":"m","params":null,"Params":{}}`: true,
+	} {
+		if got := Parse([]byte(raw)).HasOther; got != want {
+			t.Errorf("%s: HasOther = %v, want %v", raw, got, want)
 		}
 	}
 }

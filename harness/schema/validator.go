@@ -29,8 +29,8 @@ type Validator struct {
 
 	// valid holds what already validated, by revision, definition and bytes: a server answers
 	// the same results (a tools/list, a resource) to session after session, and validation is
-	// a function of these three alone. Bounded by validBytes; the envelope of a whole message
-	// is never cached (its id makes it unique).
+	// a function of these three alone. Bounded by validBytes. A whole message is kept by its
+	// shape (MessageOfShape) instead: its id makes its bytes unique.
 	validMu    sync.Mutex
 	valid      map[validKey]struct{}
 	validBytes int
@@ -40,8 +40,10 @@ type validKey struct{ revision, definition, raw string }
 
 // Bounds of Validator.valid: what a run's distinct results need, well within memory.
 const (
-	maxValidBytes  = 8 << 20
-	maxValidCached = 64 << 10 // a larger value is rarely repeated and not kept
+	maxValidBytes = 8 << 20
+	// MaxRemembered is the longest result or message shape a Validator keeps: a larger one is
+	// rarely repeated (callers need not build a shape longer than this).
+	MaxRemembered = 64 << 10
 )
 
 // revisionState holds one revision's document and what has been compiled from it. Its mutex
@@ -61,7 +63,17 @@ func New() *Validator {
 // Message validates one wire message (a JSON-RPC request, notification or response, or a batch
 // array where the revision allows it) against the revision's JSONRPCMessage.
 func (v *Validator) Message(revision string, raw []byte) error {
-	return v.Definition(revision, MessageDefinition, raw)
+	return v.validate(revision, MessageDefinition, raw, "")
+}
+
+// MessageOfShape validates raw as Message does, and remembers a valid message by shape: a text
+// the caller derives from raw such that messages of one shape are valid or invalid together
+// (the same members but for an id of the same JSON type: every revision's RequestId is "a
+// string or an integer" and nothing more). A server answers the same results session after
+// session under fresh ids, so a run validates each answer once instead of at each id. An empty
+// shape caches nothing.
+func (v *Validator) MessageOfShape(revision string, raw []byte, shape string) error {
+	return v.validate(revision, MessageDefinition, raw, shape)
 }
 
 // Definition validates raw against the named definition of the revision, e.g.
@@ -69,10 +81,20 @@ func (v *Validator) Message(revision string, raw []byte) error {
 // raw is not JSON or does not match, and an error wrapping ErrUnknownRevision or
 // ErrUnknownDefinition when there is nothing to validate against.
 func (v *Validator) Definition(revision, name string, raw []byte) error {
-	cache := name != MessageDefinition && len(raw) <= maxValidCached
+	key := ""
+	if name != MessageDefinition {
+		key = string(raw)
+	}
+	return v.validate(revision, name, raw, key)
+}
+
+// validate validates raw against a definition, remembering a valid one under key (none when
+// key is "" or too long to be worth keeping).
+func (v *Validator) validate(revision, name string, raw []byte, key string) error {
+	cache := key != "" && len(key) <= MaxRemembered
 	if cache {
 		v.validMu.Lock()
-		_, ok := v.valid[validKey{revision, name, string(raw)}]
+		_, ok := v.valid[validKey{revision, name, key}]
 		v.validMu.Unlock()
 		if ok {
 			return nil
@@ -99,11 +121,11 @@ func (v *Validator) Definition(revision, name string, raw []byte) error {
 		if v.valid == nil {
 			v.valid = map[validKey]struct{}{}
 		}
-		if v.validBytes+len(raw) <= maxValidBytes {
-			k := validKey{revision, name, string(raw)}
+		if v.validBytes+len(key) <= maxValidBytes {
+			k := validKey{revision, name, key}
 			if _, ok := v.valid[k]; !ok {
 				v.valid[k] = struct{}{}
-				v.validBytes += len(raw)
+				v.validBytes += len(key)
 			}
 		}
 		v.validMu.Unlock()

@@ -318,3 +318,47 @@ func TestDefinitionRemembersValidResults(t *testing.T) {
 		t.Errorf("cached %d results (%d bytes), want the one valid result", len(v.valid), v.validBytes)
 	}
 }
+
+// A message is remembered by the shape its caller gives, only once valid, and only under that
+// shape: an invalid message is judged each time, and an empty shape keeps nothing.
+func TestMessageOfShapeRemembersValidMessages(t *testing.T) {
+	v := New()
+	good := []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)
+	bad := []byte(`{"jsonrpc":"1.0","id":1,"result":{}}`)
+	for range 2 {
+		if err := v.MessageOfShape(rev20250618, bad, "shape"); err == nil {
+			t.Fatal("an invalid message was accepted")
+		}
+	}
+	if err := v.MessageOfShape(rev20250618, good, ""); err != nil || len(v.valid) != 0 {
+		t.Fatalf("no shape: err %v, %d kept, want valid and nothing kept", err, len(v.valid))
+	}
+	if err := v.MessageOfShape(rev20250618, good, "shape"); err != nil {
+		t.Fatalf("valid message: %v", err)
+	}
+	// The caller vouches that a message of the shape validates alike: it is not looked at again.
+	if err := v.MessageOfShape(rev20250618, bad, "shape"); err != nil {
+		t.Errorf("a message of a remembered shape was validated again: %v", err)
+	}
+	if err := v.MessageOfShape(rev20250618, bad, "other"); err == nil {
+		t.Error("an invalid message of another shape was accepted")
+	}
+	if err := v.MessageOfShape(rev20251125, bad, "shape"); err == nil {
+		t.Error("a shape remembered at one revision was taken as valid at another")
+	}
+}
+
+// The benchmark's message under a shape, as a session validates a server's repeated answers.
+func BenchmarkValidateMessageOfShape(b *testing.B) {
+	v := New()
+	msg := []byte(`{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"hello"},` +
+		`{"type":"image","data":"aGVsbG8=","mimeType":"image/png"}],"isError":false}}`)
+	shape := string(msg) // the caller's shape: any text standing for the message
+	b.SetBytes(int64(len(msg)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := v.MessageOfShape(rev20250618, msg, shape); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -24,8 +24,8 @@ const waitBound = 30 * time.Second
 // acceptAll judges every message valid: these tests are about the runner, not the schemas.
 type acceptAll struct{}
 
-func (acceptAll) Message(string, []byte) error            { return nil }
-func (acceptAll) Definition(string, string, []byte) error { return nil }
+func (acceptAll) MessageOfShape(string, []byte, string) error { return nil }
+func (acceptAll) Definition(string, string, []byte) error     { return nil }
 
 // served is the one revision the test server speaks.
 const served = harness.Rev20250618
