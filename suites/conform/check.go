@@ -32,6 +32,13 @@ const (
 	// Observed: the check judges what one server of its own did under a workload that other
 	// checks judge too (T.Observe): the runner opens nothing for it, and T.S is nil.
 	Observed
+	// Exclusive: an initialized session no other check uses while this one runs, which the
+	// check leaves as it found it (it changes no server state, and what it sends is answered
+	// within it). Over stdio, where a session is a server process, the Exclusive checks of one
+	// revision take turns on the revision's serial session, each ending with silence proven
+	// (Session.Quiet); a process that fails that proof is replaced (serial.go). Over HTTP it is
+	// Fresh.
+	Exclusive
 )
 
 // Check is one requirement's server check (package check: the fields every kind has), with

@@ -214,7 +214,7 @@ func sharedKey(transport, revision string, slot int) string {
 func (r *Runner) negotiationIn(ctx context.Context, transport, revision string, slot int) Negotiation {
 	// A revision the first session found unserved (or a target that could not be reached)
 	// is no better on another: no server is started just to hear the same answer again.
-	if slot > 0 {
+	if slot != 0 { // another round-robin slot, or the serial session
 		if first := r.recorded(ctx, transport, revision); first.Err != nil || first.Answered != first.Requested {
 			return first
 		}
@@ -352,6 +352,7 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 		return Failed(err), nil
 	}
 	t := &T{Ctx: ctx, Revision: revision, Transport: transport, Check: c, run: r, worker: worker}
+	connection := connectionOver(c, transport)
 	defer func() {
 		for _, conn := range t.extra {
 			l.Release(conn)
@@ -370,20 +371,35 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 	}
 	// Whatever connection the check uses, a target that cannot even be initialized at this
 	// revision is an infrastructure failure for it too (the shared session is opened once).
-	if c.Side.Connection != Shared {
+	if connection != Shared {
 		if f, evidence, done := r.gate(ctx, c, revision, transport, worker); done {
 			return f, evidence
 		}
 	}
 	// From here on the check works: its deadline runs (see execute).
 	var cancel context.CancelFunc
-	if c.Side.Connection != Shared {
+	if connection != Shared && connection != Exclusive {
 		ctx, cancel = context.WithTimeout(ctx, r.checkDeadline())
 		defer cancel()
 		t.Ctx = ctx
 	}
 	var own *harness.Session
-	switch c.Side.Connection {
+	switch connection {
+	case Exclusive:
+		// As a shared session, held by one check at a time; its Ready was asked by the gate.
+		release, err := r.holdShared(ctx, transport, revision, serialSlot, worker)
+		if err != nil {
+			return Failed(err), nil
+		}
+		defer release()
+		ctx, cancel = context.WithTimeout(ctx, r.checkDeadline())
+		defer cancel()
+		t.Ctx = ctx
+		neg := r.negotiationIn(ctx, transport, revision, serialSlot)
+		if f, done := notUsable(neg); done {
+			return f, tail(neg.Session)
+		}
+		t.S = neg.Session
 	case Shared:
 		// The check holds its shared session until its result is taken (see holdShared).
 		release, err := r.holdShared(ctx, transport, revision, slot, worker)
@@ -423,7 +439,7 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 		defer l.Release(conn)
 		t.S = harness.Attach(conn, r.env, revision)
 	}
-	if c.Side.Connection == Observed {
+	if connection == Observed {
 		defer func() {
 			if p := recover(); p != nil {
 				f = Failed(fmt.Errorf("check panicked: %v", p))
@@ -444,7 +460,7 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 	timeoutsBefore := t.S.Timeouts()
 	unansweredBefore := t.S.UnansweredCount()
 	mark := t.S.Conn.Transcript().Mark()
-	if c.Side.Connection != Shared {
+	if connection != Shared && connection != Exclusive {
 		mark = 0
 	}
 	defer func() {
@@ -452,7 +468,7 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 			f = Failed(fmt.Errorf("check panicked: %v", p))
 		}
 		f = withUnanswered(f, t.unanswered(unansweredBefore))
-		if c.Side.Connection == Raw {
+		if connection == Raw {
 			if na, ok := r.unservedRefusal(ctx, t, f); ok {
 				f = na
 			}
@@ -467,8 +483,11 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 		// A violation need not leave the server unwell (most are a wrong answer to one
 		// request): the shared session is replaced only when it no longer answers, which
 		// spares a server start per violation. The probe comes after the evidence is taken.
-		if c.Side.Connection == Shared && (f.Outcome == Violation || f.Outcome == Broken) && (isDead(t.S) || !t.S.Responsive(ctx)) {
+		if connection == Shared && (f.Outcome == Violation || f.Outcome == Broken) && (isDead(t.S) || !t.S.Responsive(ctx)) {
 			r.markSuspect(transport, revision, slot)
+		}
+		if connection == Exclusive && !r.leftAsFound(ctx, t.S, f) {
+			r.markSuspect(transport, revision, serialSlot)
 		}
 	}()
 	return c.Side.Run(t), nil

@@ -32,7 +32,8 @@ func (r *Runner) Start(specs []Spec, workers int) {
 }
 
 // StartShared is Start with up to slots shared sessions per revision and transport, each
-// running its share of the checks one after another. A shared check that Waits gets a shared
+// running its share of the checks one after another; over stdio the Exclusive checks of a revision
+// take turns on a session of their own (serial.go). A shared check that Waits gets a shared
 // session of its own over a transport where a session starts no server (ownSession): queued
 // behind other checks, its wait would end the run (issue 28).
 func (r *Runner) StartShared(specs []Spec, workers, slots int) {
@@ -66,6 +67,13 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 			// Numbered after the round-robin slots, so that no other check shares it.
 			waiting = append(waiting, slotted{s, slots + own[rk]})
 			own[rk]++
+		case connectionOver(s.Check, s.Transport) == Exclusive:
+			// One after another on the revision's serial session, whether or not they wait.
+			g := sharedKey(s.Transport, s.Revision, serialSlot)
+			if _, seen := groups[g]; !seen {
+				groupOrder = append(groupOrder, g)
+			}
+			groups[g] = append(groups[g], slotted{s, serialSlot})
 		case s.Check.Side.Connection == Shared:
 			slot := perRevision[rk] % slots
 			perRevision[rk]++
