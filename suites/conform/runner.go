@@ -14,6 +14,7 @@ import (
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/transcript"
+	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/reports"
 	"github.com/mcpspec/mcpspec/suites/catalog"
 	"github.com/mcpspec/mcpspec/suites/finding"
@@ -240,6 +241,12 @@ func (r *Runner) negotiationIn(ctx context.Context, transport, revision string, 
 }
 
 func (r *Runner) open(ctx context.Context, transport, revision string) Negotiation {
+	return r.openDeclaring(ctx, transport, revision, nil)
+}
+
+// openDeclaring is open with the client capabilities caps declared at a handshake revision
+// (nil: none).
+func (r *Runner) openDeclaring(ctx context.Context, transport, revision string, caps map[string]any) Negotiation {
 	if revision == harness.RevJSONRPC {
 		return r.openPlain(ctx, transport) // the JSON-RPC profile has no handshake
 	}
@@ -250,7 +257,9 @@ func (r *Runner) open(ctx context.Context, transport, revision string) Negotiati
 		neg.Err, neg.Infra = err, true
 		return neg
 	}
-	open := harness.Open
+	open := func(ctx context.Context, conn wire.Conn, env *harness.Env, revision, owner string) (*harness.Session, error) {
+		return harness.OpenDeclaring(ctx, conn, env, revision, owner, caps)
+	}
 	if harness.IsStateless(revision) {
 		open = harness.OpenStateless
 	}
@@ -480,6 +489,10 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 		for _, extra := range t.extra {
 			evidence = append(evidence, extra.Transcript().Since(0)...)
 		}
+		for _, o := range t.declared {
+			f = withUnanswered(f, o.unanswered)
+			evidence = append(evidence, o.evidence...)
+		}
 		// A violation need not leave the server unwell (most are a wrong answer to one
 		// request): the shared session is replaced only when it no longer answers, which
 		// spares a server start per violation. The probe comes after the evidence is taken.
@@ -532,7 +545,8 @@ func goneCause(s *harness.Session) string {
 }
 
 // observe opens the server an observation needs, runs work on it and closes it.
-func (r *Runner) observe(t *T, key string, conn Connection, work func(o *T) any) (obs *observation) {
+// caps, when not nil, are the client capabilities a Fresh observation's session declares.
+func (r *Runner) observe(t *T, key string, conn Connection, caps map[string]any, work func(o *T) any) (obs *observation) {
 	l := r.launcher(t.Transport)
 	obs = &observation{}
 	var s *harness.Session
@@ -547,7 +561,7 @@ func (r *Runner) observe(t *T, key string, conn Connection, work func(o *T) any)
 		defer l.Release(c)
 		s = harness.Attach(c, r.env, t.Revision)
 	default:
-		neg := r.open(t.Ctx, t.Transport, t.Revision)
+		neg := r.openDeclaring(t.Ctx, t.Transport, t.Revision, caps)
 		if neg.Session != nil {
 			defer l.Release(neg.Session.Conn)
 		}
