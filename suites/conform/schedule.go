@@ -75,7 +75,7 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 			}
 			groups[g] = append(groups[g], slotted{s, serialSlot})
 		case s.Check.Side.Connection == Shared:
-			slot := perRevision[rk] % slots
+			slot := perRevision[rk] % slotsOver(s.Transport, slots)
 			perRevision[rk]++
 			g := sharedKey(s.Transport, s.Revision, slot)
 			if _, seen := groups[g]; !seen {
@@ -148,6 +148,20 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 // (over stdio it would be another server process, dearer than the wait it saves).
 func ownSession(s Spec) bool {
 	return s.Check.Side.Connection == Shared && s.Check.Side.Waits && s.Transport != wire.Stdio
+}
+
+// MaxStdioSessions bounds the shared sessions per revision over stdio, whatever --sessions says:
+// each is a server process, whose start costs a Node server ~0.5 s of CPU, and the run against
+// such a server is bound by CPU on a small machine; two sessions keep a revision's shared checks
+// (slow-tool calls among them) shorter than the rest of the run.
+const MaxStdioSessions = 2
+
+// slotsOver is how many shared sessions per revision a transport gets when slots are asked for.
+func slotsOver(transport string, slots int) int {
+	if transport == wire.Stdio {
+		return min(slots, MaxStdioSessions)
+	}
+	return slots
 }
 
 // DefaultWaiting is how many checks that mostly wait may run at once unless SetWaiting says

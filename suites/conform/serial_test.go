@@ -152,3 +152,25 @@ func TestExclusiveChecksTakeTurnsOverStdio(t *testing.T) {
 		t.Errorf("over HTTP the Exclusive checks shared a session")
 	}
 }
+
+// TestStdioSharedSessionsBounded: over stdio a revision gets at most MaxStdioSessions shared
+// sessions, each a server process, however many --sessions asks for.
+func TestStdioSharedSessionsBounded(t *testing.T) {
+	r := newStdioRunner(t)
+	defer r.Close()
+	var specs []Spec
+	for _, id := range []string{"PING-RESPOND", "JRPC-ID-ECHO", "JRPC-VERSION", "JRPC-ERROR-MESSAGE", "JRPC-REPLY-REQUIRED", "JRPC-NOTIF-NO-REPLY"} {
+		c := newCheck(id, "MUST", ping)
+		c.Transports = []string{wire.Stdio}
+		specs = append(specs, Spec{c, served, wire.Stdio})
+	}
+	r.StartShared(specs, 4, MaxStdioSessions+1)
+	for _, s := range specs {
+		if res := r.Result(s); res.Status != reports.Pass {
+			t.Errorf("%s: %s (%s)", res.ID, res.Status, res.Message)
+		}
+	}
+	if n := r.Env().Stats.ServersSpawned.Load(); n != MaxStdioSessions {
+		t.Errorf("%d servers spawned for %d shared sessions asked, want %d", n, MaxStdioSessions+1, MaxStdioSessions)
+	}
+}
