@@ -81,6 +81,7 @@ type Runner struct {
 	keyLocks  map[string]*sync.Mutex
 	once      map[string]*onceValue    // values computed once per run (T.Memo, T.Observe)
 	uses      map[string]chan struct{} // by sharedKey: held by the one check using that session
+	starts    chan struct{}            // stdio processes of checks' own sessions starting (openOwn)
 	// handshakes are the transports whose server has no MCP handshake (handshake.go).
 	handshakes map[string]handshakeVerdict
 
@@ -112,7 +113,8 @@ func (n Negotiation) Supported() bool { return n.Err == nil && n.Answered == n.R
 func NewRunner(cfg Config) *Runner {
 	env := harness.NewEnv(cfg.Timeouts, cfg.Validator)
 	env.Archive = cfg.Archive
-	r := &Runner{cfg: cfg, env: env, started: time.Now(), launchers: map[string]*harness.Launcher{}, shared: map[string]*sharedSession{}, order: map[string]int{}}
+	r := &Runner{cfg: cfg, env: env, started: time.Now(), launchers: map[string]*harness.Launcher{}, shared: map[string]*sharedSession{}, order: map[string]int{},
+		starts: make(chan struct{}, MaxStdioStarts)}
 	r.base, r.cancelBase = context.WithCancel(context.Background())
 	for _, t := range cfg.Targets {
 		r.launchers[t.Transport] = harness.NewLauncher(t, r.env)
@@ -233,7 +235,12 @@ func (r *Runner) negotiationIn(ctx context.Context, transport, revision string, 
 	if ok && sh.s != nil {
 		r.launcher(transport).Release(sh.s.Conn)
 	}
-	neg := r.open(ctx, transport, revision)
+	var neg Negotiation
+	if slot == serialSlot {
+		neg = r.openOwn(ctx, transport, revision, nil)
+	} else {
+		neg = r.open(ctx, transport, revision)
+	}
 	r.mu.Lock()
 	r.shared[key] = &sharedSession{s: neg.Session, neg: neg}
 	r.mu.Unlock()
@@ -431,7 +438,7 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 			}
 		}
 	case Fresh:
-		neg := r.open(ctx, transport, revision)
+		neg := r.openOwn(ctx, transport, revision, nil)
 		if neg.Session != nil {
 			own = neg.Session
 			defer l.Release(own.Conn)
@@ -561,7 +568,7 @@ func (r *Runner) observe(t *T, key string, conn Connection, caps map[string]any,
 		defer l.Release(c)
 		s = harness.Attach(c, r.env, t.Revision)
 	default:
-		neg := r.openDeclaring(t.Ctx, t.Transport, t.Revision, caps)
+		neg := r.openOwn(t.Ctx, t.Transport, t.Revision, caps)
 		if neg.Session != nil {
 			defer l.Release(neg.Session.Conn)
 		}

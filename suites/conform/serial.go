@@ -2,6 +2,7 @@ package conform
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/wire"
@@ -37,4 +38,27 @@ func (r *Runner) leftAsFound(ctx context.Context, s *harness.Session, f Finding)
 	}
 	late, err := s.Quiet(ctx, s.Mark())
 	return err == nil && len(late) == 0 && !isDead(s)
+}
+
+// MaxStdioStarts bounds the server processes of sessions of checks' own (Fresh, Exclusive, an
+// observation's) that are starting at once over stdio: launched, initialize not yet answered.
+// Processes that start together share the CPU until nearly all of them are ready: two dozen Node
+// starts on two cores each took ~10 s to answer initialize, on a loaded machine over the
+// startup timeout, while checks waited on all of them (issue 28). Bounded, each is ready in a
+// fraction of that and the checks begin in turn. The shared sessions, which carry most checks,
+// do not queue.
+const MaxStdioStarts = 4
+
+// openOwn is openDeclaring for a session of a check's own, which over stdio waits for its turn
+// to start (MaxStdioStarts); the wait is bounded by ctx.
+func (r *Runner) openOwn(ctx context.Context, transport, revision string, caps map[string]any) Negotiation {
+	if transport == wire.Stdio {
+		select {
+		case r.starts <- struct{}{}:
+			defer func() { <-r.starts }()
+		case <-ctx.Done():
+			return Negotiation{Requested: revision, Err: fmt.Errorf("waiting for a turn to start a server: %w", ctx.Err()), Infra: true}
+		}
+	}
+	return r.openDeclaring(ctx, transport, revision, caps)
 }
