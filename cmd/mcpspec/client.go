@@ -55,7 +55,7 @@ func parseClient(args []string, stdout io.Writer) (*clientConfig, error) {
 		tIdle     = fs.Duration("timeout-idle", d.Idle, "a connected client that neither sends anything nor exits for this long is hung, and stopped")
 		tShutdown = fs.Duration("timeout-shutdown", d.Shutdown, "bound on each step of stopping the client")
 		tLaunch   = fs.Duration("timeout-launch", d.Launch, "bound on one launch of the client as a whole, however much it talks: a client still running then is stopped")
-		workers   = fs.Int("parallel", engine.DefaultClientParallel, "how many launches of the client (scenario × revision) may run at once (`N`), each against its own probe; the results are the same in the same order at any N")
+		workers   = fs.Int("parallel", engine.DefaultClientParallel, "how many launches of the client (scenario × revision) may run at once (`N`), each against its own probe; above 1, one whose client waits on a timer of its own (a request timeout, a retry delay) does not count while it waits (at most 3N clients are alive at once); the results are the same in the same order at any N")
 		envs      repeatFlag
 		outputs   = addOutputFlags(fs, "each check's verdict as it is judged, and in the summary every message in full, the untestable checks and the counts by area")
 	)

@@ -35,10 +35,19 @@ const (
 	TaskID = "probe-task-1"
 )
 
+// MaxRequestTimeout caps the per-request timeout the context gives the client. A launch of a
+// cancellation scenario lasts at least that timeout however fast its client is, so it bounds
+// `mcpspec client`'s wall time. The client applies it to every request but initialize, and the
+// probe answers every one but the held in milliseconds: what the timeout measures there is the
+// client's own scheduling, whose slowest gap from the probe's answer to its next request was
+// 0.25 s (the TypeScript SDK client at load 9 on two cores), so 1 s leaves a fourfold margin;
+// the late answer, at the default --timeout-request of 10 s, comes ten timeouts later.
+const MaxRequestTimeout = time.Second
+
 // RequestTimeout is the per-request timeout the context gives the client: a fifth of the
 // probe's answer wait, so that a client applying it has long cancelled when the late answer
-// comes.
-func (s Script) RequestTimeout() time.Duration { return s.AnswerWait / 5 }
+// comes, and no more than MaxRequestTimeout.
+func (s Script) RequestTimeout() time.Duration { return min(s.AnswerWait/5, MaxRequestTimeout) }
 
 // cancelScenario reports whether the script is one of the cancellation scenarios.
 func (s Script) cancelScenario() bool {

@@ -22,12 +22,14 @@ type Recorder struct {
 	recs     []record.Record
 	dropped  int // records beyond transcript.MaxEntries, counted but not kept
 	activity chan struct{}
+	waiting  chan struct{}       // closed at the first record of a wait on the client's own timer
+	waited   bool                // waiting is closed
 	sink     func(record.Record) // also gets every record (the stdio probe streams them to its parent)
 }
 
 // NewRecorder starts an empty recording; sink, when not nil, also gets every record.
 func NewRecorder(sink func(record.Record)) *Recorder {
-	return &Recorder{start: time.Now(), activity: make(chan struct{}, 1), sink: sink}
+	return &Recorder{start: time.Now(), activity: make(chan struct{}, 1), waiting: make(chan struct{}), sink: sink}
 }
 
 // Next is the Seq the next record will have.
@@ -46,6 +48,10 @@ func (r *Recorder) Add(rec record.Record) {
 		r.recs = append(r.recs, rec)
 	} else {
 		r.dropped++ // a flooding client must not exhaust memory; the sink still gets it
+	}
+	if !r.waited && rec.Event != nil && clientWaits[rec.Event.Kind] {
+		r.waited = true
+		close(r.waiting)
 	}
 	sink := r.sink
 	r.mu.Unlock()
@@ -76,6 +82,16 @@ func (r *Recorder) Records() []record.Record {
 
 // Activity receives a value after records were added (one value for any number of them).
 func (r *Recorder) Activity() <-chan struct{} { return r.activity }
+
+// clientWaits are the events after which the client waits on a timer of its own, idle, however
+// fast it is: a request held past its timeout, a task that does not finish by itself, a stream
+// cut before its response (the client reconnects after the retry delay).
+var clientWaits = map[record.EventKind]bool{record.EvHeld: true, record.EvTaskCreated: true, record.EvStreamCut: true}
+
+// Waiting is closed once the probe has made the client wait on a timer of its own (clientWaits),
+// whether the probe runs in process or reports from a child (stdio): the engine lets another
+// launch start meanwhile.
+func (r *Recorder) Waiting() <-chan struct{} { return r.waiting }
 
 // secretHeaders are never recorded with their value.
 var secretHeaders = map[string]bool{"Authorization": true, "Cookie": true, "Proxy-Authorization": true}

@@ -5,6 +5,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -67,8 +68,13 @@ func DefaultClientTimeouts() ClientTimeouts {
 // DefaultClientParallel is how many launches run at once by default. Launches mostly wait on the
 // probe's timers (a retry delay, a request timeout), so more than the cores pay; but each is a
 // process start of the client under test, and a heavy one (node, python) started many at once
-// on a small machine could miss --timeout-startup, a verdict hanging on load.
+// on a small machine could miss --timeout-startup, a verdict hanging on load. A launch whose
+// client waits on a timer of its own gives its place to the next meanwhile (RunClient).
 const DefaultClientParallel = 4
+
+// maxAlivePerPlace bounds the client processes alive at once, waiting ones included, as a
+// multiple of the parallel bound: a waiting launch gives its place up, not its process.
+const maxAlivePerPlace = 3
 
 // ClientPlan is what a client run is to do.
 type ClientPlan struct {
@@ -82,7 +88,10 @@ type ClientPlan struct {
 	Scenarios []string       // the scenarios to serve
 	Timeouts  ClientTimeouts
 	Self      string // the mcpspec binary, which serves the stdio probe (probe-stdio)
-	Parallel  int    // how many launches run at once, each on its own probe; below 1 means 1
+	// Parallel is how many launches run at once, each on its own probe; below 1 means 1. Above
+	// 1, a launch whose client waits on a timer of its own (probe.Recorder.Waiting) no longer
+	// counts: the next starts beside it.
+	Parallel int
 	// InProcess, when set, runs the client under test in mcpspec's own process instead of
 	// Argv (Env's variables reach it in env, Dir is unused): a self-test's reference client,
 	// which then costs no process start. target is the probe's URL, or over stdio the command
@@ -187,6 +196,9 @@ type ClientOutcome struct {
 // RunClient runs the launches, p.Parallel at once (1 when unset), the client under test against
 // its own probe each, and judges each recording. The hooks get every launch and result in the
 // launches' order whatever order they finish in, so a parallel run reports as a sequential one.
+// Above 1, a launch stops counting once its client waits on a timer of its own, idle (a request
+// held past its timeout, a stream cut before its retry): the bound is on clients busy starting
+// and talking, and a cancellation scenario's wait no longer holds a place for its whole length.
 func RunClient(p *ClientPlan, launches []Launch, h ClientHooks) ClientOutcome {
 	intr := h.Interrupt
 	if intr == nil {
@@ -206,20 +218,28 @@ func RunClient(p *ClientPlan, launches []Launch, h ClientHooks) ClientOutcome {
 			order = append(order, i)
 		}
 	}
-	next := make(chan int)
+	// places holds a token per launch that counts against the bound; alive one per client
+	// process, waiting or not, so that waiting clients (a Node or Python process each) cannot
+	// pile up on a small machine whatever the plan holds.
+	places := make(chan struct{}, workers)
+	alive := make(chan struct{}, workers*maxAlivePerPlace)
 	go func() {
-		defer close(next)
 		for _, i := range order {
-			next <- i
+			alive <- struct{}{}
+			places <- struct{}{}
+			var once sync.Once
+			leave := func() { once.Do(func() { <-places }) }
+			waiting := leave
+			if workers == 1 {
+				waiting = nil // one at a time, even while one waits: the sequential reference
+			}
+			go func() {
+				defer func() { <-alive }()
+				defer leave()
+				slots[i] <- p.runLaunch(launches[i], intr, val, waiting)
+			}()
 		}
 	}()
-	for range workers {
-		go func() {
-			for i := range next {
-				slots[i] <- p.runLaunch(launches[i], intr, val)
-			}
-		}()
-	}
 	var o ClientOutcome
 	for i, l := range launches {
 		r := <-slots[i]
@@ -244,28 +264,30 @@ func RunClient(p *ClientPlan, launches []Launch, h ClientHooks) ClientOutcome {
 	return o
 }
 
-// dispatchOrder starts the launches that wait longest first: a cancellation scenario's client
-// waits out its request timeout (a fifth of --timeout-request) however fast it is. Started last,
-// they would add that wait to the run's end; started first, the others run beside them.
+// dispatchOrder starts the launches that wait longest first (leastWait), the others in the
+// plan's order: started last, a long wait would add itself to the run's end; started first, the
+// others run beside it.
 func dispatchOrder(launches []Launch) []int {
 	order := make([]int, len(launches))
 	for i := range order {
 		order[i] = i
 	}
-	slow := func(i int) bool {
-		s := launches[i].Script.Scenario
-		return s == probe.ScenarioRequestTimeout || s == probe.ScenarioTaskCancel
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch {
-		case slow(a) && !slow(b):
-			return -1
-		case slow(b) && !slow(a):
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(leastWait(launches[b].Script), leastWait(launches[a].Script)) })
 	return order
+}
+
+// leastWait is how long a launch of s waits on the client's timers, however fast its client: a
+// cancellation scenario's client waits out its request timeout, sse-retry's a delay before it
+// reconnects: the probe's retry field where the revision has one, elsewhere a delay of the
+// client's own (the TypeScript SDK's is 1 s), counted as the retry field.
+func leastWait(s probe.Script) time.Duration {
+	switch s.Scenario {
+	case probe.ScenarioRequestTimeout, probe.ScenarioTaskCancel:
+		return s.RequestTimeout()
+	case probe.ScenarioSSERetry:
+		return probe.RetryMs * time.Millisecond
+	}
+	return 0
 }
 
 // launched is what one launch came to: its outcome and its checks' results.
@@ -277,11 +299,12 @@ type launched struct {
 }
 
 // runLaunch launches the client for l, unless the run is interrupted, and judges its recording.
-func (p *ClientPlan) runLaunch(l Launch, intr *Interruption, val *schema.Validator) launched {
+// waiting, unless nil, is called once the client waits on a timer of its own.
+func (p *ClientPlan) runLaunch(l Launch, intr *Interruption, val *schema.Validator, waiting func()) launched {
 	if why := intr.Reason(); why != "" {
 		return launched{interrupted: why, results: interruptedResults(l, p.Transport, why, "before its launch")}
 	}
-	r := launched{ran: true, out: p.launch(l.Script, intr.Done())}
+	r := launched{ran: true, out: p.launch(l.Script, intr.Done(), waiting)}
 	if why := intr.Reason(); why != "" {
 		r.interrupted, r.results = why, interruptedResults(l, p.Transport, why, "while the client ran")
 		return r
@@ -421,7 +444,8 @@ type launchOutcome struct {
 
 // launch serves one scenario and runs the client against it until it exits, a named
 // timeout ends it, or stop is closed. The client's process group is killed in any case.
-func (cfg *ClientPlan) launch(script probe.Script, stop <-chan struct{}) launchOutcome {
+// waiting, unless nil, is called once the probe has made the client wait on a timer of its own.
+func (cfg *ClientPlan) launch(script probe.Script, stop <-chan struct{}, waiting func()) launchOutcome {
 	rec := probe.NewRecorder(nil)
 	start := rec.Started()
 	var target, placeholder string
@@ -487,7 +511,7 @@ func (cfg *ClientPlan) launch(script probe.Script, stop <-chan struct{}) launchO
 		}
 		proc = p
 	}
-	problem := awaitClient(proc, rec, cfg.Timeouts, stop)
+	problem := awaitClient(proc, rec, cfg.Timeouts, stop, waiting)
 	if problem == "" {
 		settle()
 	}
@@ -518,17 +542,25 @@ func (cfg *ClientPlan) launch(script probe.Script, stop <-chan struct{}) launchO
 
 // awaitClient waits until the client exits, or a bound passes: Startup until its first message,
 // then Idle without a new record, and Launch in all, unless stop is closed first. It returns why
-// it stopped waiting early, "" when it exited.
-func awaitClient(proc clientProcess, rec *probe.Recorder, t ClientTimeouts, stop <-chan struct{}) string {
+// it stopped waiting early, "" when it exited. waiting, unless nil, is called once the recording
+// shows the client waiting on a timer of its own.
+func awaitClient(proc clientProcess, rec *probe.Recorder, t ClientTimeouts, stop <-chan struct{}, waiting func()) string {
 	timer := time.NewTimer(t.Startup)
 	defer timer.Stop()
 	overall := time.NewTimer(t.Launch)
 	defer overall.Stop()
 	connected := false
+	var waits <-chan struct{} // nil: nobody to tell, or told
+	if waiting != nil {
+		waits = rec.Waiting()
+	}
 	for {
 		select {
 		case <-proc.Done():
 			return ""
+		case <-waits:
+			waiting()
+			waits = nil
 		case <-stop:
 			return "interrupted"
 		case <-overall.C:

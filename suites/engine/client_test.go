@@ -7,9 +7,12 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/mcpspec/mcpspec/fixtures/refclient"
+	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/probe"
 	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/stdio"
@@ -79,13 +82,13 @@ func TestAwaitEndsAtLaunchBound(t *testing.T) {
 		}
 	}()
 	bounds := ClientTimeouts{Startup: time.Minute, Request: time.Second, Idle: time.Minute, Shutdown: time.Second, Launch: 200 * time.Millisecond}
-	if got := awaitClient(proc, rec, bounds, nil); !strings.Contains(got, "still running at the launch timeout (200ms)") {
+	if got := awaitClient(proc, rec, bounds, nil, nil); !strings.Contains(got, "still running at the launch timeout (200ms)") {
 		t.Errorf("awaitClient = %q, want the launch bound", got)
 	}
 	stop := make(chan struct{})
 	close(stop)
 	bounds.Launch = time.Hour
-	if got := awaitClient(proc, rec, bounds, stop); got != "interrupted" {
+	if got := awaitClient(proc, rec, bounds, stop, nil); got != "interrupted" {
 		t.Errorf("awaitClient after stop = %q, want interrupted", got)
 	}
 }
@@ -131,15 +134,80 @@ esac`
 	}
 }
 
-// TestDispatchOrderStartsCancellationFirst: the launches that wait out a request timeout start
-// first, the others keep their order behind them.
-func TestDispatchOrderStartsCancellationFirst(t *testing.T) {
+// TestDispatchOrderStartsLongestWaitFirst: the launches that wait out a request timeout start
+// first, then sse-retry's, which wait before they reconnect; the others keep their order behind
+// them.
+func TestDispatchOrderStartsLongestWaitFirst(t *testing.T) {
 	var ls []Launch
-	for _, s := range []string{probe.ScenarioTools, probe.ScenarioRequestTimeout, probe.ScenarioSSERetry, probe.ScenarioTaskCancel, probe.ScenarioSessionExpiry} {
-		ls = append(ls, Launch{Script: probe.Script{Scenario: s}})
+	for _, s := range []struct{ scenario, revision string }{{probe.ScenarioTools, "2025-11-25"}, {probe.ScenarioRequestTimeout, "2025-11-25"},
+		{probe.ScenarioSSERetry, "2025-11-25"}, {probe.ScenarioTaskCancel, "2025-11-25"}, {probe.ScenarioSessionExpiry, "2025-11-25"},
+		{probe.ScenarioSSERetry, "2025-06-18"}} {
+		ls = append(ls, Launch{Script: probe.Script{Scenario: s.scenario, Revision: s.revision, AnswerWait: 10 * time.Second}, Revision: s.revision})
 	}
-	if got, want := dispatchOrder(ls), []int{1, 3, 0, 2, 4}; !slices.Equal(got, want) {
+	if got, want := dispatchOrder(ls), []int{1, 3, 2, 5, 0, 4}; !slices.Equal(got, want) {
 		t.Errorf("dispatch order %v, want %v", got, want)
+	}
+}
+
+// waitTestBound bounds each wait of TestWaitingLaunchGivesItsPlace: each ends as soon as its
+// condition holds, so a generous bound costs nothing when the test passes.
+const waitTestBound = 60 * time.Second
+
+// TestWaitingLaunchGivesItsPlace: at --parallel 2, a request-timeout launch whose request the
+// probe holds stops counting, so a third launch starts while it and a second still run: the
+// second ends only once the third has started, and the held one only once the third has ended.
+func TestWaitingLaunchGivesItsPlace(t *testing.T) {
+	thirdStarted, thirdDone := make(chan struct{}), make(chan struct{})
+	client := func(ctx context.Context, target []string, env map[string]string, stderr io.Writer) error {
+		switch s := env["MCP_CONFORMANCE_SCENARIO"]; s {
+		case probe.ScenarioRequestTimeout:
+			// The reference client, with a timeout of its own far past the test's, waits on the
+			// held call until the third launch is over.
+			held, cancel := context.WithCancel(ctx)
+			defer cancel()
+			go func() {
+				select {
+				case <-thirdDone:
+				case <-held.Done():
+				}
+				cancel()
+			}()
+			return refclient.Run(held, target, refclient.Options{RequestTimeout: time.Hour, Getenv: func(k string) string { return env[k] }}, stderr)
+		case probe.ScenarioTools:
+			select {
+			case <-thirdStarted:
+				return nil
+			case <-time.After(waitTestBound):
+				return errors.New("the third launch never started beside this one")
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		default:
+			close(thirdStarted)
+			defer close(thirdDone)
+			return nil
+		}
+	}
+	p := &ClientPlan{InProcess: client, Transport: "http", Revisions: []string{"2025-06-18"}, Parallel: 2,
+		Scenarios: []string{probe.ScenarioTools, probe.ScenarioVersionUnsupported, probe.ScenarioRequestTimeout},
+		Timeouts:  ClientTimeouts{Startup: 2 * waitTestBound, Request: 10 * time.Minute, Idle: 2 * waitTestBound, Shutdown: waitTestBound, Launch: 2 * waitTestBound}}
+	launches, err := p.Launches()
+	if err != nil || len(launches) != 3 {
+		t.Fatalf("launches %v, %v: want tools_call, version-unsupported and request-timeout", launches, err)
+	}
+	if got := launches[dispatchOrder(launches)[0]].Script.Scenario; got != probe.ScenarioRequestTimeout {
+		t.Fatalf("%s dispatched first, want request-timeout", got)
+	}
+	o := RunClient(p, launches, ClientHooks{Result: func(reports.Result) {}})
+	for _, e := range o.Errors {
+		if strings.Contains(e, "never started beside") {
+			t.Error(e)
+		}
+	}
+	select {
+	case <-thirdStarted:
+	default:
+		t.Error("version-unsupported never ran")
 	}
 }
 
@@ -270,4 +338,34 @@ func runToolsAndVersion(t *testing.T, p *ClientPlan) (ClientOutcome, map[string]
 		t.Fatal("no tools_call results")
 	}
 	return o, byScenario
+}
+
+// TestWaitingLaunchesStayBounded: launches that give their places up still count as client
+// processes: at --parallel 1 < n no more than n × maxAlivePerPlace clients are alive at once,
+// however many of them wait on a held request.
+func TestWaitingLaunchesStayBounded(t *testing.T) {
+	var alive, most atomic.Int32
+	client := func(ctx context.Context, target []string, env map[string]string, stderr io.Writer) error {
+		n := alive.Add(1)
+		defer alive.Add(-1)
+		for {
+			m := most.Load()
+			if n <= m || most.CompareAndSwap(m, n) {
+				break
+			}
+		}
+		// The client's own timeout ends each held call: the run ends without the test's help.
+		return refclient.Run(ctx, target, refclient.Options{RequestTimeout: 200 * time.Millisecond, Getenv: func(k string) string { return env[k] }}, stderr)
+	}
+	p := &ClientPlan{InProcess: client, Transport: "http", Revisions: harness.Revisions, Parallel: 2,
+		Scenarios: []string{probe.ScenarioRequestTimeout, probe.ScenarioTaskCancel, probe.ScenarioSSERetry},
+		Timeouts:  ClientTimeouts{Startup: waitTestBound, Request: 10 * time.Minute, Idle: waitTestBound, Shutdown: waitTestBound, Launch: 2 * waitTestBound}}
+	launches, err := p.Launches()
+	if err != nil || len(launches) <= 2*maxAlivePerPlace {
+		t.Fatalf("launches %d, %v: want more than %d", len(launches), err, 2*maxAlivePerPlace)
+	}
+	RunClient(p, launches, ClientHooks{Result: func(reports.Result) {}})
+	if got := most.Load(); got > 2*maxAlivePerPlace {
+		t.Errorf("%d clients alive at once, want at most %d", got, 2*maxAlivePerPlace)
+	}
 }
