@@ -20,18 +20,20 @@ const cancelStopID = "CANCEL-STOP-NO-RESPONSE"
 // change a session's state and need it unchanged by anyone else: first its resources (listed,
 // read and changed with no subscription, then one subscribed to and unsubscribed again), then
 // its log level ("info", then an unknown level), last the slow tool's cancelled calls, whose
-// work may go on. Each check judges its own part; a part after which the server no longer
-// answers leaves the later ones untestable.
+// work may go on (over HTTP and legacy SSE beside the others, on sessions of their own). Each
+// check judges its own part; a part after which the server no longer answers leaves the later
+// ones untestable.
 
 // stateSession is what the state session's server did, part by part.
 type stateSession struct {
-	unsubscribed *conform.Finding // RES-UPDATED-ONLY-SUBSCRIBED's verdict; nil without resources
-	subscribed   *conform.Finding // RES-SUBSCRIBE's verdict; nil without resources.subscribe
-	levels       *setLevels       // LOG-SETLEVEL's and LOG-INVALID-LEVEL's answers; nil without logging
-	cancelled    *conform.Finding // CANCEL-STOP-NO-RESPONSE's verdict; nil where it does not run
-	gone         string           // the part after which the server stopped answering
-	// notifications are every notification the server sent in the state session (progress,
-	// resource updates, log messages): MSG-NOTIF-NO-ID judges them too.
+	unsubscribed *conform.Finding   // RES-UPDATED-ONLY-SUBSCRIBED's verdict; nil without resources
+	subscribed   *conform.Finding   // RES-SUBSCRIBE's verdict; nil without resources.subscribe
+	levels       *setLevels         // LOG-SETLEVEL's and LOG-INVALID-LEVEL's answers; nil without logging
+	cancelled    *conform.Finding   // CANCEL-STOP-NO-RESPONSE's verdict; nil where it does not run
+	gone         string             // the part after which the server stopped answering
+	beside       []*harness.Session // sessions of the cancelled calls' own (stateParts, cancelAttempts)
+	// notifications are every notification the server sent in the state session and beside it
+	// (progress, resource updates, log messages): MSG-NOTIF-NO-ID judges them too.
 	notifications []jsonrpc.Message
 }
 
@@ -52,6 +54,9 @@ func observeState(t *conform.T) (*stateSession, *conform.Finding) {
 	v, f := t.Observe("state", conform.Fresh, func(o *conform.T) any {
 		st := stateParts(o)
 		st.notifications = notificationsOf(o.S)
+		for _, s := range st.beside {
+			st.notifications = append(st.notifications, notificationsOf(s)...)
+		}
 		return st
 	})
 	if f != nil {
@@ -60,9 +65,54 @@ func observeState(t *conform.T) (*stateSession, *conform.Finding) {
 	return v.(*stateSession), nil
 }
 
-// stateParts runs the state session's parts in order, until one leaves the server silent.
+// stateParts runs the state session's parts in order, until one leaves the server silent. Over
+// HTTP and legacy SSE the cancelled calls need nothing of the earlier parts, and another session
+// is only another connection: that part runs from the start on a session of its own, beside the
+// others (a server that will not open one gets it last on the state session, as over stdio).
 func stateParts(o *conform.T) *stateSession {
 	st := &stateSession{}
+	var cancelPart func(s *harness.Session)
+	if c, ok := conform.Lookup(cancelStopID); ok && c.AppliesTo(o.Revision, o.Transport) {
+		if _, ready := needSlowTool(o); ready {
+			cancelPart = func(s *harness.Session) {
+				cancelled, beside := cancelStops(o, s)
+				st.cancelled = &cancelled
+				if s != o.S {
+					beside = append([]*harness.Session{s}, beside...)
+				}
+				st.beside = beside
+			}
+		}
+	}
+	if cancelPart == nil || o.Transport == wire.Stdio {
+		if st.gone = earlierParts(o, st); st.gone == "" && cancelPart != nil {
+			cancelPart(o.S)
+		}
+		return st
+	}
+	ran := make(chan bool, 1)
+	go func() {
+		s, err := o.Open(o.Revision)
+		if err != nil {
+			ran <- false
+			return
+		}
+		s.SetOwner("state")
+		cancelPart(s)
+		ran <- true
+	}()
+	// Every call the cancel part started is over before the state session is judged, whatever
+	// became of the other parts.
+	st.gone = earlierParts(o, st)
+	if !<-ran && st.gone == "" {
+		cancelPart(o.S)
+	}
+	return st
+}
+
+// earlierParts runs the state session's resource and log-level parts, and says after which of
+// them the server stopped answering ("" when it did not).
+func earlierParts(o *conform.T, st *stateSession) string {
 	if !o.S.Stateless() && o.S.HasCapability("resources") {
 		unsubscribed := updatesUnsubscribed(o)
 		st.unsubscribed = &unsubscribed
@@ -71,68 +121,59 @@ func stateParts(o *conform.T) *stateSession {
 			st.subscribed = &subscribed
 		}
 		if !o.S.Responsive(o.Ctx) {
-			st.gone = "its resources were listed, read and subscribed to"
-			return st
+			return "its resources were listed, read and subscribed to"
 		}
 	}
 	if o.S.HasCapability("logging") {
 		st.levels = setLevelPart(o)
 		if !o.S.Responsive(o.Ctx) {
-			st.gone = "its log level was set"
-			return st
+			return "its log level was set"
 		}
 	}
-	if c, ok := conform.Lookup(cancelStopID); ok && c.AppliesTo(o.Revision, o.Transport) {
-		if _, ready := needSlowTool(o); ready {
-			cancelled := cancelStops(o)
-			st.cancelled = &cancelled
-		}
-	}
-	return st
+	return ""
 }
 
-// cancelStops runs the slow tool once, and meanwhile cancels two calls of it (a string id, the
-// id 0) and judges what follows each.
-func cancelStops(t *conform.T) conform.Finding {
-	// The tool's normal duration sets the window: a cancelled call must stay silent for twice
-	// it. It is measured on a call like the cancelled ones (with a progress token), and only a
-	// real run of the tool is a measure. The measuring run goes on beside the cancelled calls,
-	// which need its duration only once their silence has lasted that long: one after the
-	// other, the run and the two windows were most of a run against a slow tool (issue 28).
-	// A server that takes one call at a time only makes the measure longer, and so the window.
+// cancelStops runs the slow tool once on s (the state session, or over HTTP and legacy SSE a
+// session owner opened beside it), and meanwhile cancels two calls of it (a string id, the id 0)
+// and judges what follows each. It returns the sessions it opened beside s for attempts of their
+// own (over HTTP and legacy SSE).
+func cancelStops(owner *conform.T, s *harness.Session) (conform.Finding, []*harness.Session) {
+	t := owner.On(s)
+	// The tool's normal duration sets the window (cancelWindow). It is measured on a call like
+	// the cancelled ones (with a progress token), and only a real run of the tool is a measure.
+	// The measuring run goes on beside the cancelled calls, which need its duration only once
+	// their silence has lasted that long: one after the other, the run and the two windows were
+	// most of a run against a slow tool (issue 28). A server that takes one call at a time only
+	// makes the measure longer, and so the window.
 	w := &calibration{done: make(chan struct{})}
 	go func() {
 		defer close(w.done)
 		w.run, w.f = calibrate(t)
 	}()
+	a := &cancelAttempts{owner: owner, t: t, cal: w}
 	// Each cancelled call has its own id, token and window; the string id's finding still
 	// comes first.
 	ids := []jsonrpc.ID{t.S.NextID(), jsonrpc.NumberID(0)}
-	type outcome struct {
-		f  conform.Finding
-		ok bool
-	}
-	outcomes := make([]outcome, len(ids))
+	outcomes := make([]attempt, len(ids))
 	var wg sync.WaitGroup
 	for i, id := range ids {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			f, ok := cancelRetried(t, id, w)
-			outcomes[i] = outcome{f, ok}
+			outcomes[i] = a.decide(id)
 		}()
 	}
 	wg.Wait()
 	<-w.done
 	if w.f != nil {
-		return *w.f
+		return *w.f, a.opened
 	}
 	for _, o := range outcomes {
 		if !o.ok {
-			return w.run.withLate(o.f)
+			return w.run.withLate(o.f), a.opened
 		}
 	}
-	return w.run.withLate(conform.Passed(""))
+	return w.run.withLate(conform.Passed("")), a.opened
 }
 
 // calibration is the slow tool's measuring run, once done is closed: f says why it is no
@@ -143,49 +184,174 @@ type calibration struct {
 	f    *conform.Finding
 }
 
-// window is how long a cancelled call must stay silent, once the calibration is done; ok is
-// false when the calibration is no measure (the check then reports why, not the calls).
+// window is how long after its start a cancelled call is watched, once the calibration is
+// done; ok is false when the calibration is no measure (the check then reports why, not the
+// calls).
 func (c *calibration) window() (time.Duration, bool) {
 	<-c.done
-	return 2 * c.run.took, c.f == nil
+	return cancelWindow(c.run.took), c.f == nil
 }
 
-// cancelAttempts bounds the calls cancelled with one id: a call the server finished before it
-// surely read the cancellation proves nothing either way, and under load that can happen; an
-// answer seen after the cancellation was read is judged only when every attempt gets one.
-const cancelAttempts = 3
+// A cancelled call is watched from its start until the tool's normal duration, times
+// cancelWindowFactor, plus cancelWindowMargin, have passed: a server that ignores the
+// cancellation answers, and a server that works on sends progress, within about the duration
+// after the start, as the measuring run did. That run goes on beside the cancelled calls, on the
+// same server and machine, so load that slows them slows it too; the factor covers a run slower
+// than it all the same, the margin the delivery of a short tool's answer. Silence until then is
+// the evidence a server that ignored the cancellation would not give. (The window once ran twice
+// the duration from when the cancellation was read, most of a run against a slow tool.) Over HTTP
+// an answer on the call's stream counts however late it comes (cancelOne waits for its end).
+const (
+	cancelWindowFactor = 1.5
+	cancelWindowMargin = 250 * time.Millisecond
+)
 
-// cancelRetried is cancelOne, again while the server's answer raced the cancellation (its
-// previous call with the id is over, so the id may be used again).
-func cancelRetried(t *conform.T, id jsonrpc.ID, window *calibration) (conform.Finding, bool) {
-	for range cancelAttempts - 1 {
-		f, ok, raced := cancelOne(t, id, window)
-		if !raced {
-			return f, ok
+// cancelWindow is the window for a tool whose normal run took took.
+func cancelWindow(took time.Duration) time.Duration {
+	return time.Duration(float64(took)*cancelWindowFactor) + cancelWindowMargin
+}
+
+// cancelAttemptsMax bounds the calls cancelled with one id: a call the server finished before
+// it surely read the cancellation proves nothing either way, and under load that can happen; an
+// answer seen after the cancellation was read is judged only when every attempt gets one.
+const cancelAttemptsMax = 3
+
+// attempt is what one cancelled call showed. raced: the call was answered, or worked on, around
+// when the server read the cancellation, so another attempt decides (the finding says what the
+// check could not tell, or what every attempt showing it would mean).
+type attempt struct {
+	f     conform.Finding
+	ok    bool
+	raced bool
+}
+
+// cancelAttempts makes the attempts of the check's ids on the cancel part's session (the state
+// session over stdio) and, over HTTP and legacy SSE, on sessions of their own.
+type cancelAttempts struct {
+	owner  *conform.T // opens the sessions (T.Open)
+	t      *conform.T // on the session of the first attempts
+	cal    *calibration
+	mu     sync.Mutex
+	opened []*harness.Session
+}
+
+// decide is the finding of the first attempt with id that did not race, or of the last one.
+// Over stdio another session is another server process, so the attempts follow each other on
+// the state session (its previous call with the id is over, so the id may be used again). Over
+// HTTP and legacy SSE another session is another connection: the first attempt is made on the
+// cancel part's session, and as soon as an attempt is seen racing (answered, or working on after
+// the cancellation) the next one starts on a session of its own, beside it. Not all at once: a
+// race comes of the server reading the cancellation late, which a burst of load does to calls
+// made at the same moment alike (a conformant reference then raced three times over in the
+// self-test), while the next attempt, started once the race shows, meets the server later, as
+// one made after the other did. Every attempt still waits out its whole window, so no call the
+// check started runs on unwatched beside the deciding one, and the finding is the one the
+// attempts made one after another would give.
+func (a *cancelAttempts) decide(id jsonrpc.ID) attempt {
+	t := a.t
+	if t.Transport == wire.Stdio {
+		var o attempt
+		for range cancelAttemptsMax {
+			if o = cancelOne(t, id, a.cal, nil); !o.raced {
+				break
+			}
+		}
+		return o
+	}
+	outcomes := make([]attempt, cancelAttemptsMax)
+	done := make([]chan struct{}, cancelAttemptsMax)
+	racing := make([]chan struct{}, cancelAttemptsMax)
+	seen := make([]sync.Once, cancelAttemptsMax)
+	launch := func(i int, run func(racing func()) attempt) {
+		done[i], racing[i] = make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(done[i])
+			outcomes[i] = run(func() { seen[i].Do(func() { close(racing[i]) }) })
+		}()
+	}
+	launch(0, func(racing func()) attempt { return cancelOne(t, id, a.cal, racing) })
+	started := 1
+	for i := 1; i < cancelAttemptsMax; i++ {
+		select {
+		case <-done[i-1]:
+		case <-racing[i-1]:
+		}
+		if !mayRace(done[i-1], &outcomes[i-1]) {
+			break
+		}
+		launch(i, func(racing func()) attempt {
+			// A slot of the scheduler's for the further call, or the place of the attempt
+			// before, once it is over: never slower than one attempt after the other.
+			release := a.owner.Beside(t.Ctx, done[i-1])
+			defer release()
+			return a.beside(id, done[:i], racing)
+		})
+		started++
+	}
+	for _, d := range done[:started] {
+		<-d
+	}
+	return deciding(outcomes[:started])
+}
+
+// deciding is the attempt whose finding is the check's: the first that did not race, else the
+// last.
+func deciding(outcomes []attempt) attempt {
+	for _, o := range outcomes[:len(outcomes)-1] {
+		if !o.raced {
+			return o
 		}
 	}
-	f, ok, _ := cancelOne(t, id, window)
-	return f, ok
+	return outcomes[len(outcomes)-1]
+}
+
+// mayRace says whether an attempt raced, or may have: it is still going (it was seen racing
+// early), or it is over and raced.
+func mayRace(done <-chan struct{}, o *attempt) bool {
+	select {
+	case <-done:
+		return o.raced
+	default:
+		return true
+	}
+}
+
+// beside makes an attempt with id on a session of its own. A server that would not open one
+// gets it on the cancel part's session, once every attempt before it is over (the first one used
+// the id there).
+func (a *cancelAttempts) beside(id jsonrpc.ID, before []chan struct{}, racing func()) attempt {
+	s, err := a.owner.Open(a.t.Revision)
+	if err != nil {
+		for _, d := range before {
+			<-d
+		}
+		return cancelOne(a.t, id, a.cal, racing)
+	}
+	s.SetOwner("state")
+	a.mu.Lock()
+	a.opened = append(a.opened, s)
+	a.mu.Unlock()
+	return cancelOne(a.t.On(s), id, a.cal, racing)
 }
 
 // cancelOne starts a slow call with id, cancels it once it is under way, and judges what follows.
-// raced: the call was answered before the server surely read the cancellation (the finding then
-// says the check could not tell).
-func cancelOne(t *conform.T, id jsonrpc.ID, cal *calibration) (f conform.Finding, ok, raced bool) {
+// racing, unless nil, is called as soon as the call is seen answered or working on after the
+// cancellation was read: the attempt will likely count as raced.
+func cancelOne(t *conform.T, id jsonrpc.ID, cal *calibration, racing func()) attempt {
 	token := t.S.NextID()
 	call, err := startSlow(t, id, token)
 	if err != nil {
-		return conform.Crashed("starting the slow tool: %v", err), false, false
+		return attempt{f: conform.Crashed("starting the slow tool: %v", err)}
 	}
 	// Under way: a progress notification with its own token arrived (the calibration showed
 	// the tool sends them). Another call's progress says nothing of this one.
 	if err := awaitUnderWay(t, call); err != nil {
-		return conform.CannotTest("the call %s to be cancelled was never seen under way: %v", id.Text(), err), false, false
+		return attempt{f: conform.CannotTest("the call %s to be cancelled was never seen under way: %v", id.Text(), err)}
 	}
 	cancelAt := t.S.Mark()
 	cd, err := t.S.Send(t.Ctx, rawNotification("notifications/cancelled", cancelParams(id)))
 	if err != nil {
-		return conform.Crashed("sending the cancellation: %v", err), false, false
+		return attempt{f: conform.Crashed("sending the cancellation: %v", err)}
 	}
 	// From when the server has surely read the cancellation (its HTTP answer came back, or on a
 	// stream a ping sent after it was answered), at most one progress notification already on its
@@ -195,7 +361,16 @@ func cancelOne(t *conform.T, id jsonrpc.ID, cal *calibration) (f conform.Finding
 	} else if sid, sd, err := t.S.Sentinel(t.Ctx); err == nil {
 		_, _ = t.S.AwaitReply(t.Ctx, sd, cancelAt, sid)
 	}
-	readAt, readTime := t.S.Mark(), time.Now()
+	readAt := t.S.Mark()
+	if racing != nil {
+		watch, stop := context.WithCancel(t.Ctx)
+		defer stop()
+		go func() {
+			if _, err := t.S.Conn.Inbox().Wait(watch, call.from, answeredOrWorking(id, token, readAt)); err == nil {
+				racing()
+			}
+		}()
+	}
 	// Silence for the window proves the cancel was honoured; a response ends the wait at once.
 	// Until the calibration tells the window, the wait lasts as long as the calibration does.
 	early, stop := context.WithCancel(t.Ctx)
@@ -206,39 +381,26 @@ func cancelOne(t *conform.T, id jsonrpc.ID, cal *calibration) (f conform.Finding
 		}
 		stop()
 	}()
-	_, answered := t.S.Conn.Inbox().Wait(early, call.from, wire.RespondsTo(id))
+	_, silent := t.S.Conn.Inbox().Wait(early, call.from, wire.RespondsTo(id))
 	stop()
 	window, measured := cal.window()
 	if !measured {
-		return conform.Finding{}, false, false // the calibration's finding is the check's
+		return attempt{} // the calibration's finding is the check's
 	}
-	if answered != nil {
-		ctx, cancel := context.WithDeadline(t.Ctx, readTime.Add(window))
-		_, answered = t.S.Conn.Inbox().Wait(ctx, call.from, wire.RespondsTo(id))
+	if silent != nil {
+		ctx, cancel := context.WithDeadline(t.Ctx, call.sent.Add(window))
+		_, silent = t.S.Conn.Inbox().Wait(ctx, call.from, wire.RespondsTo(id))
 		cancel()
 	}
-	if answered == nil {
-		if early, ok := answerBefore(t, call.from, readAt, id); ok {
-			// An error answer that came after the cancellation is the server's answer to it, not
-			// a run that finished first: the tool's normal runs are results (calibrate).
-			if _, afterCancel := answerBefore(t, cancelAt, readAt, id); afterCancel && slowFailure(early) != "" {
-				return conform.Violated("the cancelled request %s was answered %s, so the server had read the cancellation: %s", id.Text(), slowFailure(early), show(early)), false, false
-			}
-			return conform.CannotTest("the slow call %s was answered before the server had surely read its cancellation, %d time(s): the tool is too quick to be cancelled here: %s", id.Text(), cancelAttempts, show(early)), false, true
-		}
-		// Over HTTP the answer comes on the call's stream and the cancellation's 202 on another
-		// connection: an answer the server wrote before it read the cancellation can still be
-		// delivered after the 202. So a late answer is a violation only when it recurs: raced,
-		// and the last attempt decides (a server that ignores cancellations answers every one).
-		resp, _ := t.S.AwaitReply(t.Ctx, call.d, call.from, id)
-		return conform.Violated("the cancelled request %s was answered after the server had read its cancellation, in each of %d attempts: %s", id.Text(), cancelAttempts, show(resp)), false, true
+	if silent == nil {
+		return answered(t, call, cancelAt, readAt)
 	}
 	if _, err := t.S.Quiet(t.Ctx, cancelAt); err != nil {
-		return conform.Crashed("after a cancellation the server stopped serving: %v", err), false, false
+		return attempt{f: conform.Crashed("after a cancellation the server stopped serving: %v", err)}
 	}
 	for _, r := range t.S.Conn.Inbox().Since(call.from) {
 		if resp, ok := wire.FindResponse(r.Msg, id); ok {
-			return conform.Violated("the cancelled request %s was answered: %s", id.Text(), show(resp)), false, false
+			return attempt{f: conform.Violated("the cancelled request %s was answered: %s", id.Text(), show(resp))}
 		}
 	}
 	// One progress notification may already have been on its way when the cancel arrived.
@@ -255,20 +417,71 @@ func cancelOne(t *conform.T, id jsonrpc.ID, cal *calibration) (f conform.Finding
 	// counts as raced and the last attempt decides: a server that ignores cancellations keeps
 	// working every time.
 	if len(own) > 1 {
-		return conform.Violated("the cancelled request %s kept working: %d progress notifications with its token %s after the cancellation, in each of %d attempts", id.Text(), len(own), token.Text(), cancelAttempts), false, true
+		return attempt{f: conform.Violated("the cancelled request %s kept working: %d progress notifications with its token %s after the cancellation, in each of %d attempts", id.Text(), len(own), token.Text(), cancelAttemptsMax), raced: true}
 	}
 	// The server ends the call's stream once it has stopped the call; how soon that end reaches
 	// mcpspec depends on the machine's load as much as on the server, so it gets the request
-	// timeout, not the tool's window (a loaded machine made this a warning now and then).
+	// timeout, not the tool's window (a loaded machine made this a warning now and then). An
+	// answer the stream carried meanwhile is judged as one within the window.
 	if call.d.CarriesReplies && !call.d.IsFinished() {
 		ctx, cancel := contextWithTimeout(t, t.S.Env().Timeouts.Request)
 		err := call.d.Finished(ctx)
 		cancel()
 		if errors.Is(err, context.DeadlineExceeded) {
-			return conform.Violated("the cancelled request %s's HTTP response stream is still open %s after the cancellation", id.Text(), window+t.S.Env().Timeouts.Request), false, false
+			return attempt{f: conform.Violated("the cancelled request %s's HTTP response stream is still open %s after the call started", id.Text(), window+t.S.Env().Timeouts.Request)}
+		}
+		if answeredSince(t, call.from, id) {
+			return answered(t, call, cancelAt, readAt)
 		}
 	}
-	return conform.Finding{}, true, false
+	return attempt{ok: true}
+}
+
+// answered judges a cancelled call that was answered: before the server surely read the
+// cancellation (inbox position readAt) it proves nothing, unless it is an error, the server
+// answering the cancellation.
+func answered(t *conform.T, call slowCall, cancelAt, readAt int) attempt {
+	id := call.id
+	if early, ok := answerBefore(t, call.from, readAt, id); ok {
+		// An error answer that came after the cancellation is the server's answer to it, not
+		// a run that finished first: the tool's normal runs are results (calibrate).
+		if _, afterCancel := answerBefore(t, cancelAt, readAt, id); afterCancel && slowFailure(early) != "" {
+			return attempt{f: conform.Violated("the cancelled request %s was answered %s, so the server had read the cancellation: %s", id.Text(), slowFailure(early), show(early))}
+		}
+		return attempt{f: conform.CannotTest("the slow call %s was answered before the server had surely read its cancellation, %d time(s): the tool is too quick to be cancelled here: %s", id.Text(), cancelAttemptsMax, show(early)), raced: true}
+	}
+	// Over HTTP the answer comes on the call's stream and the cancellation's 202 on another
+	// connection: an answer the server wrote before it read the cancellation can still be
+	// delivered after the 202. So a late answer is a violation only when it recurs: raced,
+	// and the last attempt decides (a server that ignores cancellations answers every one).
+	resp, _ := t.S.AwaitReply(t.Ctx, call.d, call.from, id)
+	return attempt{f: conform.Violated("the cancelled request %s was answered after the server had read its cancellation, in each of %d attempts: %s", id.Text(), cancelAttemptsMax, show(resp)), raced: true}
+}
+
+// answeredOrWorking matches the response to id, or the second progress notification with token
+// from inbox position readAt on: a call that kept working after its cancellation was read (one
+// may already have been on its way). A message seen again (a second Wait) counts once.
+func answeredOrWorking(id, token jsonrpc.ID, readAt int) func(wire.Received) bool {
+	own := map[int]bool{}
+	return func(r wire.Received) bool {
+		if wire.ContainsResponse(r.Msg, id) {
+			return true
+		}
+		if tok, ok := progressTokenOf(r.Msg); ok && tok == token && r.Index >= readAt {
+			own[r.Index] = true
+		}
+		return len(own) > 1
+	}
+}
+
+// answeredSince says whether a response to id is in the inbox from position from on.
+func answeredSince(t *conform.T, from int, id jsonrpc.ID) bool {
+	for _, r := range t.S.Conn.Inbox().Since(from) {
+		if wire.ContainsResponse(r.Msg, id) {
+			return true
+		}
+	}
+	return false
 }
 
 // answerBefore finds the response to id among the messages from index from up to index at: an

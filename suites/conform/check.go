@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/record"
@@ -281,16 +282,57 @@ func (t *T) once(key string, f func() any) (any, error) {
 	}
 }
 
+// Beside takes one more of the scheduler's slots, beside the one the check holds, for work it
+// would otherwise do after its own (a slow call on a session of its own): the slots bound how
+// many such calls the server gets at once. It waits for a free slot until ctx ends or done is
+// closed (the work then takes the place of what done ended, which holds no slot any more);
+// release gives the slot back. Without a scheduler (Execute) there is nothing to bound.
+func (t *T) Beside(ctx context.Context, done <-chan struct{}) (release func()) {
+	if t.worker == nil {
+		return func() {}
+	}
+	select {
+	case t.worker <- struct{}{}:
+		return func() { <-t.worker }
+	case <-done:
+	case <-ctx.Done():
+	}
+	return func() {}
+}
+
+// On is t working on s, another session the check opened, for helpers that work on T.S. Only
+// t opens further sessions (On's copy would lose them).
+func (t *T) On(s *harness.Session) *T {
+	u := *t
+	u.S = s
+	return &u
+}
+
+// keep records a connection and its session the check opened, to be closed when it ends and
+// judged with it. The check may open them from goroutines of its own, hence the lock.
+func (t *T) keep(conn wire.Conn, s *harness.Session) {
+	extraMu.Lock()
+	defer extraMu.Unlock()
+	if conn != nil {
+		t.extra = append(t.extra, conn)
+	}
+	if s != nil {
+		t.sessions = append(t.sessions, s)
+	}
+}
+
+// extraMu guards the sessions checks open (T.keep): it is seldom taken, and briefly.
+var extraMu sync.Mutex
+
 // Connect opens another raw connection to the target, closed when the check ends.
 func (t *T) Connect() (*harness.Session, error) {
 	conn, err := t.run.launcher(t.Transport).Connect(t.Ctx)
 	if err != nil {
 		return nil, err
 	}
-	t.extra = append(t.extra, conn)
 	s := harness.Attach(conn, t.run.env, t.Revision)
 	s.SetOwner(t.Check.ID)
-	t.sessions = append(t.sessions, s)
+	t.keep(conn, s)
 	return s, nil
 }
 
@@ -301,11 +343,8 @@ func (t *T) OpenDeclaring(revision string, caps map[string]any) (*harness.Sessio
 	if err != nil {
 		return nil, err
 	}
-	t.extra = append(t.extra, conn)
 	s, err := harness.OpenDeclaring(t.Ctx, conn, t.run.env, revision, t.Check.ID, caps)
-	if s != nil {
-		t.sessions = append(t.sessions, s)
-	}
+	t.keep(conn, s)
 	return s, err
 }
 
@@ -315,15 +354,12 @@ func (t *T) Open(revision string) (*harness.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.extra = append(t.extra, conn)
 	open := harness.Open
 	if harness.IsStateless(revision) {
 		open = harness.OpenStateless
 	}
 	s, err := open(t.Ctx, conn, t.run.env, revision, t.Check.ID)
-	if s != nil {
-		t.sessions = append(t.sessions, s)
-	}
+	t.keep(conn, s)
 	return s, err
 }
 

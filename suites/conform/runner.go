@@ -579,12 +579,16 @@ func (r *Runner) observe(t *T, key string, conn Connection, caps map[string]any,
 		s = neg.Session
 	}
 	s.SetOwner(key)
-	o := &T{Ctx: t.Ctx, Revision: t.Revision, Transport: t.Transport, Check: t.Check, run: r, S: s}
+	// The observation holds the slot of the check that asked for it first (Beside takes more).
+	o := &T{Ctx: t.Ctx, Revision: t.Revision, Transport: t.Transport, Check: t.Check, run: r, S: s, worker: t.worker}
 	defer func() {
 		for _, c := range o.extra {
 			l.Release(c)
 		}
 		obs.evidence = s.Conn.Transcript().Since(0)
+		for _, c := range o.extra { // sessions the work opened beside its own (T.Open)
+			obs.evidence = append(obs.evidence, c.Transcript().Since(0)...)
+		}
 		obs.gone = goneCause(s)
 		obs.timedOut = s.Timeouts() > 0
 		obs.stderr = s.Conn.Diagnostics()

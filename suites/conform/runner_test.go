@@ -215,3 +215,33 @@ func TestCheckValidate(t *testing.T) {
 		t.Error("a JSONRPC check does not apply to the JSON-RPC profile")
 	}
 }
+
+// Beside takes a free slot of the check's pool and gives it back; with none free it waits, and
+// ends when the work it would follow is over.
+func TestBeside(t *testing.T) {
+	pool := make(chan struct{}, 2)
+	pool <- struct{}{} // the check's own
+	check := &T{Ctx: t.Context(), worker: pool}
+	release := check.Beside(t.Context(), nil)
+	if len(pool) != 2 {
+		t.Fatalf("%d slots taken, want 2", len(pool))
+	}
+	over := make(chan struct{})
+	took := make(chan func())
+	go func() { took <- check.Beside(t.Context(), over) }()
+	close(over)
+	select {
+	case r := <-took:
+		r()
+	case <-time.After(waitBound):
+		t.Fatal("Beside went on waiting for a slot once the work before was over")
+	}
+	if len(pool) != 2 {
+		t.Errorf("%d slots taken after a Beside that took none, want 2", len(pool))
+	}
+	release()
+	if len(pool) != 1 {
+		t.Errorf("%d slots taken after release, want 1", len(pool))
+	}
+	(&T{Ctx: t.Context()}).Beside(t.Context(), nil)() // no scheduler: nothing to take
+}
