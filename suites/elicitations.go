@@ -46,6 +46,7 @@ type elicitCall struct {
 
 // gathering says what to gather: which tools to call, what to declare, which requests to keep.
 type gathering struct {
+	key      string                          // the observation's, at the handshake revisions
 	what     string                          // the requests kept, for findings: "form-mode elicitation"
 	declared string                          // the capability declared, for findings
 	toolKind string                          // how the tools are picked, for the na finding
@@ -55,6 +56,7 @@ type gathering struct {
 }
 
 var elicitGathering = gathering{
+	key:  "form-elicitations",
 	what: "form-mode elicitation", declared: "form-mode elicitation",
 	toolKind: "elicits: none is named for elicitation (*elicit*)",
 	caps: func(rev string) map[string]any {
@@ -72,6 +74,7 @@ var elicitGathering = gathering{
 // samplingGathering declares sampling without tools or context, which the sampling checks
 // judge the requests against.
 var samplingGathering = gathering{
+	key:  "samplings",
 	what: "sampling/createMessage", declared: "sampling (neither tools nor context)",
 	toolKind: "samples: none is named for sampling (*sampl*)",
 	caps:     func(string) map[string]any { return map[string]any{"sampling": map[string]any{}} },
@@ -124,17 +127,35 @@ func gatherSamplings(t *conform.T) ([]inputRequest, *conform.Finding) {
 	return samplingGathering.gather(t)
 }
 
-// gather calls the tools g picks on a session of the check's own declaring g's capability and
-// returns the requests g keeps among those the calls made, or why there are none.
+// gathered is what one observation of g gathered: the requests kept, or why there are none.
+type gathered struct {
+	kept []inputRequest
+	why  *conform.Finding
+}
+
+// gather calls the tools g picks on a session declaring g's capability and returns the requests
+// g keeps among those the calls made, or why there are none. Every check of g's requests judges
+// the same calls, so at a handshake revision one session per revision and transport (over
+// stdio, one server process) makes them for all of them (T.ObserveDeclaring): the calls are
+// made on a server no other check touches, with nothing of the judging check's in them.
 func (g gathering) gather(t *conform.T) ([]inputRequest, *conform.Finding) {
 	if harness.IsStateless(t.Revision) {
 		return g.gatherStateless(t)
 	}
-	s, err := t.OpenDeclaring(t.Revision, g.caps(t.Revision))
-	if err != nil {
-		f := conform.CannotTest("a session declaring %s could not be opened: %v", g.declared, err)
+	v, f := t.ObserveDeclaring(g.key, g.caps(t.Revision), func(o *conform.T) any {
+		kept, why := g.gatherOn(o, o.S)
+		return gathered{kept, why}
+	})
+	if f != nil {
+		f := conform.CannotTest("a session declaring %s could not be opened: %s", g.declared, f.Message)
 		return nil, &f
 	}
+	got := v.(gathered)
+	return got.kept, got.why
+}
+
+// gatherOn makes g's calls on s, a session that declared g's capability.
+func (g gathering) gatherOn(t *conform.T, s *harness.Session) ([]inputRequest, *conform.Finding) {
 	if !s.HasCapability("tools") {
 		return nil, g.noTool()
 	}

@@ -31,16 +31,17 @@ func init() {
 		conform.Check{ID: "JRPC-METHOD-NOT-FOUND", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST", Summary: "an unknown method is answered with -32601 and the request's id", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Side: conform.Server{JSONRPC: true, Run: checkMethodNotFound}},
 		conform.Check{ID: "JRPC-INVALID-PARAMS", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST", Summary: "a known method with missing required params is answered with -32602", LevelReason: "Code semantics from JSON-RPC 2.0 §5.1, as the catalogue records.", Side: conform.Server{Run: checkInvalidParams}},
 		// Ids that many JSON parsers cannot carry: an integer beyond a double's exact range, and a
-		// number with a fraction. A connection of their own keeps what comes back (an id the MCP
-		// schema does not allow) out of the shared session's evidence.
+		// number with a fraction. A session no other check uses meanwhile keeps what comes back
+		// (an id the MCP schema does not allow) out of the shared session's evidence; each sends
+		// one ping and changes nothing, so over stdio they take turns on one process (Exclusive).
 		conform.Check{ID: "JRPC-ID-LARGE-INT", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary:     "a request with an integer id above 2^53 (" + largeIntID + ") is answered under exactly that id, or refused with a null id",
 			LevelReason: "JSON-RPC §5: the response's id MUST be the request's, and every request MUST be answered. RFC 8259 §6 lets a parser hold numbers as doubles, so refusing such an id as unreadable (an error with a null id) passes; an answer under a rounded id answers no request, and silence leaves it unanswered.",
-			Side:        conform.Server{JSONRPC: true, Connection: conform.Fresh, Run: checkIDProbe(largeIntID)}},
+			Side:        conform.Server{JSONRPC: true, Connection: conform.Exclusive, Run: checkIDProbe(largeIntID)}},
 		conform.Check{ID: "JRPC-ID-FRACTIONAL", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary:     "a request with a fractional id (" + fractionalID + ") is answered under exactly that id, or refused with a null id",
 			LevelReason: "JSON-RPC allows number ids and only asks clients to avoid fractions (SHOULD NOT), and MCP asks clients for string or integer ids: both bind the sender. A server may refuse such an id (an error with a null id), but JSON-RPC §5 makes it answer every request under the request's own id (MUST).",
-			Side:        conform.Server{JSONRPC: true, Connection: conform.Fresh, Run: checkIDProbe(fractionalID)}},
+			Side:        conform.Server{JSONRPC: true, Connection: conform.Exclusive, Run: checkIDProbe(fractionalID)}},
 		conform.Check{ID: "JRPC-RPC-PREFIX", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST", Summary: "methods starting with rpc. are reserved: a call to one is answered with -32601", Side: conform.Server{JSONRPC: true, Run: checkRPCPrefix}},
 		// Handshake revisions only: at 2026-07-28 a request whose params are not an object cannot
 		// carry the required _meta, so every server refuses it for that alone and the check could

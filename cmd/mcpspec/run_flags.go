@@ -221,7 +221,7 @@ type limitFlags struct {
 func addLimitFlags(fs *flag.FlagSet) *limitFlags {
 	d := harness.DefaultTimeouts()
 	return &limitFlags{
-		sessions:     fs.Int("sessions", defaultSessions, "shared sessions per revision and transport (`N`), each running its share of the checks that need no fresh server"),
+		sessions:     fs.Int("sessions", defaultSessions, "shared sessions per revision and transport (`N`), each running its share of the checks that need no fresh server (over stdio at most 2: each is a server process of its own)"),
 		workers:      fs.Int("parallel", defaultParallel, "how many checks may run at once (`N`); checks sharing a session always run one after another"),
 		slowParallel: fs.Int("slow-parallel", conform.DefaultWaiting, "how many checks that mostly wait (calls of the slow tool, windows of silence) may run at once (`N`), beside --parallel (over stdio at most 8: each is a server process of its own); each has a session of its own, so the server gets up to N such sessions at once (lower it for a server that cannot take that)"),
 		tStartup:     fs.Duration("timeout-startup", d.Startup, "bound on starting a server and its initialize"),

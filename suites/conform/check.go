@@ -33,6 +33,13 @@ const (
 	// Observed: the check judges what one server of its own did under a workload that other
 	// checks judge too (T.Observe): the runner opens nothing for it, and T.S is nil.
 	Observed
+	// Exclusive: an initialized session no other check uses while this one runs, which the
+	// check leaves as it found it (it changes no server state, and what it sends is answered
+	// within it). Over stdio, where a session is a server process, the Exclusive checks of one
+	// revision take turns on the revision's serial session, each ending with silence proven
+	// (Session.Quiet); a process that fails that proof is replaced (serial.go). Over HTTP it is
+	// Fresh.
+	Exclusive
 )
 
 // Check is one requirement's server check (package check: the fields every kind has), with
@@ -187,7 +194,8 @@ type T struct {
 	sessions  []*harness.Session // the sessions of extra, whose unanswered requests count too
 	evidence  []record.Record    // from the observations the check judged (T.Observe)
 	observed  []*observation
-	worker    chan struct{} // the scheduler's worker slots, one of which this check holds (nil: none)
+	declared  []*observation // those of ObserveDeclaring, whose evidence every check keeps
+	worker    chan struct{}  // the scheduler's worker slots, one of which this check holds (nil: none)
 }
 
 // Memo returns the run's value for key, computing it with f the first time any check asks: for
@@ -210,7 +218,37 @@ func (t *T) Observe(key string, conn Connection, work func(o *T) any) (any, *Fin
 	if conn != Raw {
 		memo += "/" + t.Revision
 	}
-	v, err := t.once(memo, func() any { return t.run.observe(t, key, conn, work) })
+	obs, f := t.observation(memo, key, func() any { return t.run.observe(t, key, conn, nil, work) })
+	if f != nil {
+		return nil, f
+	}
+	t.evidence = append(t.evidence, obs.evidence...)
+	t.observed = append(t.observed, obs)
+	return obs.v, obs.finding
+}
+
+// ObserveDeclaring is Observe on a session initialized at the check's revision that declared
+// the client capabilities caps: for checks that each judge, from their own angle, the requests
+// a server sends a client that declared them (elicitation, sampling). One server per revision
+// and transport serves them all, where each would otherwise open a session (over stdio, a
+// process) of its own to see the same requests. Whatever the check's own connection, the
+// observation's transcript is part of its evidence and the requests it left unanswered fail it,
+// as a session of its own would.
+func (t *T) ObserveDeclaring(key string, caps map[string]any, work func(o *T) any) (any, *Finding) {
+	memo := fmt.Sprintf("observe-declaring/%s/%s/%s", key, t.Transport, t.Revision)
+	obs, f := t.observation(memo, key, func() any { return t.run.observe(t, key, Fresh, caps, work) })
+	if f != nil {
+		return nil, f
+	}
+	t.evidence = append(t.evidence, obs.evidence...)
+	t.observed = append(t.observed, obs)
+	t.declared = append(t.declared, obs)
+	return obs.v, obs.finding
+}
+
+// observation is the observation memoized under memo, made by start in the first check asking.
+func (t *T) observation(memo, key string, start func() any) (*observation, *Finding) {
+	v, err := t.once(memo, start)
 	obs, ok := v.(*observation)
 	if !ok {
 		if err == nil {
@@ -219,9 +257,7 @@ func (t *T) Observe(key string, conn Connection, work func(o *T) any) (any, *Fin
 		f := Failed(fmt.Errorf("waiting for the observation %s: %w", key, err))
 		return nil, &f
 	}
-	t.evidence = append(t.evidence, obs.evidence...)
-	t.observed = append(t.observed, obs)
-	return obs.v, obs.finding
+	return obs, nil
 }
 
 // once computes the run's value for key with f in the first check that asks; the others wait

@@ -58,7 +58,7 @@ func (r *Runner) holdShared(ctx context.Context, transport, revision string, slo
 // answer and nothing else), not for every Shared check that runs on the revision's first session
 // (a run against a slow tool started its state sessions seconds late behind them). Over stdio
 // another session is another server process, and the gates keep to the first session.
-const gatesOwnSlot = -1
+const gatesOwnSlot = -2 // serialSlot is -1
 
 // gateSlot is the shared session the Ready gates use over transport.
 func gateSlot(transport string) int {

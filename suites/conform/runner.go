@@ -14,6 +14,7 @@ import (
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/transcript"
+	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/reports"
 	"github.com/mcpspec/mcpspec/suites/catalog"
 	"github.com/mcpspec/mcpspec/suites/finding"
@@ -80,6 +81,7 @@ type Runner struct {
 	keyLocks  map[string]*sync.Mutex
 	once      map[string]*onceValue    // values computed once per run (T.Memo, T.Observe)
 	uses      map[string]chan struct{} // by sharedKey: held by the one check using that session
+	starts    chan struct{}            // stdio processes of checks' own sessions starting (openOwn)
 	// handshakes are the transports whose server has no MCP handshake (handshake.go).
 	handshakes map[string]handshakeVerdict
 
@@ -111,7 +113,8 @@ func (n Negotiation) Supported() bool { return n.Err == nil && n.Answered == n.R
 func NewRunner(cfg Config) *Runner {
 	env := harness.NewEnv(cfg.Timeouts, cfg.Validator)
 	env.Archive = cfg.Archive
-	r := &Runner{cfg: cfg, env: env, started: time.Now(), launchers: map[string]*harness.Launcher{}, shared: map[string]*sharedSession{}, order: map[string]int{}}
+	r := &Runner{cfg: cfg, env: env, started: time.Now(), launchers: map[string]*harness.Launcher{}, shared: map[string]*sharedSession{}, order: map[string]int{},
+		starts: make(chan struct{}, MaxStdioStarts)}
 	r.base, r.cancelBase = context.WithCancel(context.Background())
 	for _, t := range cfg.Targets {
 		r.launchers[t.Transport] = harness.NewLauncher(t, r.env)
@@ -214,7 +217,7 @@ func sharedKey(transport, revision string, slot int) string {
 func (r *Runner) negotiationIn(ctx context.Context, transport, revision string, slot int) Negotiation {
 	// A revision the first session found unserved (or a target that could not be reached)
 	// is no better on another: no server is started just to hear the same answer again.
-	if slot != 0 {
+	if slot != 0 { // another round-robin slot, the serial session, or the gates'
 		if first := r.recorded(ctx, transport, revision); first.Err != nil || first.Answered != first.Requested {
 			return first
 		}
@@ -232,7 +235,12 @@ func (r *Runner) negotiationIn(ctx context.Context, transport, revision string, 
 	if ok && sh.s != nil {
 		r.launcher(transport).Release(sh.s.Conn)
 	}
-	neg := r.open(ctx, transport, revision)
+	var neg Negotiation
+	if slot == serialSlot {
+		neg = r.openOwn(ctx, transport, revision, nil)
+	} else {
+		neg = r.open(ctx, transport, revision)
+	}
 	r.mu.Lock()
 	r.shared[key] = &sharedSession{s: neg.Session, neg: neg}
 	r.mu.Unlock()
@@ -240,6 +248,12 @@ func (r *Runner) negotiationIn(ctx context.Context, transport, revision string, 
 }
 
 func (r *Runner) open(ctx context.Context, transport, revision string) Negotiation {
+	return r.openDeclaring(ctx, transport, revision, nil)
+}
+
+// openDeclaring is open with the client capabilities caps declared at a handshake revision
+// (nil: none).
+func (r *Runner) openDeclaring(ctx context.Context, transport, revision string, caps map[string]any) Negotiation {
 	if revision == harness.RevJSONRPC {
 		return r.openPlain(ctx, transport) // the JSON-RPC profile has no handshake
 	}
@@ -250,7 +264,9 @@ func (r *Runner) open(ctx context.Context, transport, revision string) Negotiati
 		neg.Err, neg.Infra = err, true
 		return neg
 	}
-	open := harness.Open
+	open := func(ctx context.Context, conn wire.Conn, env *harness.Env, revision, owner string) (*harness.Session, error) {
+		return harness.OpenDeclaring(ctx, conn, env, revision, owner, caps)
+	}
 	if harness.IsStateless(revision) {
 		open = harness.OpenStateless
 	}
@@ -352,6 +368,7 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 		return Failed(err), nil
 	}
 	t := &T{Ctx: ctx, Revision: revision, Transport: transport, Check: c, run: r, worker: worker}
+	connection := connectionOver(c, transport)
 	defer func() {
 		for _, conn := range t.extra {
 			l.Release(conn)
@@ -370,20 +387,35 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 	}
 	// Whatever connection the check uses, a target that cannot even be initialized at this
 	// revision is an infrastructure failure for it too (the shared session is opened once).
-	if c.Side.Connection != Shared {
+	if connection != Shared {
 		if f, evidence, done := r.gate(ctx, c, revision, transport, worker); done {
 			return f, evidence
 		}
 	}
 	// From here on the check works: its deadline runs (see execute).
 	var cancel context.CancelFunc
-	if c.Side.Connection != Shared {
+	if connection != Shared && connection != Exclusive {
 		ctx, cancel = context.WithTimeout(ctx, r.checkDeadline())
 		defer cancel()
 		t.Ctx = ctx
 	}
 	var own *harness.Session
-	switch c.Side.Connection {
+	switch connection {
+	case Exclusive:
+		// As a shared session, held by one check at a time; its Ready was asked by the gate.
+		release, err := r.holdShared(ctx, transport, revision, serialSlot, worker)
+		if err != nil {
+			return Failed(err), nil
+		}
+		defer release()
+		ctx, cancel = context.WithTimeout(ctx, r.checkDeadline())
+		defer cancel()
+		t.Ctx = ctx
+		neg := r.negotiationIn(ctx, transport, revision, serialSlot)
+		if f, done := notUsable(neg); done {
+			return f, tail(neg.Session)
+		}
+		t.S = neg.Session
 	case Shared:
 		// The check holds its shared session until its result is taken (see holdShared).
 		release, err := r.holdShared(ctx, transport, revision, slot, worker)
@@ -406,7 +438,7 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 			}
 		}
 	case Fresh:
-		neg := r.open(ctx, transport, revision)
+		neg := r.openOwn(ctx, transport, revision, nil)
 		if neg.Session != nil {
 			own = neg.Session
 			defer l.Release(own.Conn)
@@ -423,7 +455,7 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 		defer l.Release(conn)
 		t.S = harness.Attach(conn, r.env, revision)
 	}
-	if c.Side.Connection == Observed {
+	if connection == Observed {
 		defer func() {
 			if p := recover(); p != nil {
 				f = Failed(fmt.Errorf("check panicked: %v", p))
@@ -444,7 +476,7 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 	timeoutsBefore := t.S.Timeouts()
 	unansweredBefore := t.S.UnansweredCount()
 	mark := t.S.Conn.Transcript().Mark()
-	if c.Side.Connection != Shared {
+	if connection != Shared && connection != Exclusive {
 		mark = 0
 	}
 	defer func() {
@@ -452,7 +484,7 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 			f = Failed(fmt.Errorf("check panicked: %v", p))
 		}
 		f = withUnanswered(f, t.unanswered(unansweredBefore))
-		if c.Side.Connection == Raw {
+		if connection == Raw {
 			if na, ok := r.unservedRefusal(ctx, t, f); ok {
 				f = na
 			}
@@ -464,11 +496,18 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 		for _, extra := range t.extra {
 			evidence = append(evidence, extra.Transcript().Since(0)...)
 		}
+		for _, o := range t.declared {
+			f = withUnanswered(f, o.unanswered)
+			evidence = append(evidence, o.evidence...)
+		}
 		// A violation need not leave the server unwell (most are a wrong answer to one
 		// request): the shared session is replaced only when it no longer answers, which
 		// spares a server start per violation. The probe comes after the evidence is taken.
-		if c.Side.Connection == Shared && (f.Outcome == Violation || f.Outcome == Broken) && (isDead(t.S) || !t.S.Responsive(ctx)) {
+		if connection == Shared && (f.Outcome == Violation || f.Outcome == Broken) && (isDead(t.S) || !t.S.Responsive(ctx)) {
 			r.markSuspect(transport, revision, slot)
+		}
+		if connection == Exclusive && !r.leftAsFound(ctx, t.S, f) {
+			r.markSuspect(transport, revision, serialSlot)
 		}
 	}()
 	return c.Side.Run(t), nil
@@ -513,7 +552,8 @@ func goneCause(s *harness.Session) string {
 }
 
 // observe opens the server an observation needs, runs work on it and closes it.
-func (r *Runner) observe(t *T, key string, conn Connection, work func(o *T) any) (obs *observation) {
+// caps, when not nil, are the client capabilities a Fresh observation's session declares.
+func (r *Runner) observe(t *T, key string, conn Connection, caps map[string]any, work func(o *T) any) (obs *observation) {
 	l := r.launcher(t.Transport)
 	obs = &observation{}
 	var s *harness.Session
@@ -528,7 +568,7 @@ func (r *Runner) observe(t *T, key string, conn Connection, work func(o *T) any)
 		defer l.Release(c)
 		s = harness.Attach(c, r.env, t.Revision)
 	default:
-		neg := r.open(t.Ctx, t.Transport, t.Revision)
+		neg := r.openOwn(t.Ctx, t.Transport, t.Revision, caps)
 		if neg.Session != nil {
 			defer l.Release(neg.Session.Conn)
 		}

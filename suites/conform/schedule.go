@@ -32,7 +32,8 @@ func (r *Runner) Start(specs []Spec, workers int) {
 }
 
 // StartShared is Start with up to slots shared sessions per revision and transport, each
-// running its share of the checks one after another. A shared check that Waits gets a shared
+// running its share of the checks one after another; over stdio the Exclusive checks of a revision
+// take turns on a session of their own (serial.go). A shared check that Waits gets a shared
 // session of its own over a transport where a session starts no server (ownSession): queued
 // behind other checks, its wait would end the run (issue 28).
 func (r *Runner) StartShared(specs []Spec, workers, slots int) {
@@ -66,8 +67,15 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 			// Numbered after the round-robin slots, so that no other check shares it.
 			waiting = append(waiting, slotted{s, slots + own[rk]})
 			own[rk]++
+		case connectionOver(s.Check, s.Transport) == Exclusive:
+			// One after another on the revision's serial session, whether or not they wait.
+			g := sharedKey(s.Transport, s.Revision, serialSlot)
+			if _, seen := groups[g]; !seen {
+				groupOrder = append(groupOrder, g)
+			}
+			groups[g] = append(groups[g], slotted{s, serialSlot})
 		case s.Check.Side.Connection == Shared:
-			slot := perRevision[rk] % slots
+			slot := perRevision[rk] % slotsOver(s.Transport, slots)
 			perRevision[rk]++
 			g := sharedKey(s.Transport, s.Revision, slot)
 			if _, seen := groups[g]; !seen {
@@ -140,6 +148,20 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 // (over stdio it would be another server process, dearer than the wait it saves).
 func ownSession(s Spec) bool {
 	return s.Check.Side.Connection == Shared && s.Check.Side.Waits && s.Transport != wire.Stdio
+}
+
+// MaxStdioSessions bounds the shared sessions per revision over stdio, whatever --sessions says:
+// each is a server process, whose start costs a Node server ~0.5 s of CPU, and the run against
+// such a server is bound by CPU on a small machine; two sessions keep a revision's shared checks
+// (slow-tool calls among them) shorter than the rest of the run.
+const MaxStdioSessions = 2
+
+// slotsOver is how many shared sessions per revision a transport gets when slots are asked for.
+func slotsOver(transport string, slots int) int {
+	if transport == wire.Stdio {
+		return min(slots, MaxStdioSessions)
+	}
+	return slots
 }
 
 // DefaultWaiting is how many checks that mostly wait may run at once unless SetWaiting says

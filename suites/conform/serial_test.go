@@ -1,0 +1,176 @@
+package conform
+
+import (
+	"bufio"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/jsonrpc"
+	"github.com/mcpspec/mcpspec/harness/stdio"
+	"github.com/mcpspec/mcpspec/harness/wire"
+	"github.com/mcpspec/mcpspec/reports"
+)
+
+// stdioServerEnv makes the test binary a stdio MCP server (TestMain), so that the runner's
+// stdio launches are processes the tests can count.
+const stdioServerEnv = "CONFORM_TEST_STDIO_SERVER"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(stdioServerEnv) != "" {
+		serveStdio()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// serveStdio answers initialize and ping at the served revision until stdin ends. After
+// "mcpspec/leave-late" it writes, behind the answer to the next ping, a notification nobody
+// asked for: what a check that left something on its way looks like to the next one.
+func serveStdio() {
+	in := bufio.NewScanner(os.Stdin)
+	out := bufio.NewWriter(os.Stdout)
+	late := false
+	for in.Scan() {
+		msg := jsonrpc.Parse(in.Bytes())
+		if msg.Kind != jsonrpc.Request {
+			continue
+		}
+		var frame []byte
+		switch msg.Method {
+		case "initialize":
+			frame, _ = jsonrpc.NewResult(msg.ID, map[string]any{"protocolVersion": served, "capabilities": map[string]any{},
+				"serverInfo": map[string]any{"name": "runner-test", "version": "1"}})
+		case "ping":
+			frame, _ = jsonrpc.NewResult(msg.ID, map[string]any{})
+			if late {
+				note, _ := jsonrpc.NewNotification("notifications/message", map[string]any{"level": "info", "data": "late"})
+				frame = append(append(frame, '\n'), note...)
+				late = false
+			}
+		case "mcpspec/leave-late":
+			late = true
+			frame, _ = jsonrpc.NewResult(msg.ID, map[string]any{})
+		default:
+			frame = []byte(`{"jsonrpc":"2.0","id":` + string(msg.ID) + `,"error":{"code":-32601,"message":"method not found"}}`)
+		}
+		out.Write(append(frame, '\n'))
+		out.Flush()
+	}
+}
+
+// newStdioRunner runs the test binary as a stdio server.
+func newStdioRunner(t *testing.T) *Runner {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	timeouts := harness.DefaultTimeouts()
+	timeouts.Startup, timeouts.Request = waitBound, waitBound
+	// A window long enough that the late message, written with the sentinel's answer, is in it
+	// however loaded the machine.
+	timeouts.Quiet = time.Second
+	target := harness.Target{Transport: wire.Stdio, Command: stdio.Command{Argv: []string{exe}, Env: []string{stdioServerEnv + "=1"}}}
+	return NewRunner(Config{Validator: acceptAll{}, Targets: []harness.Target{target}, Revisions: []string{served}, Timeouts: timeouts})
+}
+
+// TestExclusiveChecksTakeTurnsOverStdio: over stdio the Exclusive checks of a revision run one
+// after another on one process beside the shared session's, each starting from a session the
+// one before left quiet; a check that broke, or left a message on its way, costs the next one a
+// new process. Over HTTP each has a session of its own.
+func TestExclusiveChecksTakeTurnsOverStdio(t *testing.T) {
+	var mu sync.Mutex
+	var sessions []*harness.Session
+	record := func(c *T) Finding {
+		mu.Lock()
+		sessions = append(sessions, c.S)
+		mu.Unlock()
+		if n := len(c.S.UnansweredSince(0)); n > 0 {
+			return Violated("%d requests left unanswered before this check", n)
+		}
+		return ping(c)
+	}
+	exclusive := func(id string, run func(*T) Finding) Spec {
+		c := newCheck(id, "MUST", run)
+		c.Transports = []string{wire.Stdio, wire.HTTP}
+		c.Side.Connection = Exclusive
+		return Spec{c, served, wire.Stdio}
+	}
+	leaveLate := func(c *T) Finding {
+		record(c)
+		if _, err := c.S.Request(c.Ctx, "mcpspec/leave-late", nil); err != nil {
+			return Violated("%v", err)
+		}
+		return Passed("")
+	}
+	broken := func(c *T) Finding { record(c); return Failed(os.ErrClosed) }
+	specs := []Spec{
+		exclusive("PING-RESPOND", record),
+		exclusive("JRPC-ID-ECHO", record),
+		exclusive("JRPC-VERSION", leaveLate), // its late notification retires the process
+		exclusive("JRPC-ERROR-MESSAGE", broken),
+		exclusive("JRPC-REPLY-REQUIRED", record),
+	}
+	r := newStdioRunner(t)
+	defer r.Close()
+	r.StartShared(specs, 4, 1)
+	want := map[string]reports.Status{"JRPC-ERROR-MESSAGE": reports.Error}
+	for _, s := range specs {
+		res := r.Result(s)
+		if w, ok := want[res.ID]; !ok && res.Status != reports.Pass || ok && res.Status != w {
+			t.Errorf("%s: %s (%s)", res.ID, res.Status, res.Message)
+		}
+	}
+	// The gate's shared session, then one serial process for the first three checks, one for
+	// the fourth (the third left a message late) and one for the fifth (the fourth broke).
+	if n := r.Env().Stats.ServersSpawned.Load(); n != 4 {
+		t.Errorf("%d servers spawned, want 4: the shared session and three serial ones", n)
+	}
+	if len(sessions) != 5 || sessions[0] != sessions[1] || sessions[1] != sessions[2] || sessions[2] == sessions[3] || sessions[3] == sessions[4] {
+		t.Errorf("the checks' sessions: want the first three one, then a new one each for the fourth and fifth")
+	}
+
+	// Over HTTP an Exclusive check is Fresh: a session of its own each.
+	sessions = nil
+	r2 := newRunner(newServer(t), []string{served}, nil, nil)
+	defer r2.Close()
+	var overHTTP []Spec
+	for _, s := range specs[:2] {
+		s.Transport = wire.HTTP
+		overHTTP = append(overHTTP, s)
+	}
+	r2.StartShared(overHTTP, 1, 1)
+	for _, s := range overHTTP {
+		if res := r2.Result(s); res.Status != reports.Pass {
+			t.Errorf("over HTTP %s: %s (%s)", res.ID, res.Status, res.Message)
+		}
+	}
+	if len(sessions) != 2 || sessions[0] == sessions[1] {
+		t.Errorf("over HTTP the Exclusive checks shared a session")
+	}
+}
+
+// TestStdioSharedSessionsBounded: over stdio a revision gets at most MaxStdioSessions shared
+// sessions, each a server process, however many --sessions asks for.
+func TestStdioSharedSessionsBounded(t *testing.T) {
+	r := newStdioRunner(t)
+	defer r.Close()
+	var specs []Spec
+	for _, id := range []string{"PING-RESPOND", "JRPC-ID-ECHO", "JRPC-VERSION", "JRPC-ERROR-MESSAGE", "JRPC-REPLY-REQUIRED", "JRPC-NOTIF-NO-REPLY"} {
+		c := newCheck(id, "MUST", ping)
+		c.Transports = []string{wire.Stdio}
+		specs = append(specs, Spec{c, served, wire.Stdio})
+	}
+	r.StartShared(specs, 4, MaxStdioSessions+1)
+	for _, s := range specs {
+		if res := r.Result(s); res.Status != reports.Pass {
+			t.Errorf("%s: %s (%s)", res.ID, res.Status, res.Message)
+		}
+	}
+	if n := r.Env().Stats.ServersSpawned.Load(); n != MaxStdioSessions {
+		t.Errorf("%d servers spawned for %d shared sessions asked, want %d", n, MaxStdioSessions+1, MaxStdioSessions)
+	}
+}
