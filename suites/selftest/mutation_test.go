@@ -188,9 +188,13 @@ var selftestSlowArgs = json.RawMessage(`{"steps":6,"stepMs":30}`)
 
 // slowerFor are the slow-tool arguments of the checks whose fault runs must cancel a call while
 // it runs: with every fault run at once, a 180 ms call can end before the server has surely
-// read the cancellation (the check then cannot tell, rightly), three times in a row.
+// read the cancellation (the check then cannot tell, rightly), three times in a row. Over
+// stdio a starved server can also send all of a 180 ms call's remaining progress before it
+// answers the ping that proves it read the cancellation (CANCEL26-NO-FURTHER then saw nothing
+// after it, and passed its fault once in a loaded make test).
 var slowerFor = map[string]json.RawMessage{
 	"CANCEL-STOP-NO-RESPONSE": json.RawMessage(`{"steps":20,"stepMs":30}`),
+	"CANCEL26-NO-FURTHER":     json.RawMessage(`{"steps":20,"stepMs":30}`),
 }
 
 // runOnWith is runOn with the slow tool's arguments given.
