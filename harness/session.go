@@ -39,6 +39,16 @@ type Session struct {
 	unanswered  []Unanswered              // requests whose wait for a response gave up
 	stateless   bool                      // the stateless era: _meta on every request, no ping
 	plain       bool                      // JSON-RPC profile: no MCP at all (RevJSONRPC)
+	initTook    time.Duration             // from sending initialize to its answer (Open)
+}
+
+// InitTook is how long the server took to answer the session's initialize, counted from when
+// it was sent (over stdio the server's start included); 0 for a session not opened by Open or
+// whose initialize was not answered.
+func (s *Session) InitTook() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.initTook
 }
 
 // SentinelMethod is the sentinel of a plain JSON-RPC session (the JSON-RPC profile): a method no
@@ -166,6 +176,7 @@ func OpenDeclaring(ctx context.Context, conn wire.Conn, env *Env, revision, owne
 	}
 	s.Sent(id, "initialize")
 	from := conn.Inbox().Len()
+	sentAt := time.Now()
 	d, err := conn.Send(ctx, frame)
 	if err != nil {
 		return s, &InfraError{What: fmt.Sprintf("sending initialize (%s)", revision), Err: err, Stderr: conn.Diagnostics(), StderrNow: conn.Diagnostics}
@@ -189,6 +200,9 @@ func OpenDeclaring(ctx context.Context, conn wire.Conn, env *Env, revision, owne
 		}
 		return s, &InfraError{What: fmt.Sprintf("the server did not answer initialize (%s)", revision), Err: err, Stderr: conn.Diagnostics(), StderrNow: conn.Diagnostics}
 	}
+	s.mu.Lock()
+	s.initTook = r.At.Sub(sentAt)
+	s.mu.Unlock()
 	if hc, ok := conn.(*streamhttp.Conn); ok && d.Ready(ctx) == nil {
 		hc.SetSession(d.Header.Get(streamhttp.HeaderSession))
 	}

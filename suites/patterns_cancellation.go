@@ -125,21 +125,44 @@ func awaitInit(t *conform.T, d *wire.Delivery, from int, id jsonrpc.ID) (jsonrpc
 	if t.Transport != wire.Stdio {
 		return t.S.AwaitReply(t.Ctx, d, from, id)
 	}
-	// Over stdio a sentinel answered before initialize does not end the wait after a grace:
-	// the answer to initialize may take as long as a server's start, and a server slow to set
-	// up its session is slow, not refusing.
-	if _, _, err := t.S.Sentinel(t.Ctx); err != nil {
+	// Over stdio a sentinel answered before initialize does not end the wait at once: the
+	// answer to initialize may take as long as a server's start, and a server slow to set up
+	// its session is slow, not refusing. But once the sentinel is answered the server has
+	// started and read the initialize, so the wait need not run to the startup timeout: from
+	// the sentinel's answer it lasts as long as a whole initialize took this server when it was
+	// not asked to drop it (the revision's shared session, its process start included: a
+	// measure taken on this machine under this run's load), or as long as the sentinel's answer
+	// took here if that was longer, plus initWaitMargin; at most the startup timeout in all.
+	startup := t.S.Env().Timeouts.Startup
+	sentAt := time.Now()
+	sid, sd, err := t.S.Sentinel(t.Ctx)
+	if err != nil {
 		return jsonrpc.Message{}, err
 	}
-	ctx, cancel := context.WithTimeout(t.Ctx, t.S.Env().Timeouts.Startup)
+	wait, cancel := context.WithTimeout(t.Ctx, startup)
 	defer cancel()
-	r, err := t.S.Conn.Inbox().Wait(ctx, from, wire.RespondsTo(id))
+	if _, err := t.S.AwaitReply(wait, sd, from, sid); err == nil {
+		measure := max(time.Since(sentAt), t.Negotiation(t.Revision).InitTook())
+		until := time.Now().Add(measure + initWaitMargin)
+		if latest := sentAt.Add(startup); until.After(latest) {
+			until = latest
+		}
+		cancel()
+		wait, cancel = context.WithDeadline(t.Ctx, until)
+		defer cancel()
+	}
+	r, err := t.S.Conn.Inbox().Wait(wait, from, wire.RespondsTo(id))
 	if err != nil {
-		return jsonrpc.Message{}, fmt.Errorf("nothing within the startup timeout (%s)", t.S.Env().Timeouts.Startup)
+		return jsonrpc.Message{}, fmt.Errorf("no answer within %s", time.Since(sentAt).Round(time.Millisecond))
 	}
 	resp, _ := wire.FindResponse(r.Msg, id)
 	return resp, nil
 }
+
+// initWaitMargin is added to the wait for a cancelled initialize's answer over stdio once the
+// server has answered a later ping (awaitInit): the load of the machine may differ from when
+// the measure was taken.
+const initWaitMargin = time.Second
 
 func checkInitNotCancelled(t *conform.T) conform.Finding {
 	id := t.S.NextID()

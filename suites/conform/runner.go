@@ -109,6 +109,15 @@ type Negotiation struct {
 // Supported reports whether the server accepted the requested revision as is.
 func (n Negotiation) Supported() bool { return n.Err == nil && n.Answered == n.Requested }
 
+// InitTook is how long the server took to answer this session's initialize (its start
+// included over stdio); 0 when it was not answered.
+func (n Negotiation) InitTook() time.Duration {
+	if n.Err != nil || n.Session == nil {
+		return 0
+	}
+	return n.Session.InitTook()
+}
+
 // NewRunner prepares a run; nothing is launched until a check needs it.
 func NewRunner(cfg Config) *Runner {
 	env := harness.NewEnv(cfg.Timeouts, cfg.Validator)
