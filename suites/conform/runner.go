@@ -410,9 +410,15 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 	}
 	var own *harness.Session
 	switch connection {
-	case Exclusive:
-		// As a shared session, held by one check at a time; its Ready was asked by the gate.
-		release, err := r.holdShared(ctx, transport, revision, serialSlot, worker)
+	case Exclusive, Shared:
+		// The check holds its session until its result is taken (see holdShared): a shared
+		// session's slot, or the serial session of the Exclusive checks, whose Ready the gate
+		// asked already.
+		onSlot := slot
+		if connection == Exclusive {
+			onSlot = serialSlot
+		}
+		release, err := r.holdShared(ctx, transport, revision, onSlot, worker)
 		if err != nil {
 			return Failed(err), nil
 		}
@@ -420,30 +426,17 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 		ctx, cancel = context.WithTimeout(ctx, r.checkDeadline())
 		defer cancel()
 		t.Ctx = ctx
-		neg := r.negotiationIn(ctx, transport, revision, serialSlot)
+		neg := r.negotiationIn(ctx, transport, revision, onSlot)
 		if f, done := notUsable(neg); done {
 			return f, tail(neg.Session)
 		}
 		t.S = neg.Session
-	case Shared:
-		// The check holds its shared session until its result is taken (see holdShared).
-		release, err := r.holdShared(ctx, transport, revision, slot, worker)
-		if err != nil {
-			return Failed(err), nil
-		}
-		defer release()
-		ctx, cancel = context.WithTimeout(ctx, r.checkDeadline())
-		defer cancel()
-		t.Ctx = ctx
-		neg := r.negotiationIn(ctx, transport, revision, slot)
-		if f, done := notUsable(neg); done {
-			return f, tail(neg.Session)
-		}
-		t.S = neg.Session
-		t.S.SetOwner(c.ID) // before Ready, which may send too
-		if c.Side.Ready != nil {
-			if f, done := c.Side.Ready(t); done {
-				return f, nil
+		if connection == Shared {
+			t.S.SetOwner(c.ID) // before Ready, which may send too
+			if c.Side.Ready != nil {
+				if f, done := c.Side.Ready(t); done {
+					return f, nil
+				}
 			}
 		}
 	case Fresh:
