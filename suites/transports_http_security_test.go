@@ -1,9 +1,6 @@
 package suites
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 func TestListeningSockets(t *testing.T) {
 	tcp := `  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
@@ -11,7 +8,7 @@ func TestListeningSockets(t *testing.T) {
    1: 00000000:1F91 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 222 1 0000000000000000 100 0 0 10 0
    2: 0100007F:1F90 0100007F:A000 01 00000000:00000000 00:00000000 00000000  1000        0 333 1 0000000000000000 100 0 0 10 0
 `
-	got := listeningSockets(strings.NewReader(tcp))
+	got := listeningSockets(tcp)
 	if len(got) != 2 {
 		t.Fatalf("got %d listeners, want 2 (the established one left out): %v", len(got), got)
 	}
@@ -25,26 +22,9 @@ func TestListeningSockets(t *testing.T) {
    0: 00000000000000000000000001000000:1F90 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 444 1 0000000000000000 100 0 0 10 0
    1: 00000000000000000000000000000000:1F91 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 555 1 0000000000000000 100 0 0 10 0
 `
-	got = listeningSockets(strings.NewReader(tcp6))
+	got = listeningSockets(tcp6)
 	if len(got) != 2 || !got[0].ip.IsLoopback() || !got[1].ip.IsUnspecified() {
 		t.Errorf("tcp6 = %+v, want [::1]:8080 and [::]:8081", got)
-	}
-}
-
-// The listening rows come first and reading ends after them, unless the file does not start
-// with them.
-func TestListeningSocketsStopsAfterListeners(t *testing.T) {
-	const header = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
-	row := func(local, st, inode string) string {
-		return "   0: " + local + " 00000000:0000 " + st + " 00000000:00000000 00:00000000 00000000  1000        0 " + inode + " 1 0000000000000000 100 0 0 10 0\n"
-	}
-	text := header + row("0100007F:1F90", "0A", "111") + row("0100007F:1F90", "06", "222") + row("00000000:1F91", "0A", "333")
-	if got := listeningSockets(strings.NewReader(text)); len(got) != 1 || got[0].inode != "111" {
-		t.Errorf("got %+v, want the one listener before the first other row", got)
-	}
-	text = header + row("0100007F:1F90", "06", "222") + row("00000000:1F91", "0A", "333")
-	if got := listeningSockets(strings.NewReader(text)); len(got) != 1 || got[0].inode != "333" {
-		t.Errorf("got %+v, want the listener after the other row: a file not starting with listeners is read whole", got)
 	}
 }
 
