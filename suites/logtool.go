@@ -18,6 +18,31 @@ func setLevel(t *conform.T, level string) (jsonrpc.Message, error) {
 	return t.S.Request(t.Ctx, "logging/setLevel", map[string]any{"level": level})
 }
 
+// logToolRun is what one call of the log tool at debug gave, on a server of its own.
+type logToolRun struct {
+	logs  []jsonrpc.Message // the log messages from the call on
+	notes []jsonrpc.Message // every notification the server sent
+	f     *conform.Finding
+}
+
+// observeLogTool has the log tool log at debug on a server of its own per revision and
+// transport (T.Observe), which LOG-LEVEL-ENUM and MSG-NOTIF-NO-ID both judge: setting the level
+// changes the server's state, so it is done on no session other checks use.
+func observeLogTool(t *conform.T) (logToolRun, *conform.Finding) {
+	v, f := t.Observe("log-tool-debug", conform.Fresh, func(o *conform.T) any {
+		run, f := logsAt(o, "debug")
+		out := logToolRun{f: f, notes: notificationsOf(o.S)}
+		for _, r := range run.logs {
+			out.logs = append(out.logs, r.Msg)
+		}
+		return out
+	})
+	if f != nil {
+		return logToolRun{}, f
+	}
+	return v.(logToolRun), nil
+}
+
 // logsAt has the log tool log at level: in a handshake session level is set first with
 // logging/setLevel, at 2026-07-28 it goes in the call's _meta.
 func logsAt(t *conform.T, level string) (logRun, *conform.Finding) {

@@ -201,28 +201,14 @@ func checkInvalidLevel(t *conform.T) conform.Finding {
 	return conform.Passed("")
 }
 
-// logToolRun is what one call of the log tool at debug gave, on a server of its own.
-type logToolRun struct {
-	logs []jsonrpc.Message
-	f    *conform.Finding
-}
-
 func checkLogLevelEnum(t *conform.T) conform.Finding {
 	var logs []jsonrpc.Message
 	from := "of the log tool"
 	if t.Options().LogTool != "" {
-		v, f := t.Observe("log-tool-debug", conform.Fresh, func(o *conform.T) any {
-			run, f := logsAt(o, "debug")
-			out := logToolRun{f: f}
-			for _, r := range run.logs {
-				out.logs = append(out.logs, r.Msg)
-			}
-			return out
-		})
+		run, f := observeLogTool(t)
 		if f != nil {
 			return *f
 		}
-		run := v.(logToolRun)
 		if run.f != nil {
 			return *run.f
 		}

@@ -38,7 +38,7 @@ const (
 	// within it). Over stdio, where a session is a server process, the Exclusive checks of one
 	// revision take turns on the revision's serial session, each ending with silence proven
 	// (Session.Quiet); a process that fails that proof is replaced (serial.go). Over HTTP it is
-	// Fresh.
+	// Fresh, and at the stateless revision too where the check says StatelessFresh.
 	Exclusive
 )
 
@@ -71,6 +71,10 @@ type Server struct {
 	// take for granted what Ready let through.
 	Ready func(t *T) (Finding, bool)
 	Run   func(t *T) Finding
+	// StatelessFresh: an Exclusive check that at the stateless revision leaves something open
+	// when it ends (a listen), so that the next check on its session would not find it as it
+	// was: there it is Fresh over stdio too.
+	StatelessFresh bool
 	// JSONRPC: the check belongs to the JSON-RPC profile too (mcpspec run --jsonrpc): it judges a
 	// rule of JSON-RPC 2.0 itself, and Run works on a plain session (harness.RevJSONRPC: no
 	// handshake, no method known to succeed, the sentinel an unknown method).

@@ -377,7 +377,7 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 		return Failed(err), nil
 	}
 	t := &T{Ctx: ctx, Revision: revision, Transport: transport, Check: c, run: r, worker: worker}
-	connection := connectionOver(c, transport)
+	connection := connectionOver(c, revision, transport)
 	defer func() {
 		for _, conn := range t.extra {
 			l.Release(conn)

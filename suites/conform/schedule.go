@@ -67,7 +67,7 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 			// Numbered after the round-robin slots, so that no other check shares it.
 			waiting = append(waiting, slotted{s, slots + own[rk]})
 			own[rk]++
-		case connectionOver(s.Check, s.Transport) == Exclusive:
+		case connectionOver(s.Check, s.Revision, s.Transport) == Exclusive:
 			// One after another on the revision's serial session, whether or not they wait.
 			g := sharedKey(s.Transport, s.Revision, serialSlot)
 			if _, seen := groups[g]; !seen {

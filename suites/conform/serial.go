@@ -18,13 +18,18 @@ import (
 // round-robin slots (0 and up), so that no Shared check ever runs on it.
 const serialSlot = -1
 
-// connectionOver is the connection the check starts from over transport: an Exclusive check is
-// Fresh except over stdio, where a session of its own would be a process of its own.
-func connectionOver(c *Check, transport string) Connection {
-	if c.Side.Connection == Exclusive && transport != wire.Stdio {
+// connectionOver is the connection the check starts from at revision over transport: an
+// Exclusive check is Fresh except over stdio, where a session of its own would be a process of
+// its own, and at the stateless revision when it says it leaves something open there
+// (StatelessFresh).
+func connectionOver(c *Check, revision, transport string) Connection {
+	if c.Side.Connection != Exclusive {
+		return c.Side.Connection
+	}
+	if transport != wire.Stdio || c.Side.StatelessFresh && harness.IsStateless(revision) {
 		return Fresh
 	}
-	return c.Side.Connection
+	return Exclusive
 }
 
 // leftAsFound reports whether an Exclusive check left its session fit for the next one: the check

@@ -174,3 +174,27 @@ func TestStdioSharedSessionsBounded(t *testing.T) {
 		t.Errorf("%d servers spawned for %d shared sessions asked, want %d", n, MaxStdioSessions+1, MaxStdioSessions)
 	}
 }
+
+// TestConnectionOver: an Exclusive check takes turns on the serial session only over stdio,
+// and at the stateless revision only if it leaves nothing open there.
+func TestConnectionOver(t *testing.T) {
+	c := newCheck("PING-RESPOND", "MUST", ping)
+	c.Side.Connection = Exclusive
+	for _, tc := range []struct {
+		statelessFresh      bool
+		revision, transport string
+		want                Connection
+	}{
+		{false, harness.Rev20251125, wire.Stdio, Exclusive},
+		{false, harness.Rev20251125, wire.HTTP, Fresh},
+		{false, harness.Rev20260728, wire.Stdio, Exclusive},
+		{true, harness.Rev20251125, wire.Stdio, Exclusive},
+		{true, harness.Rev20260728, wire.Stdio, Fresh},
+		{true, harness.Rev20260728, wire.HTTP, Fresh},
+	} {
+		c.Side.StatelessFresh = tc.statelessFresh
+		if got := connectionOver(c, tc.revision, tc.transport); got != tc.want {
+			t.Errorf("StatelessFresh %v at %s over %s: %v, want %v", tc.statelessFresh, tc.revision, tc.transport, got, tc.want)
+		}
+	}
+}
