@@ -10,6 +10,7 @@ import (
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
 	"github.com/mcpspec/mcpspec/harness/stdio"
 	"github.com/mcpspec/mcpspec/harness/streamhttp"
+	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/suites/conform"
 )
 
@@ -28,12 +29,12 @@ func init() {
 			ID: "LIFE-VERSION-FALLBACK", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary:     "an unsupported protocol version at initialize is answered with a result naming a version the server supports",
 			LevelReason: "The lifecycle page says MUST answer with another supported version; its error-handling example shows an error instead. The normative sentence wins: an error fails.",
-			Side:        conform.Server{Connection: conform.Raw, Once: true, Run: checkVersionFallback},
+			Side:        conform.Server{Connection: conform.Observed, PreInit: true, Once: true, Run: checkVersionFallback},
 		},
 		conform.Check{
 			ID: "LIFE-VERSION-LATEST", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "SHOULD",
 			Summary: "the fallback version for an unsupported request is the newest version the server supports",
-			Side:    conform.Server{Connection: conform.Raw, Once: true, Run: checkVersionLatest},
+			Side:    conform.Server{Connection: conform.Observed, PreInit: true, Once: true, Run: checkVersionLatest},
 		},
 		conform.Check{
 			ID: "LIFE-PING-BEFORE-INIT", Revisions: conform.AllCatalogued, Level: "MUST", Transports: stdioOnly,
@@ -50,7 +51,7 @@ func init() {
 		conform.Check{ID: "LIFE-INIT-FIRST", Revisions: conform.AllCatalogued, Level: "MUST", Transports: stdioOnly,
 			Summary:     "the server sends nothing of its own (a ping aside) before the client has initialized: its first words answer the client",
 			LevelReason: "The server's part of initialization coming first is that it speaks only when spoken to until initialize. A ping, allowed before initialize, is the point of observation. Over HTTP a server can speak only in answer to a request, so the check runs on stdio.",
-			Side:        conform.Server{Connection: conform.Raw, Once: true, Run: checkInitFirst}},
+			Side:        conform.Server{Connection: conform.Observed, PreInit: true, Once: true, Run: checkInitFirst}},
 		conform.Check{ID: "LIFE-VERSION-ECHO", Revisions: conform.AllCatalogued, Level: "MUST", Transports: streamTransport,
 			Summary:     "initialize asking for a revision the server supports is answered with that same revision",
 			LevelReason: "A revision counts as supported when the server echoes it, offers it in answer to another, or lists it in server/discover (a dual-era server). The legacy HTTP+SSE transport carries no server/discover, so the check runs over stdio and Streamable HTTP.",
@@ -104,9 +105,24 @@ func checkInitResult(t *conform.T) conform.Finding {
 	return conform.Passed("")
 }
 
-// fallback sends initialize with an unsupported version on the raw connection.
-func fallback(t *conform.T) (jsonrpc.Message, error) {
-	return t.S.Request(t.Ctx, "initialize", harness.InitializeParams(unsupportedRevision))
+// fallbackAnswer is how a server of its own answered initialize with an unsupported version.
+type fallbackAnswer struct {
+	resp jsonrpc.Message
+	err  error
+}
+
+// fallback sends initialize with an unsupported version as the first thing on a server of its
+// own, once per transport (T.Observe): LIFE-VERSION-FALLBACK and LIFE-VERSION-LATEST judge the
+// one answer, where each would otherwise start a server over stdio to hear it.
+func fallback(t *conform.T) (fallbackAnswer, *conform.Finding) {
+	v, f := t.Observe("unsupported-version", conform.Raw, func(o *conform.T) any {
+		resp, err := o.S.Request(o.Ctx, "initialize", harness.InitializeParams(unsupportedRevision))
+		return fallbackAnswer{resp, err}
+	})
+	if f != nil {
+		return fallbackAnswer{}, f
+	}
+	return v.(fallbackAnswer), nil
 }
 
 // echoed lists the handshake revisions the server accepts as requested.
@@ -121,7 +137,11 @@ func echoed(t *conform.T) []string {
 }
 
 func checkVersionFallback(t *conform.T) conform.Finding {
-	resp, err := fallback(t)
+	a, f := fallback(t)
+	if f != nil {
+		return *f
+	}
+	resp, err := a.resp, a.err
 	if err != nil {
 		return conform.Violated("initialize with protocolVersion %q got no response: %v", unsupportedRevision, err)
 	}
@@ -143,7 +163,11 @@ func checkVersionFallback(t *conform.T) conform.Finding {
 }
 
 func checkVersionLatest(t *conform.T) conform.Finding {
-	resp, err := fallback(t)
+	a, f := fallback(t)
+	if f != nil {
+		return *f
+	}
+	resp, err := a.resp, a.err
 	if err != nil {
 		return conform.CannotTest("initialize with an unsupported version got no response (see LIFE-VERSION-FALLBACK): %v", err)
 	}
@@ -163,21 +187,33 @@ func checkVersionLatest(t *conform.T) conform.Finding {
 	return conform.Passed("")
 }
 
-// pingBeforeInit is how a server of its own answered a ping sent before anything else.
+// pingBeforeInit is how a server of its own answered a ping sent before anything else, and
+// everything it had written by then.
 type pingBeforeInit struct {
-	resp jsonrpc.Message
-	err  error
+	resp     jsonrpc.Message
+	err      error
+	received []wire.Received
+}
+
+// observePingBeforeInit sends a ping as the first thing on a server of its own, once per
+// transport (T.Observe): LIFE-PING-BEFORE-INIT judges the answer, LIFE-INIT-FIRST what the
+// server wrote before it. Over stdio each would otherwise start a server to send the same ping.
+func observePingBeforeInit(t *conform.T) (pingBeforeInit, *conform.Finding) {
+	v, f := t.Observe("ping-before-initialize", conform.Raw, func(o *conform.T) any {
+		resp, err := o.S.Request(o.Ctx, "ping", nil)
+		return pingBeforeInit{resp, err, o.S.Conn.Inbox().Since(0)}
+	})
+	if f != nil {
+		return pingBeforeInit{}, f
+	}
+	return v.(pingBeforeInit), nil
 }
 
 func checkPingBeforeInit(t *conform.T) conform.Finding {
-	v, f := t.Observe("ping-before-initialize", conform.Raw, func(o *conform.T) any {
-		resp, err := o.S.Request(o.Ctx, "ping", nil)
-		return pingBeforeInit{resp, err}
-	})
+	p, f := observePingBeforeInit(t)
 	if f != nil {
 		return *f
 	}
-	p := v.(pingBeforeInit)
 	if p.err != nil {
 		return conform.Violated("ping before initialize: %v", p.err)
 	}
@@ -212,17 +248,15 @@ func checkPreInitRequest(t *conform.T) conform.Finding {
 }
 
 func checkInitFirst(t *conform.T) conform.Finding {
-	id := t.S.NextID()
-	from := t.S.Mark()
-	d, err := t.S.Send(t.Ctx, rawRequest(id, "ping", nil))
-	if err != nil {
-		return conform.Crashed("sending a ping before initialize: %v", err)
+	p, f := observePingBeforeInit(t)
+	if f != nil {
+		return *f
 	}
-	if _, err := t.S.AwaitReply(t.Ctx, d, from, id); err != nil {
-		return conform.CannotTest("a ping before initialize got no answer, so there is no moment before initialize to observe from: %v", err)
+	if p.err != nil {
+		return conform.CannotTest("a ping before initialize got no answer, so there is no moment before initialize to observe from: %v", p.err)
 	}
 	// Everything so far came before the client sent initialize.
-	for _, r := range t.S.Conn.Inbox().Since(from) {
+	for _, r := range p.received {
 		for _, m := range flatten(r.Msg) {
 			if m.Kind == jsonrpc.Response || (m.Kind == jsonrpc.Request && m.Method == "ping") {
 				continue

@@ -71,6 +71,11 @@ type Server struct {
 	// take for granted what Ready let through.
 	Ready func(t *T) (Finding, bool)
 	Run   func(t *T) Finding
+	// PreInit: an Observed check whose observations are Raw (T.Observe with Raw: a server of its
+	// own spoken to before any initialize at the check's revision). Like a Raw check it runs at
+	// a revision the shared session found unserved, and a refused initialize of its
+	// observation's at such a revision is na (unservedRefusal).
+	PreInit bool
 	// StatelessFresh: an Exclusive check that at the stateless revision leaves something open
 	// when it ends (a listen), so that the next check on its session would not find it as it
 	// was: there it is Fresh over stdio too.

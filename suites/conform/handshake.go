@@ -231,17 +231,15 @@ func clipLine(s string, n int) string {
 // older revision and refuses a newer one with an error breaks version negotiation
 // (LIFE-VERSION-FALLBACK), and that stands. So does a finding that names another rule broken
 // (an unanswered request, say).
-func (r *Runner) unservedRefusal(ctx context.Context, t *T, f Finding) (Finding, bool) {
-	if f.Outcome != Violation && f.Outcome != Untestable || f.Rule != "" || f.Severe || t.S == nil {
+// entries are what the check's own connections exchanged (an observed check's: its raw
+// observations').
+func (r *Runner) unservedRefusal(ctx context.Context, t *T, f Finding, entries []record.Record) (Finding, bool) {
+	if f.Outcome != Violation && f.Outcome != Untestable || f.Rule != "" || f.Severe || len(entries) == 0 {
 		return Finding{}, false
 	}
 	neg := r.recorded(ctx, t.Transport, t.Revision)
 	if !noResult(neg) || rpcError(neg) == nil || r.anyHandshake(ctx, t.Transport) {
 		return Finding{}, false
-	}
-	entries := t.S.Conn.Transcript().Since(0)
-	for _, extra := range t.extra {
-		entries = append(entries, extra.Transcript().Since(0)...)
 	}
 	if !refusedInitialize(entries) {
 		return Finding{}, false

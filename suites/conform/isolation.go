@@ -85,7 +85,7 @@ func (r *Runner) gate(ctx context.Context, c *Check, revision, transport string,
 	}
 	// A revision the shared session found unserved is unserved on a fresh server too: no
 	// process is launched just to hear the same answer again.
-	if f, done := notUsable(neg); done && c.Side.Connection != Raw {
+	if f, done := notUsable(neg); done && c.Side.Connection != Raw && !c.Side.PreInit {
 		return f, tail(neg.Session), true
 	}
 	if c.Side.Ready == nil || neg.Session == nil || neg.Err != nil {

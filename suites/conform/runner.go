@@ -466,6 +466,11 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 			for _, o := range t.observed {
 				f = withUnanswered(f, o.unanswered)
 			}
+			if c.Side.PreInit {
+				if na, ok := r.unservedRefusal(ctx, t, f, t.evidence); ok {
+					f = na
+				}
+			}
 			if f.Outcome == Violation || f.Outcome == Broken {
 				for _, o := range t.observed {
 					f.Message = o.explain(f.Message)
@@ -487,7 +492,11 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 		}
 		f = withUnanswered(f, t.unanswered(unansweredBefore))
 		if connection == Raw {
-			if na, ok := r.unservedRefusal(ctx, t, f); ok {
+			entries := t.S.Conn.Transcript().Since(0)
+			for _, extra := range t.extra {
+				entries = append(entries, extra.Transcript().Since(0)...)
+			}
+			if na, ok := r.unservedRefusal(ctx, t, f, entries); ok {
 				f = na
 			}
 		}
