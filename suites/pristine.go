@@ -37,24 +37,32 @@ type pristine struct {
 	caps       json.RawMessage   // the server's capabilities, as initialize declared them
 }
 
+// Over stdio the pristine workload runs first on each revision's serial process (the one the
+// Exclusive checks then take turns on) instead of on a process of its own: it changes nothing
+// and ends quiet, and until it has run that process is untouched.
+func init() { conform.ObserveFirst("pristine", pristineWorkload) }
+
+// pristineWorkload is the pristine session's work (T.Observe), from its initialize on.
+func pristineWorkload(o *conform.T) any {
+	p := &pristine{caps: o.S.InitResult()["capabilities"]}
+	from := o.S.Mark()
+	// Each part is judged on its own, so each runs whatever came of the others.
+	p.workErr = ordinaryRequests(o)
+	p.echoErr = echoRequests(o)
+	p.utf8ID, p.utf8Reply, p.utf8Err = nonASCIIRequest(o)
+	_, p.quietErr = o.S.Quiet(o.Ctx, from)
+	p.violations = o.S.Conn.Violations()
+	p.received = o.S.Conn.Inbox().Since(0)
+	for _, r := range p.received {
+		p.msgs = append(p.msgs, flatten(r.Msg)...)
+	}
+	return p
+}
+
 // observePristine returns the one pristine session of the check's revision and transport, or
 // the finding that its server stopped answering.
 func observePristine(t *conform.T) (*pristine, *conform.Finding) {
-	v, f := t.Observe("pristine", conform.Fresh, func(o *conform.T) any {
-		p := &pristine{caps: o.S.InitResult()["capabilities"]}
-		from := o.S.Mark()
-		// Each part is judged on its own, so each runs whatever came of the others.
-		p.workErr = ordinaryRequests(o)
-		p.echoErr = echoRequests(o)
-		p.utf8ID, p.utf8Reply, p.utf8Err = nonASCIIRequest(o)
-		_, p.quietErr = o.S.Quiet(o.Ctx, from)
-		p.violations = o.S.Conn.Violations()
-		p.received = o.S.Conn.Inbox().Since(0)
-		for _, r := range p.received {
-			p.msgs = append(p.msgs, flatten(r.Msg)...)
-		}
-		return p
-	})
+	v, f := t.Observe("pristine", conform.Fresh, pristineWorkload)
 	if f != nil {
 		return nil, f
 	}

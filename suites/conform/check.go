@@ -223,10 +223,7 @@ func (t *T) Memo(key string, f func() any) any {
 // one). Work gets a T whose S is that server's session; when the server cannot be had, the
 // finding says why and the value is nil.
 func (t *T) Observe(key string, conn Connection, work func(o *T) any) (any, *Finding) {
-	memo := fmt.Sprintf("observe/%s/%s", key, t.Transport)
-	if conn != Raw {
-		memo += "/" + t.Revision
-	}
+	memo := observeMemo(key, conn, t.Transport, t.Revision)
 	obs, f := t.observation(memo, key, func() any { return t.run.observe(t, key, conn, nil, work) })
 	if f != nil {
 		return nil, f
@@ -234,6 +231,16 @@ func (t *T) Observe(key string, conn Connection, work func(o *T) any) (any, *Fin
 	t.evidence = append(t.evidence, obs.evidence...)
 	t.observed = append(t.observed, obs)
 	return obs.v, obs.finding
+}
+
+// observeMemo names the run's value of the observation key over transport: one per revision,
+// or one for every revision when the observation is Raw.
+func observeMemo(key string, conn Connection, transport, revision string) string {
+	memo := fmt.Sprintf("observe/%s/%s", key, transport)
+	if conn != Raw {
+		memo += "/" + revision
+	}
+	return memo
 }
 
 // ObserveDeclaring is Observe on a session initialized at the check's revision that declared

@@ -564,17 +564,15 @@ func goneCause(s *harness.Session) string {
 
 // observe opens the server an observation needs, runs work on it and closes it.
 // caps, when not nil, are the client capabilities a Fresh observation's session declares.
-func (r *Runner) observe(t *T, key string, conn Connection, caps map[string]any, work func(o *T) any) (obs *observation) {
+func (r *Runner) observe(t *T, key string, conn Connection, caps map[string]any, work func(o *T) any) *observation {
 	l := r.launcher(t.Transport)
-	obs = &observation{}
 	var s *harness.Session
 	switch conn {
 	case Raw:
 		c, err := l.Connect(t.Ctx)
 		if err != nil {
 			f := Failed(err)
-			obs.finding = &f
-			return obs
+			return &observation{finding: &f}
 		}
 		defer l.Release(c)
 		s = harness.Attach(c, r.env, t.Revision)
@@ -584,11 +582,18 @@ func (r *Runner) observe(t *T, key string, conn Connection, caps map[string]any,
 			defer l.Release(neg.Session.Conn)
 		}
 		if f, done := notUsable(neg); done {
-			obs.finding, obs.evidence = &f, tail(neg.Session) // as for a Fresh check's own server
-			return obs
+			return &observation{finding: &f, evidence: tail(neg.Session)} // as for a Fresh check's own server
 		}
 		s = neg.Session
 	}
+	return r.observeOn(t, key, s, work)
+}
+
+// observeOn runs an observation's work on s, a session nobody else has used, and keeps what it
+// did: s's whole transcript is the observation's evidence.
+func (r *Runner) observeOn(t *T, key string, s *harness.Session, work func(o *T) any) (obs *observation) {
+	l := r.launcher(t.Transport)
+	obs = &observation{}
 	s.SetOwner(key)
 	// The observation holds the slot of the check that asked for it first (Beside takes more).
 	o := &T{Ctx: t.Ctx, Revision: t.Revision, Transport: t.Transport, Check: t.Check, run: r, S: s, worker: t.worker}

@@ -89,6 +89,14 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 		}
 	}
 	r.mu.Unlock()
+	// A serial lane first makes the observations that want an untouched server (ObserveFirst),
+	// claimed now so that no check starts a server of its own for one meanwhile.
+	firsts := map[string][]firstObservation{}
+	for _, g := range groupOrder {
+		if s := groups[g][0]; s.slot == serialSlot {
+			firsts[g] = r.claimFirst(s.spec.Transport, s.spec.Revision)
+		}
+	}
 
 	// held runs a spec whose slot in pool is already taken, and frees the slot.
 	held := func(s Spec, slot int, pool chan struct{}) {
@@ -131,11 +139,16 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 		go feed(overStdio, stdioPool)
 		go feed(overHTTP, waitPool)
 		for _, g := range groupOrder {
-			go func(specs []slotted) {
+			go func(specs []slotted, firsts []firstObservation) {
+				if len(firsts) > 0 {
+					sem <- struct{}{}
+					r.runFirst(firsts, specs[0].spec.Transport, specs[0].spec.Revision, sem)
+					<-sem
+				}
 				for _, s := range specs {
 					run(s.spec, s.slot)
 				}
-			}(groups[g])
+			}(groups[g], firsts[g])
 		}
 		for _, s := range others {
 			go run(s.spec, s.slot)

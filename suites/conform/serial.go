@@ -3,6 +3,7 @@ package conform
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/wire"
@@ -66,4 +67,84 @@ func (r *Runner) openOwn(ctx context.Context, transport, revision string, caps m
 		}
 	}
 	return r.openDeclaring(ctx, transport, revision, caps)
+}
+
+// A first observation is one that needs a server nobody else has touched and leaves it as it
+// found it, quiet (the pristine workload, pristine.go). Over stdio it runs first on each
+// revision's serial process, before the Exclusive checks take their turns there, instead of on
+// a process of its own: the serial process is untouched until then. Its checks still call
+// T.Observe with its key (Fresh), and are handed this run of it.
+type firstObservation struct {
+	key  string
+	work func(o *T) any
+}
+
+var (
+	firstMu      sync.Mutex
+	firstOnStdio []firstObservation
+)
+
+// ObserveFirst declares the observation key (whose work T.Observe is given, Fresh) as one that
+// runs first on each revision's serial process over stdio (serial.go). work must not use the
+// T's Check: the observation runs before any check.
+func ObserveFirst(key string, work func(o *T) any) {
+	firstMu.Lock()
+	defer firstMu.Unlock()
+	firstOnStdio = append(firstOnStdio, firstObservation{key, work})
+}
+
+// firstObservations are those declared with ObserveFirst.
+func firstObservations() []firstObservation {
+	firstMu.Lock()
+	defer firstMu.Unlock()
+	return append([]firstObservation(nil), firstOnStdio...)
+}
+
+// claimFirst claims, while the specs are planned, the first observations of revision over
+// transport that its serial lane will make: a check asking for one meanwhile waits for the
+// lane's instead of starting a server for its own. It returns those claimed (none already made).
+func (r *Runner) claimFirst(transport, revision string) []firstObservation {
+	var out []firstObservation
+	for _, o := range firstObservations() {
+		if r.onceEntry(observeMemo(o.key, Fresh, transport, revision)).claimed.CompareAndSwap(false, true) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// runFirst makes the claimed first observations on the serial session of revision over
+// transport, holding worker's slot, before the lane's checks. A process the work left unwell or
+// not quiet is replaced for the checks after it, as after an Exclusive check.
+func (r *Runner) runFirst(firsts []firstObservation, transport, revision string, worker chan struct{}) {
+	for _, o := range firsts {
+		e := r.onceEntry(observeMemo(o.key, Fresh, transport, revision))
+		func() {
+			defer close(e.done) // also when the work panics: the waiters then get nil
+			ctx, cancel := context.WithTimeout(r.base, r.checkDeadline())
+			defer cancel()
+			release, err := r.holdShared(ctx, transport, revision, serialSlot, worker)
+			if err != nil {
+				f := Failed(err)
+				e.v = &observation{finding: &f}
+				return
+			}
+			defer release()
+			neg := r.negotiationIn(ctx, transport, revision, serialSlot)
+			if f, done := notUsable(neg); done {
+				obs := &observation{finding: &f}
+				if neg.Err == nil || neg.Infra { // the serial process's own answer, not the first session's record
+					obs.evidence = tail(neg.Session)
+				}
+				e.v = obs
+				return
+			}
+			t := &T{Ctx: ctx, Revision: revision, Transport: transport, run: r, worker: worker}
+			obs := r.observeOn(t, o.key, neg.Session, o.work)
+			if !r.leftAsFound(ctx, neg.Session, Finding{}) {
+				r.markSuspect(transport, revision, serialSlot)
+			}
+			e.v = obs
+		}()
+	}
 }

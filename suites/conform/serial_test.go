@@ -198,3 +198,71 @@ func TestConnectionOver(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstObservationOnSerialProcess: over stdio an observation declared with ObserveFirst
+// runs first on the revision's serial process, whichever check asks for it, and the Exclusive
+// checks take their turns there after it: no process of its own.
+func TestFirstObservationOnSerialProcess(t *testing.T) {
+	var mu sync.Mutex
+	var observedOn *harness.Session
+	var sessions []*harness.Session
+	work := func(o *T) any {
+		mu.Lock()
+		observedOn = o.S
+		mu.Unlock()
+		if _, err := o.S.Request(o.Ctx, "ping", nil); err != nil {
+			return err.Error()
+		}
+		return "answered"
+	}
+	firstMu.Lock()
+	saved := firstOnStdio
+	firstOnStdio = []firstObservation{{"runner-test", work}}
+	firstMu.Unlock()
+	defer func() {
+		firstMu.Lock()
+		firstOnStdio = saved
+		firstMu.Unlock()
+	}()
+
+	exclusive := func(id string) Spec {
+		c := newCheck(id, "MUST", func(c *T) Finding {
+			mu.Lock()
+			sessions = append(sessions, c.S)
+			mu.Unlock()
+			return ping(c)
+		})
+		c.Transports = []string{wire.Stdio}
+		c.Side.Connection = Exclusive
+		return Spec{c, served, wire.Stdio}
+	}
+	observed := newCheck("JRPC-VERSION", "MUST", func(c *T) Finding {
+		v, f := c.Observe("runner-test", Fresh, work)
+		if f != nil {
+			return *f
+		}
+		if v != "answered" {
+			return Violated("the observation gave %v", v)
+		}
+		return Passed("")
+	})
+	observed.Transports = []string{wire.Stdio}
+	observed.Side.Connection = Observed
+	specs := []Spec{{observed, served, wire.Stdio}, exclusive("PING-RESPOND"), exclusive("JRPC-ID-ECHO")}
+
+	r := newStdioRunner(t)
+	defer r.Close()
+	r.StartShared(specs, 4, 1)
+	for _, s := range specs {
+		if res := r.Result(s); res.Status != reports.Pass {
+			t.Errorf("%s: %s (%s)", res.ID, res.Status, res.Message)
+		}
+	}
+	// The gates' shared session and the serial process: the observation started none.
+	if n := r.Env().Stats.ServersSpawned.Load(); n != 2 {
+		t.Errorf("%d servers spawned, want 2: the shared session and the serial one", n)
+	}
+	if len(sessions) != 2 || observedOn == nil || sessions[0] != observedOn || sessions[1] != observedOn {
+		t.Errorf("the observation and the Exclusive checks did not share the serial process")
+	}
+}
