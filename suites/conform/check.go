@@ -204,7 +204,7 @@ type T struct {
 	evidence  []record.Record    // from the observations the check judged (T.Observe)
 	observed  []*observation
 	declared  []*observation // those of ObserveDeclaring, whose evidence every check keeps
-	worker    chan struct{}  // the scheduler's worker slots, one of which this check holds (nil: none)
+	worker    *turns         // the scheduler's worker slots, one of which this check holds (nil: none)
 }
 
 // Memo returns the run's value for key, computing it with f the first time any check asks: for
@@ -287,8 +287,8 @@ func (t *T) once(key string, f func() any) (any, error) {
 		return e.v, nil
 	}
 	if t.worker != nil {
-		<-t.worker
-		defer func() { t.worker <- struct{}{} }()
+		t.worker.give()
+		defer t.worker.take(context.Background(), nil, retake)
 	}
 	select {
 	case <-e.done:
@@ -299,7 +299,7 @@ func (t *T) once(key string, f func() any) (any, error) {
 }
 
 // Beside takes one more of the scheduler's slots, beside the one the check holds, for work it
-// would otherwise do after its own (a slow call on a session of its own): the slots bound how
+// would otherwise do after its own (a slow call on a session of its alone): the slots bound how
 // many such calls the server gets at once. It waits for a free slot until ctx ends or done is
 // closed (the work then takes the place of what done ended, which holds no slot any more);
 // release gives the slot back. Without a scheduler (Execute) there is nothing to bound.
@@ -307,11 +307,8 @@ func (t *T) Beside(ctx context.Context, done <-chan struct{}) (release func()) {
 	if t.worker == nil {
 		return func() {}
 	}
-	select {
-	case t.worker <- struct{}{}:
-		return func() { <-t.worker }
-	case <-done:
-	case <-ctx.Done():
+	if t.worker.take(ctx, done, alone) {
+		return t.worker.give
 	}
 	return func() {}
 }

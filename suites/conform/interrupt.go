@@ -34,7 +34,7 @@ func (r *Runner) Interruption() string {
 // runUnlessInterrupted runs the check unless the run was interrupted before it began; a check
 // the interruption caught midway is an error whatever it concluded, since its servers were
 // stopped under it.
-func (r *Runner) runUnlessInterrupted(ctx context.Context, c *Check, revision, transport string, slot int, worker chan struct{}) (Finding, []record.Record) {
+func (r *Runner) runUnlessInterrupted(ctx context.Context, c *Check, revision, transport string, slot int, worker *turns) (Finding, []record.Record) {
 	if why := r.Interruption(); why != "" {
 		return Failed(fmt.Errorf("interrupted (%s) before the check ran", why)), nil
 	}

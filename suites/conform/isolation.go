@@ -33,7 +33,7 @@ func (r *Runner) useLock(key string) chan struct{} {
 // holdShared takes shared session slot at revision over transport for one check, and returns
 // the function that gives it back. A check waiting for it gives its worker slot back meanwhile
 // (as T.once does): the session's current user may need a worker slot to finish.
-func (r *Runner) holdShared(ctx context.Context, transport, revision string, slot int, worker chan struct{}) (func(), error) {
+func (r *Runner) holdShared(ctx context.Context, transport, revision string, slot int, worker *turns) (func(), error) {
 	l := r.useLock(sharedKey(transport, revision, slot))
 	release := func() { <-l }
 	select {
@@ -42,8 +42,8 @@ func (r *Runner) holdShared(ctx context.Context, transport, revision string, slo
 	default:
 	}
 	if worker != nil {
-		<-worker
-		defer func() { worker <- struct{}{} }()
+		worker.give()
+		defer worker.take(context.Background(), nil, retake)
 	}
 	select {
 	case l <- struct{}{}:
@@ -72,7 +72,7 @@ func gateSlot(transport string) int {
 // tells before that connection is made: a target that cannot be initialized at this revision, a
 // revision it does not serve, and the check's Ready gate. done is true when that is the check's
 // finding. The gate holds the shared session, which meanwhile carries the check's name.
-func (r *Runner) gate(ctx context.Context, c *Check, revision, transport string, worker chan struct{}) (f Finding, evidence []record.Record, done bool) {
+func (r *Runner) gate(ctx context.Context, c *Check, revision, transport string, worker *turns) (f Finding, evidence []record.Record, done bool) {
 	slot := gateSlot(transport)
 	release, err := r.holdShared(ctx, transport, revision, slot, worker)
 	if err != nil {

@@ -328,7 +328,7 @@ func (r *Runner) Execute(c *Check, revision, transport string) reports.Result {
 
 // execute runs the check; a check that shares a session uses shared session number slot.
 // worker is the scheduler's semaphore when the caller holds one of its slots (nil otherwise).
-func (r *Runner) execute(c *Check, revision, transport string, slot int, worker chan struct{}) reports.Result {
+func (r *Runner) execute(c *Check, revision, transport string, slot int, worker *turns) reports.Result {
 	start := time.Now()
 	e, _ := catalog.Lookup(c.ID)
 	res := reports.Result{
@@ -366,7 +366,7 @@ func statusOf(o Outcome, level string) reports.Status { return o.Status(level) }
 
 // run acquires the connection the check needs, runs it, and returns its finding with the
 // transcript entries that are its evidence.
-func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, slot int, worker chan struct{}) (f Finding, evidence []record.Record) {
+func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, slot int, worker *turns) (f Finding, evidence []record.Record) {
 	l := r.launcher(transport)
 	if l == nil {
 		return Failed(fmt.Errorf("no %s target in this run", transport)), nil

@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -219,12 +220,12 @@ func TestCheckValidate(t *testing.T) {
 // Beside takes a free slot of the check's pool and gives it back; with none free it waits, and
 // ends when the work it would follow is over.
 func TestBeside(t *testing.T) {
-	pool := make(chan struct{}, 2)
-	pool <- struct{}{} // the check's own
+	pool := newTurns(2)
+	pool.take(context.Background(), nil, alone) // the check's own
 	check := &T{Ctx: t.Context(), worker: pool}
 	release := check.Beside(t.Context(), nil)
-	if len(pool) != 2 {
-		t.Fatalf("%d slots taken, want 2", len(pool))
+	if free := pool.freeNow(); free != 0 {
+		t.Fatalf("%d slots free, want 0", free)
 	}
 	over := make(chan struct{})
 	took := make(chan func())
@@ -236,12 +237,12 @@ func TestBeside(t *testing.T) {
 	case <-time.After(waitBound):
 		t.Fatal("Beside went on waiting for a slot once the work before was over")
 	}
-	if len(pool) != 2 {
-		t.Errorf("%d slots taken after a Beside that took none, want 2", len(pool))
+	if free := pool.freeNow(); free != 0 {
+		t.Errorf("%d slots free after a Beside that took none, want 0", free)
 	}
 	release()
-	if len(pool) != 1 {
-		t.Errorf("%d slots taken after release, want 1", len(pool))
+	if free := pool.freeNow(); free != 1 {
+		t.Errorf("%d slots free after release, want 1", free)
 	}
 	(&T{Ctx: t.Context()}).Beside(t.Context(), nil)() // no scheduler: nothing to take
 }

@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"context"
 	"sync"
 
 	"github.com/mcpspec/mcpspec/harness/wire"
@@ -43,7 +44,7 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 	if workers < 1 {
 		workers = 1
 	}
-	sem := make(chan struct{}, workers)
+	sem := newTurns(workers)
 	r.mu.Lock()
 	gate := r.startGate
 	if r.futures == nil {
@@ -99,32 +100,32 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 	}
 
 	// held runs a spec whose slot in pool is already taken, and frees the slot.
-	held := func(s Spec, slot int, pool chan struct{}) {
+	held := func(s Spec, slot int, pool *turns) {
 		res := r.execute(s.Check, s.Revision, s.Transport, slot, pool)
-		<-pool
+		pool.give()
 		f := r.futureOf(s)
 		f.res = res
 		close(f.done)
 	}
-	run := func(s Spec, slot int) {
-		sem <- struct{}{}
+	run := func(s Spec, slot int, kind int) {
+		sem.take(context.Background(), nil, kind)
 		held(s, slot, sem)
 	}
-	// Checks that mostly wait (Waits, with a session of their own) have a pool of their own,
+	// Checks that mostly wait (Waits, with a session of their alone) have a pool of their own,
 	// taken in spec order from the start: their waits overlap each other and the rest of the
 	// run, which they would otherwise hold up by keeping its workers idle. The pool bounds
 	// how many of them (and so how many slow calls) the server gets at once.
 	// Over stdio each of them is a server process of its own: fewer at once (a Node server
 	// costs tens of MB).
-	waitPool := make(chan struct{}, r.waitingBound())
-	stdioPool := make(chan struct{}, min(r.waitingBound(), MaxStdioWaiting))
+	waitPool := newTurns(r.waitingBound())
+	stdioPool := newTurns(min(r.waitingBound(), MaxStdioWaiting))
 	go func() {
 		if gate != nil {
 			<-gate
 		}
-		feed := func(specs []slotted, pool chan struct{}) {
+		feed := func(specs []slotted, pool *turns) {
 			for _, s := range specs {
-				pool <- struct{}{}
+				pool.take(context.Background(), nil, alone)
 				go held(s.spec, s.slot, pool)
 			}
 		}
@@ -141,17 +142,17 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 		for _, g := range groupOrder {
 			go func(specs []slotted, firsts []firstObservation) {
 				if len(firsts) > 0 {
-					sem <- struct{}{}
+					sem.take(context.Background(), nil, queued)
 					r.runFirst(firsts, specs[0].spec.Transport, specs[0].spec.Revision, sem)
-					<-sem
+					sem.give()
 				}
 				for _, s := range specs {
-					run(s.spec, s.slot)
+					run(s.spec, s.slot, queued)
 				}
 			}(groups[g], firsts[g])
 		}
 		for _, s := range others {
-			go run(s.spec, s.slot)
+			go run(s.spec, s.slot, alone)
 		}
 	}()
 }

@@ -116,7 +116,7 @@ func (r *Runner) claimFirst(transport, revision string) []firstObservation {
 // runFirst makes the claimed first observations on the serial session of revision over
 // transport, holding worker's slot, before the lane's checks. A process the work left unwell or
 // not quiet is replaced for the checks after it, as after an Exclusive check.
-func (r *Runner) runFirst(firsts []firstObservation, transport, revision string, worker chan struct{}) {
+func (r *Runner) runFirst(firsts []firstObservation, transport, revision string, worker *turns) {
 	for _, o := range firsts {
 		e := r.onceEntry(observeMemo(o.key, Fresh, transport, revision))
 		func() {

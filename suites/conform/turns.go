@@ -1,0 +1,91 @@
+package conform
+
+import (
+	"context"
+	"slices"
+	"sync"
+)
+
+// turns bound how many checks run at once (the scheduler's workers, the pools of checks that
+// wait). A slot given back is handed on by turn, not to whoever has waited longest: first to a
+// check taking back the slot it gave up while it waited for another's work (its turn was not
+// over), then alternately to the next check of a session's queue and to a check of its own.
+// Handed out by arrival, a check that gave its slot up queued behind every start planned after
+// it, and a shared session's next check behind every check of its own: over stdio, a few dozen
+// server starts (issue 28).
+type turns struct {
+	mu       sync.Mutex
+	free     int
+	waiting  [3][]chan struct{} // by kind: retake, queued, alone
+	lastTurn int                // queued or alone: which was served last when both waited
+}
+
+// The kinds of taker, in the order a slot given back is handed on.
+const (
+	retake = iota // a check taking back the slot it gave up while it waited
+	queued        // the next check of a shared or serial session's queue
+	alone         // a check with a connection of its own, or more work beside a check's
+)
+
+func newTurns(n int) *turns { return &turns{free: n, lastTurn: alone} }
+
+// take waits for a slot for a taker of kind until ctx ends or done is closed (nil: never), and
+// reports whether it got one.
+func (s *turns) take(ctx context.Context, done <-chan struct{}, kind int) bool {
+	s.mu.Lock()
+	if s.free > 0 {
+		s.free--
+		s.mu.Unlock()
+		return true
+	}
+	ch := make(chan struct{})
+	s.waiting[kind] = append(s.waiting[kind], ch)
+	s.mu.Unlock()
+	select {
+	case <-ch:
+		return true
+	case <-ctx.Done():
+	case <-done:
+	}
+	s.mu.Lock()
+	if i := slices.Index(s.waiting[kind], ch); i >= 0 {
+		s.waiting[kind] = slices.Delete(s.waiting[kind], i, i+1)
+		s.mu.Unlock()
+		return false
+	}
+	s.mu.Unlock()
+	s.give() // handed over as the wait ended: passed on
+	return false
+}
+
+// give gives a slot back: to the waiter whose turn it is, or to the free ones.
+func (s *turns) give() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	kind := -1
+	switch {
+	case len(s.waiting[retake]) > 0:
+		kind = retake
+	case len(s.waiting[queued]) > 0 && len(s.waiting[alone]) > 0:
+		kind = queued + alone - s.lastTurn
+		s.lastTurn = kind
+	case len(s.waiting[queued]) > 0:
+		kind = queued
+	case len(s.waiting[alone]) > 0:
+		kind = alone
+	}
+	if kind < 0 {
+		s.free++
+		return
+	}
+	ch := s.waiting[kind][0]
+	s.waiting[kind] = s.waiting[kind][1:]
+	close(ch)
+}
+
+// freeNow is how many slots are free (for tests).
+func (s *turns) freeNow() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.free
+}
