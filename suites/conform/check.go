@@ -299,7 +299,7 @@ func (t *T) once(key string, f func() any) (any, error) {
 }
 
 // Beside takes one more of the scheduler's slots, beside the one the check holds, for work it
-// would otherwise do after its own (a slow call on a session of its alone): the slots bound how
+// would otherwise do after its own (a slow call on a session of its own): the slots bound how
 // many such calls the server gets at once. It waits for a free slot until ctx ends or done is
 // closed (the work then takes the place of what done ended, which holds no slot any more);
 // release gives the slot back. Without a scheduler (Execute) there is nothing to bound.
@@ -307,7 +307,7 @@ func (t *T) Beside(ctx context.Context, done <-chan struct{}) (release func()) {
 	if t.worker == nil {
 		return func() {}
 	}
-	if t.worker.take(ctx, done, alone) {
+	if t.worker.take(ctx, done, arrival) {
 		return t.worker.give
 	}
 	return func() {}

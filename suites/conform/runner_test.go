@@ -221,7 +221,7 @@ func TestCheckValidate(t *testing.T) {
 // ends when the work it would follow is over.
 func TestBeside(t *testing.T) {
 	pool := newTurns(2)
-	pool.take(context.Background(), nil, alone) // the check's own
+	pool.take(context.Background(), nil, arrival) // the check's own
 	check := &T{Ctx: t.Context(), worker: pool}
 	release := check.Beside(t.Context(), nil)
 	if free := pool.freeNow(); free != 0 {

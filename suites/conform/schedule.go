@@ -107,11 +107,11 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 		f.res = res
 		close(f.done)
 	}
-	run := func(s Spec, slot int, kind int) {
-		sem.take(context.Background(), nil, kind)
+	run := func(s Spec, slot int) {
+		sem.take(context.Background(), nil, arrival)
 		held(s, slot, sem)
 	}
-	// Checks that mostly wait (Waits, with a session of their alone) have a pool of their own,
+	// Checks that mostly wait (Waits, with a session of their own) have a pool of their own,
 	// taken in spec order from the start: their waits overlap each other and the rest of the
 	// run, which they would otherwise hold up by keeping its workers idle. The pool bounds
 	// how many of them (and so how many slow calls) the server gets at once.
@@ -125,7 +125,7 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 		}
 		feed := func(specs []slotted, pool *turns) {
 			for _, s := range specs {
-				pool.take(context.Background(), nil, alone)
+				pool.take(context.Background(), nil, arrival)
 				go held(s.spec, s.slot, pool)
 			}
 		}
@@ -142,17 +142,17 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 		for _, g := range groupOrder {
 			go func(specs []slotted, firsts []firstObservation) {
 				if len(firsts) > 0 {
-					sem.take(context.Background(), nil, queued)
+					sem.take(context.Background(), nil, arrival)
 					r.runFirst(firsts, specs[0].spec.Transport, specs[0].spec.Revision, sem)
 					sem.give()
 				}
 				for _, s := range specs {
-					run(s.spec, s.slot, queued)
+					run(s.spec, s.slot)
 				}
 			}(groups[g], firsts[g])
 		}
 		for _, s := range others {
-			go run(s.spec, s.slot, alone)
+			go run(s.spec, s.slot)
 		}
 	}()
 }

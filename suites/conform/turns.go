@@ -7,27 +7,23 @@ import (
 )
 
 // turns bound how many checks run at once (the scheduler's workers, the pools of checks that
-// wait). A slot given back is handed on by turn, not to whoever has waited longest: first to a
-// check taking back the slot it gave up while it waited for another's work (its turn was not
-// over), then alternately to the next check of a session's queue and to a check of its own.
-// Handed out by arrival, a check that gave its slot up queued behind every start planned after
-// it, and a shared session's next check behind every check of its own: over stdio, a few dozen
-// server starts (issue 28).
+// wait). A slot given back goes first to a check taking back the slot it gave up while it
+// waited for another's work (its turn was not over), then to the others in their order of
+// arrival. By arrival alone, a stdio check of the waits pool that gave its slot back queued
+// behind every start planned after it (issue 28).
 type turns struct {
-	mu       sync.Mutex
-	free     int
-	waiting  [3][]chan struct{} // by kind: retake, queued, alone
-	lastTurn int                // queued or alone: which was served last when both waited
+	mu      sync.Mutex
+	free    int
+	waiting [2][]chan struct{} // by kind: retake, arrival
 }
 
 // The kinds of taker, in the order a slot given back is handed on.
 const (
-	retake = iota // a check taking back the slot it gave up while it waited
-	queued        // the next check of a shared or serial session's queue
-	alone         // a check with a connection of its own, or more work beside a check's
+	retake  = iota // a check taking back the slot it gave up while it waited
+	arrival        // any other: served in the order they came
 )
 
-func newTurns(n int) *turns { return &turns{free: n, lastTurn: alone} }
+func newTurns(n int) *turns { return &turns{free: n} }
 
 // take waits for a slot for a taker of kind until ctx ends or done is closed (nil: never), and
 // reports whether it got one.
@@ -62,19 +58,11 @@ func (s *turns) take(ctx context.Context, done <-chan struct{}, kind int) bool {
 func (s *turns) give() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	kind := -1
-	switch {
-	case len(s.waiting[retake]) > 0:
-		kind = retake
-	case len(s.waiting[queued]) > 0 && len(s.waiting[alone]) > 0:
-		kind = queued + alone - s.lastTurn
-		s.lastTurn = kind
-	case len(s.waiting[queued]) > 0:
-		kind = queued
-	case len(s.waiting[alone]) > 0:
-		kind = alone
+	kind := retake
+	if len(s.waiting[retake]) == 0 {
+		kind = arrival
 	}
-	if kind < 0 {
+	if len(s.waiting[kind]) == 0 {
 		s.free++
 		return
 	}

@@ -7,18 +7,17 @@ import (
 	"time"
 )
 
-// TestTurns: a slot given back goes to a check taking its own back first, then by turns to a
-// queue's next check and to a check of its own, whatever the order they came in; a wait that
-// ends takes nothing.
+// TestTurns: a slot given back goes to a check taking its own back first, whenever it came,
+// then to the others in their order of arrival; a wait that ends takes nothing.
 func TestTurns(t *testing.T) {
 	s := newTurns(1)
-	s.take(context.Background(), nil, alone)
+	s.take(context.Background(), nil, arrival)
 	got := make(chan string, 5)
 	// Waiters in this order of arrival, each in before the next comes.
 	for i, w := range []struct {
 		name string
 		kind int
-	}{{"a1", alone}, {"a2", alone}, {"q1", queued}, {"q2", queued}, {"r1", retake}} {
+	}{{"a1", arrival}, {"a2", arrival}, {"a3", arrival}, {"r1", retake}, {"a4", arrival}} {
 		go func() {
 			s.take(context.Background(), nil, w.kind)
 			got <- w.name
@@ -27,7 +26,7 @@ func TestTurns(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if s.take(ctx, nil, queued) {
+	if s.take(ctx, nil, arrival) {
 		t.Fatal("a take whose wait had ended got a slot")
 	}
 	var order []string
@@ -40,7 +39,7 @@ func TestTurns(t *testing.T) {
 			t.Fatalf("no waiter got the slot given back (so far %v)", order)
 		}
 	}
-	if want := []string{"r1", "q1", "a1", "q2", "a2"}; !slices.Equal(order, want) {
+	if want := []string{"r1", "a1", "a2", "a3", "a4"}; !slices.Equal(order, want) {
 		t.Errorf("slots handed on in the order %v, want %v", order, want)
 	}
 	s.give()
@@ -55,7 +54,7 @@ func awaitWaiters(t *testing.T, s *turns, n int) {
 	deadline := time.Now().Add(waitBound)
 	for {
 		s.mu.Lock()
-		have := len(s.waiting[retake]) + len(s.waiting[queued]) + len(s.waiting[alone])
+		have := len(s.waiting[retake]) + len(s.waiting[arrival])
 		s.mu.Unlock()
 		if have == n {
 			return
