@@ -18,8 +18,8 @@ const (
 	// ScenarioRequestTimeout: the probe lists probe_slow first and never answers a call of it
 	// in time; the client cancels the call with notifications/cancelled (at 2026-07-28 over
 	// stdio too; over Streamable HTTP at 2026-07-28 by closing the call's stream) and goes on
-	// to the next tool. A client that does not time out gets the late
-	// answer after the probe's answer wait and goes on then.
+	// to the next tool. A client that does not time out gets the late answer after the probe's
+	// answer wait and goes on then.
 	ScenarioRequestTimeout = "request-timeout"
 	// ScenarioTaskCancel (2025-11-25): the probe declares task-augmented tools/call and lists
 	// probe_task, whose execution requires a task; the task stays "working". A client that
