@@ -60,7 +60,7 @@ type listedTool struct {
 
 // taskToolList lists the server's tools (all pages).
 func taskToolList(t *conform.T) ([]listedTool, error) {
-	w, err := walkList(t, t.S, "tools/list", "tools")
+	w, err := askedList(t, "tools/list", "tools")
 	if err != nil {
 		return nil, err
 	}
