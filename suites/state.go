@@ -244,9 +244,12 @@ type cancelAttempts struct {
 // race comes of the server reading the cancellation late, which a burst of load does to calls
 // made at the same moment alike (a conformant reference then raced three times over in the
 // self-test), while the next attempt, started once the race shows, meets the server later, as
-// one made after the other did. Every attempt still waits out its whole window, so no call the
-// check started runs on unwatched beside the deciding one, and the finding is the one the
-// attempts made one after another would give.
+// one made after the other did. An attempt seen working on after the cancellation ends there
+// (it counts as raced whatever follows: a later answer is raced too), any other waits out its
+// window; so the finding is the one the attempts made one after another would give, and a server
+// that ignores cancellations costs about one run of the tool per attempt, not one window. The
+// next attempt's session is opened at the first message of the call's own after the
+// cancellation was read, before the race shows (preopen).
 func (a *cancelAttempts) decide(id jsonrpc.ID) attempt {
 	t := a.t
 	if t.Transport == wire.Stdio {
@@ -260,31 +263,39 @@ func (a *cancelAttempts) decide(id jsonrpc.ID) attempt {
 	}
 	outcomes := make([]attempt, cancelAttemptsMax)
 	done := make([]chan struct{}, cancelAttemptsMax)
-	racing := make([]chan struct{}, cancelAttemptsMax)
-	seen := make([]sync.Once, cancelAttemptsMax)
-	launch := func(i int, run func(racing func()) attempt) {
-		done[i], racing[i] = make(chan struct{}), make(chan struct{})
+	signals := make([]*raceSignals, cancelAttemptsMax)
+	launch := func(i int, run func(sig *raceSignals) attempt) {
+		done[i], signals[i] = make(chan struct{}), newRaceSignals()
 		go func() {
 			defer close(done[i])
-			outcomes[i] = run(func() { seen[i].Do(func() { close(racing[i]) }) })
+			outcomes[i] = run(signals[i])
 		}()
 	}
-	launch(0, func(racing func()) attempt { return cancelOne(t, id, a.cal, racing) })
+	launch(0, func(sig *raceSignals) attempt { return cancelOne(t, id, a.cal, sig) })
 	started := 1
 	for i := 1; i < cancelAttemptsMax; i++ {
 		select {
 		case <-done[i-1]:
-		case <-racing[i-1]:
+		case <-signals[i-1].racing:
+		case <-signals[i-1].hint:
+		}
+		// The next attempt's session opens at the first sign of a race, so that the attempt
+		// need not wait for its handshake once the race shows.
+		next := a.preopen()
+		select {
+		case <-done[i-1]:
+		case <-signals[i-1].racing:
 		}
 		if !mayRace(done[i-1], &outcomes[i-1]) {
+			<-next
 			break
 		}
-		launch(i, func(racing func()) attempt {
+		launch(i, func(sig *raceSignals) attempt {
 			// A slot of the scheduler's for the further call, or the place of the attempt
 			// before, once it is over: never slower than one attempt after the other.
 			release := a.owner.Beside(t.Ctx, done[i-1])
 			defer release()
-			return a.beside(id, done[:i], racing)
+			return a.beside(id, <-next, done[:i], sig)
 		})
 		started++
 	}
@@ -316,28 +327,63 @@ func mayRace(done <-chan struct{}, o *attempt) bool {
 	}
 }
 
-// beside makes an attempt with id on a session of its own. A server that would not open one
-// gets it on the cancel part's session, once every attempt before it is over (the first one used
-// the id there).
-func (a *cancelAttempts) beside(id jsonrpc.ID, before []chan struct{}, racing func()) attempt {
-	s, err := a.owner.Open(a.t.Revision)
-	if err != nil {
+// preopen opens a session for a further attempt in the background: it delivers nil when the
+// server would not open one.
+func (a *cancelAttempts) preopen() <-chan *harness.Session {
+	out := make(chan *harness.Session, 1)
+	go func() {
+		s, err := a.owner.Open(a.t.Revision)
+		if err != nil {
+			out <- nil
+			return
+		}
+		s.SetOwner("state")
+		a.mu.Lock()
+		a.opened = append(a.opened, s)
+		a.mu.Unlock()
+		out <- s
+	}()
+	return out
+}
+
+// beside makes an attempt with id on s, a session of its own. A server that would not open one
+// (s nil) gets it on the cancel part's session, once every attempt before it is over (the first
+// one used the id there).
+func (a *cancelAttempts) beside(id jsonrpc.ID, s *harness.Session, before []chan struct{}, sig *raceSignals) attempt {
+	if s == nil {
 		for _, d := range before {
 			<-d
 		}
-		return cancelOne(a.t, id, a.cal, racing)
+		return cancelOne(a.t, id, a.cal, sig)
 	}
-	s.SetOwner("state")
-	a.mu.Lock()
-	a.opened = append(a.opened, s)
-	a.mu.Unlock()
-	return cancelOne(a.t.On(s), id, a.cal, racing)
+	return cancelOne(a.t.On(s), id, a.cal, sig)
+}
+
+// raceSignals are what an attempt made beside others tells as soon as it sees it: hint, a
+// message of the call's own after the cancellation was read (a race may follow); racing, the
+// call answered or working on after it (the attempt will count as raced). Each closes once.
+type raceSignals struct {
+	hint, racing         chan struct{}
+	hintOnce, racingOnce sync.Once
+}
+
+func newRaceSignals() *raceSignals {
+	return &raceSignals{hint: make(chan struct{}), racing: make(chan struct{})}
+}
+
+func (r *raceSignals) hinted() { r.hintOnce.Do(func() { close(r.hint) }) }
+
+func (r *raceSignals) raced() {
+	r.hinted()
+	r.racingOnce.Do(func() { close(r.racing) })
 }
 
 // cancelOne starts a slow call with id, cancels it once it is under way, and judges what follows.
-// racing, unless nil, is called as soon as the call is seen answered or working on after the
-// cancellation was read: the attempt will likely count as raced.
-func cancelOne(t *conform.T, id jsonrpc.ID, cal *calibration, racing func()) attempt {
+// sig, unless nil (attempts one after another on one session), is told as soon as the call is
+// seen racing; such an attempt, on a session only the cancel part uses, also ends as soon as
+// the call is seen working on after the cancellation was read: it counts as raced whatever
+// follows, and the next attempt has started.
+func cancelOne(t *conform.T, id jsonrpc.ID, cal *calibration, sig *raceSignals) attempt {
 	token := t.S.NextID()
 	call, err := startSlow(t, id, token)
 	if err != nil {
@@ -362,14 +408,22 @@ func cancelOne(t *conform.T, id jsonrpc.ID, cal *calibration, racing func()) att
 		_, _ = t.S.AwaitReply(t.Ctx, sd, cancelAt, sid)
 	}
 	readAt := t.S.Mark()
-	if racing != nil {
+	ends := wire.RespondsTo(id)
+	if sig != nil {
 		watch, stop := context.WithCancel(t.Ctx)
 		defer stop()
 		go func() {
-			if _, err := t.S.Conn.Inbox().Wait(watch, call.from, answeredOrWorking(id, token, readAt)); err == nil {
-				racing()
+			racing := answeredOrWorking(id, token, readAt)
+			if _, err := t.S.Conn.Inbox().Wait(watch, call.from, func(r wire.Received) bool {
+				if ownAfter(id, token, readAt)(r) {
+					sig.hinted()
+				}
+				return racing(r)
+			}); err == nil {
+				sig.raced()
 			}
 		}()
+		ends = answeredOrWorking(id, token, readAt)
 	}
 	// Silence for the window proves the cancel was honoured; a response ends the wait at once.
 	// Until the calibration tells the window, the wait lasts as long as the calibration does.
@@ -381,16 +435,22 @@ func cancelOne(t *conform.T, id jsonrpc.ID, cal *calibration, racing func()) att
 		}
 		stop()
 	}()
-	_, silent := t.S.Conn.Inbox().Wait(early, call.from, wire.RespondsTo(id))
+	_, silent := t.S.Conn.Inbox().Wait(early, call.from, ends)
 	stop()
+	if silent == nil && !answeredSince(t, call.from, id) {
+		return keptWorking(t, id, token, readAt)
+	}
 	window, measured := cal.window()
 	if !measured {
 		return attempt{} // the calibration's finding is the check's
 	}
 	if silent != nil {
 		ctx, cancel := context.WithDeadline(t.Ctx, call.sent.Add(window))
-		_, silent = t.S.Conn.Inbox().Wait(ctx, call.from, wire.RespondsTo(id))
+		_, silent = t.S.Conn.Inbox().Wait(ctx, call.from, ends)
 		cancel()
+		if silent == nil && !answeredSince(t, call.from, id) {
+			return keptWorking(t, id, token, readAt)
+		}
 	}
 	if silent == nil {
 		return answered(t, call, cancelAt, readAt)
@@ -403,21 +463,8 @@ func cancelOne(t *conform.T, id jsonrpc.ID, cal *calibration, racing func()) att
 			return attempt{f: conform.Violated("the cancelled request %s was answered: %s", id.Text(), show(resp))}
 		}
 	}
-	// One progress notification may already have been on its way when the cancel arrived.
-	// Only the call's own count: an earlier call's progress is another matter (PROG-STOP).
-	var own []progress
-	for _, p := range progressSince(t, readAt) {
-		if p.token == token {
-			own = append(own, p)
-		}
-	}
-	// "Surely read" is the cancellation's acknowledgement or a later ping's answer: a server
-	// that handles its POSTs concurrently (legacy SSE, Streamable HTTP) may answer that ping
-	// before the cancellation has taken effect. So, as for a late answer, progress that went on
-	// counts as raced and the last attempt decides: a server that ignores cancellations keeps
-	// working every time.
-	if len(own) > 1 {
-		return attempt{f: conform.Violated("the cancelled request %s kept working: %d progress notifications with its token %s after the cancellation, in each of %d attempts", id.Text(), len(own), token.Text(), cancelAttemptsMax), raced: true}
+	if a := keptWorking(t, id, token, readAt); a.raced {
+		return a
 	}
 	// The server ends the call's stream once it has stopped the call; how soon that end reaches
 	// mcpspec depends on the machine's load as much as on the server, so it gets the request
@@ -456,6 +503,39 @@ func answered(t *conform.T, call slowCall, cancelAt, readAt int) attempt {
 	// and the last attempt decides (a server that ignores cancellations answers every one).
 	resp, _ := t.S.AwaitReply(t.Ctx, call.d, call.from, id)
 	return attempt{f: conform.Violated("the cancelled request %s was answered after the server had read its cancellation, in each of %d attempts: %s", id.Text(), cancelAttemptsMax, show(resp)), raced: true}
+}
+
+// keptWorking judges the call's own progress since the cancellation was read (inbox position
+// readAt): one notification may already have been on its way; more is a call that kept working.
+// Only the call's own count: an earlier call's progress is another matter (PROG-STOP). A
+// "surely read" cancellation is its acknowledgement or a later ping's answer, and a server that
+// handles its POSTs concurrently (legacy SSE, Streamable HTTP) may answer those before the
+// cancellation has taken effect; so, as for a late answer, progress that went on counts as
+// raced and the last attempt decides: a server that ignores cancellations keeps working every
+// time. The zero attempt is a call that did not keep working.
+func keptWorking(t *conform.T, id, token jsonrpc.ID, readAt int) attempt {
+	own := 0
+	for _, p := range progressSince(t, readAt) {
+		if p.token == token {
+			own++
+		}
+	}
+	if own < 2 {
+		return attempt{}
+	}
+	return attempt{f: conform.Violated("the cancelled request %s kept working: %d progress notifications with its token %s after the cancellation, in each of %d attempts", id.Text(), own, token.Text(), cancelAttemptsMax), raced: true}
+}
+
+// ownAfter matches the response to id, or a progress notification with token from inbox
+// position readAt on: the first sign that the call may have raced its cancellation.
+func ownAfter(id, token jsonrpc.ID, readAt int) func(wire.Received) bool {
+	return func(r wire.Received) bool {
+		if wire.ContainsResponse(r.Msg, id) {
+			return true
+		}
+		tok, ok := progressTokenOf(r.Msg)
+		return ok && tok == token && r.Index >= readAt
+	}
 }
 
 // answeredOrWorking matches the response to id, or the second progress notification with token
