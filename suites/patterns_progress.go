@@ -37,7 +37,7 @@ func init() {
 			Side:    conform.Server{Waits: true, Run: checkProgressMessage}},
 		conform.Check{ID: "PROG-TASK-TOKEN", Revisions: conform.AllCatalogued, Level: "MUST", Transports: taskTransports,
 			Summary: "a task's progress carries the task-augmented request's token and stops once the task is terminal",
-			Side:    conform.Server{Waits: true, Ready: taskCallsReady, Run: checkProgTaskToken}},
+			Side:    conform.Server{Waits: true, Ready: taskToolReady, Run: checkProgTaskToken}},
 	)
 }
 
