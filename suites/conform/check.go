@@ -418,6 +418,11 @@ func (t *T) Beside(ctx context.Context, done <-chan struct{}) (release func()) {
 // On is t working on s, another session the check opened, for helpers that work on T.S. Only
 // t opens further sessions (On's copy would lose them).
 func (t *T) On(s *harness.Session) *T {
+	extraMu.Lock()
+	if t.answers == nil { // shared with the copy, so that the answers it reads are t's too
+		t.answers = map[*answer]bool{}
+	}
+	extraMu.Unlock()
 	u := *t
 	u.S = s
 	return &u
