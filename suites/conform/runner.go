@@ -511,10 +511,14 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 			f = withUnanswered(f, o.unanswered)
 			evidence = append(evidence, o.evidence...)
 		}
-		// The answers other checks asked for (T.Ask) are part of what this one judged.
-		for _, a := range t.othersAnswers() {
-			f = withUnanswered(f, a.unanswered)
-			evidence = append(evidence, a.evidence...)
+		// The answers other checks asked for (T.Ask) are part of what this one judged, in the
+		// order things happened (the list before the calls made from it).
+		if others := t.othersAnswers(); len(others) > 0 {
+			for _, a := range others {
+				f = withUnanswered(f, a.unanswered)
+				evidence = append(evidence, a.evidence...)
+			}
+			slices.SortStableFunc(evidence, func(x, y record.Record) int { return x.At.Compare(y.At) })
 		}
 		// A violation need not leave the server unwell (most are a wrong answer to one
 		// request): the shared session is replaced only when it no longer answers, which
