@@ -263,7 +263,8 @@ func askedRead(t *conform.T, uri string) (jsonrpc.Message, error) {
 		resp jsonrpc.Message
 		err  error
 	}
-	r, ok := t.Ask("resources/read "+canonical(map[string]any{"uri": uri}), func() any {
+	// A key of its own, not askedRequest's: the answer is readResource's, of its own type.
+	r, ok := t.Ask("read "+uri, func() any {
 		resp, _, err := readResource(t, uri)
 		return reply{resp, err}
 	}).(reply)
