@@ -17,8 +17,9 @@ import (
 const (
 	// ScenarioRequestTimeout: the probe lists probe_slow first and never answers a call of it
 	// in time; the client cancels the call with notifications/cancelled (at 2026-07-28 over
-	// stdio too) and goes on to the next tool. A client that does not time out gets the late
-	// answer after the probe's answer wait and goes on then.
+	// stdio too; over Streamable HTTP at 2026-07-28 by closing the call's stream) and goes on
+	// to the next tool. A client that does not time out gets the late answer after the probe's
+	// answer wait and goes on then.
 	ScenarioRequestTimeout = "request-timeout"
 	// ScenarioTaskCancel (2025-11-25): the probe declares task-augmented tools/call and lists
 	// probe_task, whose execution requires a task; the task stays "working". A client that
@@ -212,12 +213,22 @@ func (s *server) late(id json.RawMessage, res any) []byte {
 }
 
 // cancelled notes a notifications/cancelled and releases the request it names, if held.
+//
+// At 2026-07-28 over Streamable HTTP the notification releases nothing: closing the request's
+// stream is the cancellation there, and the probe keeps holding the request to see whether the
+// client closes it. Released by the notification, the probe would end the stream itself, and a
+// client that closes the stream and notifies at once (the Go SDK does both from two goroutines)
+// would be seen closing it or not by which of the two the probe read first.
 func (s *server) cancelled(m message) {
 	var p struct {
 		RequestID json.RawMessage `json:"requestId"`
 	}
 	_ = json.Unmarshal(m.Params, &p)
 	key := canonicalID(p.RequestID)
+	if s.streamCancels {
+		s.rec.note(record.Event{Kind: record.EvCancelled, RequestID: key}, "notifications/cancelled from the client: "+key+" (the request stays held: over Streamable HTTP at "+s.script.Revision+" closing its stream is the cancellation)")
+		return
+	}
 	s.rec.note(record.Event{Kind: record.EvCancelled, RequestID: key}, "cancelled by the client: "+key)
 	s.mu.Lock()
 	ch := s.held[key]

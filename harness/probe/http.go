@@ -65,6 +65,7 @@ func StartHTTP(script Script, rec *Recorder) (*HTTPServer, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &HTTPServer{srv: newServer(script, rec), rec: rec, session: newSessionID(), ln: ln, ctx: ctx, cancel: cancel}
+	h.srv.streamCancels = script.Stateless()
 	if err := h.srv.open(); err != nil {
 		cancel()
 		_ = ln.Close()

@@ -247,3 +247,68 @@ func TestHTTPProbeStreamClosed(t *testing.T) {
 		t.Error("the probe answered a request whose stream the client closed")
 	}
 }
+
+// TestHTTPProbeStatelessNoticeHolds: at 2026-07-28 over Streamable HTTP a notifications/cancelled
+// is noted but releases nothing, so that the client's close of the held stream, sent at the same
+// moment, is still seen (read after the notification, it used to be lost: the probe had ended
+// the stream itself).
+func TestHTTPProbeStatelessNoticeHolds(t *testing.T) {
+	rec := NewRecorder(nil)
+	h, err := StartHTTP(Script{Scenario: ScenarioRequestTimeout, Revision: harness.Rev20260728, AnswerWait: waitBound}, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.Close)
+	noted := func(k record.EventKind) bool {
+		for _, r := range rec.Records() {
+			if r.Is(k) && r.Event.RequestID == "7" {
+				return true
+			}
+		}
+		return false
+	}
+	until := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(waitBound)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("no %s within %s", what, waitBound)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, h.URL(),
+		strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"probe_slow","arguments":{}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	until("held note", func() bool { return noted(record.EvHeld) })
+	// The notification is handled before its 202 is written: once answered, a release would
+	// have taken the request out of the held ones.
+	if a := send(t, http.MethodPost, h.URL(), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`, nil); a.status != http.StatusAccepted {
+		t.Fatalf("notification answered %d, want 202", a.status)
+	}
+	if !noted(record.EvCancelled) {
+		t.Error("the notification was not noted")
+	}
+	h.srv.mu.Lock()
+	_, stillHeld := h.srv.held["7"]
+	h.srv.mu.Unlock()
+	if !stillHeld {
+		t.Fatal("the notification released the held request")
+	}
+	cancel()
+	<-done
+	until("stream-closed note", func() bool { return noted(record.EvStreamClosed) })
+	if noted(record.EvAnsweredLate) {
+		t.Error("the probe answered a request whose stream the client closed")
+	}
+}

@@ -167,6 +167,10 @@ type server struct {
 	hangup  func()                   // ends the connection (stdio: closes stdout); nil over HTTP
 	canary  *canary                  // ScenarioRefNoDeref's listener (schemas.go)
 	xTasks  map[string]*xTask        // ScenarioTasksExtension's tasks by id (taskx.go)
+
+	// streamCancels: closing a request's stream cancels it, and notifications/cancelled
+	// releases no held request (Streamable HTTP at 2026-07-28; cancel.go).
+	streamCancels bool
 }
 
 func newServer(script Script, rec *Recorder) *server {

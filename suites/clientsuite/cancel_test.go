@@ -106,8 +106,12 @@ func TestTimeoutCancelByStreamClose(t *testing.T) {
 		// A connection closes when its client exits: a close after which the client sent
 		// nothing shows nothing.
 		{"closed on leaving", []record.Record{post(call), note(record.EvHeld, "4"), note(record.EvStreamClosed, "4")}, Untestable},
+		// At 2026-07-28 over HTTP the probe keeps holding a request its client notified
+		// about, so a close that came with the notification is recorded in either order.
+		{"notified and closed", []record.Record{post(call), note(record.EvHeld, "4"), post(cancel), note(record.EvCancelled, "4"), note(record.EvStreamClosed, "4"), post(next), answer}, Pass},
+		{"closed and notified", []record.Record{post(call), note(record.EvHeld, "4"), note(record.EvStreamClosed, "4"), post(cancel), note(record.EvCancelled, "4"), post(next), answer}, Pass},
 		{"another request's stream", []record.Record{post(call), note(record.EvHeld, "4"), note(record.EvStreamClosed, "5"), post(next), answer}, Violation},
-		{"notified, stream open", []record.Record{post(call), note(record.EvHeld, "4"), post(cancel), note(record.EvCancelled, "4"), post(next), answer}, Violation},
+		{"notified, stream open", []record.Record{post(call), note(record.EvHeld, "4"), post(cancel), note(record.EvCancelled, "4"), post(next), answer, note(record.EvAnsweredLate, "4")}, Violation},
 		{"abandoned", []record.Record{post(call), note(record.EvHeld, "4"), post(next), answer, note(record.EvAnsweredLate, "4")}, Violation},
 		{"waited", []record.Record{post(call), note(record.EvHeld, "4"), note(record.EvAnsweredLate, "4"), post(next), answer}, Violation},
 	}

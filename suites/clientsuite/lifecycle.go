@@ -171,7 +171,13 @@ func (v *View) judgeStreamClose(c cancellation, id string) Finding {
 		}
 		return passed("the client cancelled the timed-out request %s by closing its POST's response stream (record %d)", id, v.Records[c.closed].Seq)
 	case before(c.notice, c.lateRec):
-		return violated("the client sent notifications/cancelled (record %d) for request %s and kept its POST's stream open: at %s over Streamable HTTP closing the request's response stream is the cancellation", v.Records[c.notice.Rec].Seq, id, v.Revision)
+		// The notification releases nothing here (the probe holds on to see the close), so the
+		// stream stayed open until the late answer, or until the probe stopped.
+		until := ""
+		if c.lateRec >= 0 {
+			until = fmt.Sprintf(" until the probe's late answer (record %d)", v.Records[c.lateRec].Seq)
+		}
+		return violated("the client sent notifications/cancelled (record %d) for request %s and kept its POST's stream open%s: at %s over Streamable HTTP closing the request's response stream is the cancellation", v.Records[c.notice.Rec].Seq, id, until, v.Revision)
 	case before(c.wentOn, c.lateRec):
 		return violated("the client stopped waiting for request %s (it sent %s, record %d) and left its POST's response stream open: at %s over Streamable HTTP closing that stream is the cancellation", id, describe(*c.wentOn), v.Records[c.wentOn.Rec].Seq, v.Revision)
 	case c.lateRec >= 0:
