@@ -143,18 +143,17 @@ func (p *prober) postTo(u string, frame []byte, authorization string) (*wire.Del
 // finding when there is nothing to judge: the server serves such requests (na), or refuses the
 // same request with the run's own token as well (the refusal is not about authorization).
 func needAuth(t *conform.T) (*prober, *wire.Delivery, *conform.Finding) {
-	p, f := newProber(t)
+	d, f := withoutToken(t)
 	if f != nil {
 		return nil, nil, f
-	}
-	d, err := p.probe("")
-	if err != nil {
-		f := conform.Violated("a request without a token: %v", err)
-		return nil, nil, &f
 	}
 	if d.Status < 300 {
 		f := conform.NA("the server serves requests without a token (HTTP %d): it does not require authorization", d.Status)
 		return nil, nil, &f
+	}
+	p, f := newProber(t)
+	if f != nil {
+		return nil, nil, f
 	}
 	own, err := p.probe("-")
 	if err != nil || own.Status >= 300 {
@@ -162,6 +161,34 @@ func needAuth(t *conform.T) (*prober, *wire.Delivery, *conform.Finding) {
 		return nil, nil, &f
 	}
 	return p, d, nil
+}
+
+// withoutToken is the answer to a request without a token, asked once per revision for every
+// AUTH check (T.Ask): whether the server requires authorization at all, and how it refuses.
+// The request and what is judged of its answer (status, challenge, body) are the same for every
+// check; a server that serves it makes each of them na.
+func withoutToken(t *conform.T) (*wire.Delivery, *conform.Finding) {
+	type reply struct {
+		d *wire.Delivery
+		f *conform.Finding
+	}
+	r, ok := t.Ask("a request without a token", func() any {
+		p, f := newProber(t)
+		if f != nil {
+			return reply{f: f}
+		}
+		d, err := p.probe("")
+		if err != nil {
+			f := conform.Violated("a request without a token: %v", err)
+			return reply{f: &f}
+		}
+		return reply{d: d}
+	}).(reply)
+	if !ok {
+		f := conform.Failed(fmt.Errorf("waiting for another check's request without a token: %w", t.Ctx.Err()))
+		return nil, &f
+	}
+	return r.d, r.f
 }
 
 func statusOf(d *wire.Delivery, err error) string {

@@ -24,7 +24,7 @@ func needCapability(t *conform.T, name string) (conform.Finding, bool) {
 // capabilityCheck judges that a server which serves a feature's list declares the feature.
 func capabilityCheck(name, method, key string) func(t *conform.T) conform.Finding {
 	return func(t *conform.T) conform.Finding {
-		resp, err := t.S.Request(t.Ctx, method, nil)
+		resp, err := askedFirstPage(t, method)
 		if err != nil {
 			return conform.CannotTest("%s got no reply: %v", method, err)
 		}

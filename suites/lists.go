@@ -51,8 +51,21 @@ func walkList(t *conform.T, s *harness.Session, method, key string) (listWalk, e
 
 // walkListWith is walkList with request ids from nextID.
 func walkListWith(t *conform.T, s *harness.Session, method, key string, nextID func() jsonrpc.ID) (listWalk, error) {
-	var w listWalk
 	pages, err := walkPagesOn(t, s, method, nextID)
+	return listWalkOf(s.Revision(), method, key, pages, err)
+}
+
+// askedList is walkList on the check's session, asked once per revision and transport for
+// every check that judges what the list holds (askedPages).
+func askedList(t *conform.T, method, key string) (listWalk, error) {
+	pages, err := askedPages(t, method)
+	return listWalkOf(t.S.Revision(), method, key, pages, err)
+}
+
+// listWalkOf is the list a walk's pages give: every page a result object with an array under
+// key.
+func listWalkOf(revision, method, key string, pages []cursorPage, err error) (listWalk, error) {
+	var w listWalk
 	if err != nil {
 		return w, err
 	}
@@ -68,7 +81,7 @@ func walkListWith(t *conform.T, s *harness.Session, method, key string, nextID f
 		}
 		w.items = append(w.items, items...)
 	}
-	if _, more, _ := nextCursorOf(s.Revision(), pages[len(pages)-1].resp); more && len(pages) == maxPages {
+	if _, more, _ := nextCursorOf(revision, pages[len(pages)-1].resp); more && len(pages) == maxPages {
 		return w, fmt.Errorf("%s still had a nextCursor after %d pages", method, maxPages)
 	}
 	return w, nil
@@ -279,11 +292,6 @@ func nextCursorOf(revision string, resp jsonrpc.Message) (cursor string, present
 	return cursor, true, ok
 }
 
-// walkPages follows l's cursors on the check's session.
-func walkPages(t *conform.T, l pagedList) ([]cursorPage, error) {
-	return walkPagesOn(t, t.S, l.method, t.S.NextID)
-}
-
 // walkPagesOn is the one list walker: it follows method's cursors on s, request ids from
 // nextID, and stops at the end, at a page that is not a result, at a cursor that is not a
 // string, at a cursor seen before (PAGE-OPS judges loops), or after maxPages pages. What a page
@@ -312,9 +320,69 @@ func walkPagesOn(t *conform.T, s *harness.Session, method string, nextID func() 
 	return pages, nil
 }
 
-// listItems gathers the items of every page of l.
+// sharedOwner names the requests of the answers asked once for many checks (T.Ask): they are
+// every reading check's, not the first asker's.
+const sharedOwner = "shared"
+
+// sharedID allocates the ids of those requests.
+func sharedID(t *conform.T) func() jsonrpc.ID {
+	return func() jsonrpc.ID { return t.S.Env().IDs.String(sharedOwner) }
+}
+
+// askedWalk is a walk of a list asked once (askedPages).
+type askedWalk struct {
+	pages []cursorPage
+	err   error
+}
+
+// askedPages is walkPages on the check's session, asked once per revision and transport for
+// every check that judges what the pages hold (T.Ask): the same requests (the first page, then
+// each nextCursor the server gave) get the same answers, whichever check sends them, so one
+// walk serves them all. A walk is asked whole on one session: a cursor may be good only on the
+// connection that issued it. Checks whose point is the walking itself (a cursor's handling, a
+// list's stability, a change) walk on their own.
+func askedPages(t *conform.T, method string) ([]cursorPage, error) {
+	w, ok := t.Ask("walk "+method, func() any {
+		pages, err := walkPagesOn(t, t.S, method, sharedID(t))
+		return askedWalk{pages, err}
+	}).(askedWalk)
+	if !ok {
+		return nil, fmt.Errorf("%s: waiting for another check's walk: %w", method, t.Ctx.Err())
+	}
+	return w.pages, w.err
+}
+
+// askedFirstPage is the first page of askedPages: the answer to method with no params, for
+// checks that judge whether and how the server serves it.
+func askedFirstPage(t *conform.T, method string) (jsonrpc.Message, error) {
+	pages, err := askedPages(t, method)
+	if len(pages) == 0 {
+		return jsonrpc.Message{}, err
+	}
+	return pages[0].resp, nil
+}
+
+// askedRequest is one request asked once per revision and transport for every check that
+// judges its answer's content (T.Ask): a read-only tool's call, a resource read, a prompt
+// fetched, each with the same params.
+func askedRequest(t *conform.T, method string, params map[string]any) (jsonrpc.Message, error) {
+	type reply struct {
+		resp jsonrpc.Message
+		err  error
+	}
+	r, ok := t.Ask(method+" "+canonical(params), func() any {
+		resp, err := t.S.RequestWithID(t.Ctx, sharedID(t)(), method, params)
+		return reply{resp, err}
+	}).(reply)
+	if !ok {
+		return jsonrpc.Message{}, fmt.Errorf("waiting for another check's %s: %w", method, t.Ctx.Err())
+	}
+	return r.resp, r.err
+}
+
+// listItems gathers the items of every page of l, as asked once for every check (askedList).
 func listItems(t *conform.T, l pagedList) ([]json.RawMessage, error) {
-	w, err := walkList(t, t.S, l.method, l.key)
+	w, err := askedList(t, l.method, l.key)
 	return w.items, err
 }
 
@@ -323,6 +391,18 @@ func listItems(t *conform.T, l pagedList) ([]json.RawMessage, error) {
 // violation otherwise); a request that is not answered with a result makes the check untestable.
 func walkValidated(t *conform.T, method, key, def string) ([]json.RawMessage, *conform.Finding) {
 	pages, err := walkPagesOn(t, t.S, method, t.S.NextID)
+	return validatedItems(t, method, key, def, pages, err)
+}
+
+// askedValidated is walkValidated of the walk asked once for every check (askedPages), for
+// checks that judge what the list holds.
+func askedValidated(t *conform.T, method, key, def string) ([]json.RawMessage, *conform.Finding) {
+	pages, err := askedPages(t, method)
+	return validatedItems(t, method, key, def, pages, err)
+}
+
+// validatedItems are the items of a walk's pages, each page validated against def when set.
+func validatedItems(t *conform.T, method, key, def string, pages []cursorPage, err error) ([]json.RawMessage, *conform.Finding) {
 	if err != nil {
 		f := conform.CannotTest("%v", err)
 		return nil, &f

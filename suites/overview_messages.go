@@ -224,7 +224,7 @@ func reservedPrefix(revision, key string) bool {
 func checkMetaReserved(t *conform.T) conform.Finding {
 	replies := []jsonrpc.Message{t.S.InitResponse()}
 	for _, l := range offeredLists(t) {
-		pages, err := walkPages(t, l)
+		pages, err := askedPages(t, l.method)
 		if err != nil {
 			return conform.Violated("%v", err)
 		}

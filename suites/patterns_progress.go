@@ -37,7 +37,7 @@ func init() {
 			Side:    conform.Server{Waits: true, Run: checkProgressMessage}},
 		conform.Check{ID: "PROG-TASK-TOKEN", Revisions: conform.AllCatalogued, Level: "MUST", Transports: taskTransports,
 			Summary: "a task's progress carries the task-augmented request's token and stops once the task is terminal",
-			Side:    conform.Server{Waits: true, Ready: taskCallsReady, Run: checkProgTaskToken}},
+			Side:    conform.Server{Waits: true, Ready: taskToolReady, Run: checkProgTaskToken}},
 	)
 }
 
@@ -126,9 +126,44 @@ func withProgress(t *conform.T, token jsonrpc.ID) (slowRun, *conform.Finding) {
 	return run, nil
 }
 
-// ownProgress is withProgress that also needs progress with the call's own token to judge.
-func ownProgress(t *conform.T, token jsonrpc.ID) ([]progress, *conform.Finding) {
-	run, f := withProgress(t, token)
+// tokenRun is a run of the slow tool with a string progress token, and that token.
+type tokenRun struct {
+	run   slowRun
+	token jsonrpc.ID
+	err   error
+}
+
+// askedProgress is withProgress with a string token, asked once per revision and transport
+// for every check that judges the progress such a call gets (T.Ask): PROG-MONOTONIC,
+// PROG-MESSAGE and PROG-TOKEN-TYPE's string token judge the same call's notifications, each
+// for its own rule, where each made the same call, and waited for it, on a session of its own.
+// It returns the token the call carried.
+func askedProgress(t *conform.T) (slowRun, jsonrpc.ID, *conform.Finding) {
+	if f, ok := needSlowTool(t); !ok {
+		return slowRun{}, "", &f
+	}
+	r, ok := t.Ask("slow run with a string progress token", func() any {
+		token := sharedID(t)()
+		run, err := runSlow(t, token)
+		return tokenRun{run, token, err}
+	}).(tokenRun)
+	if !ok {
+		f := conform.Failed(fmt.Errorf("waiting for another check's run of the slow tool: %w", t.Ctx.Err()))
+		return slowRun{}, "", &f
+	}
+	if r.err != nil {
+		f := conform.CannotTest("%v", r.err)
+		return r.run, r.token, &f
+	}
+	if f := r.run.lateFinding(); f != nil {
+		return r.run, r.token, f
+	}
+	return r.run, r.token, nil
+}
+
+// ownProgress is askedProgress that also needs progress with the call's own token to judge.
+func ownProgress(t *conform.T) ([]progress, *conform.Finding) {
+	run, _, f := askedProgress(t)
 	if f != nil {
 		return nil, f
 	}
@@ -140,41 +175,19 @@ func ownProgress(t *conform.T, token jsonrpc.ID) ([]progress, *conform.Finding) 
 }
 
 func checkProgressTokenType(t *conform.T) conform.Finding {
-	text, number := t.S.NextID(), t.S.NextNumberID()
-	// Over HTTP another session is only another connection: the number token's call runs on
-	// one of its own beside the string token's, so the check waits for the slow tool once, not
-	// twice (a run judges the progress its own session got, so neither sees the other's).
-	// Over stdio, or when the server opens no other session, the calls run one after another.
-	var second *conform.Finding
-	besideDone, firstDone := make(chan struct{}), make(chan struct{})
-	besideRan := false
-	if t.Transport != wire.Stdio {
-		besideRan = true
-		go func() {
-			defer close(besideDone)
-			release := t.Beside(t.Ctx, firstDone)
-			defer release()
-			s, err := t.Open(t.Revision)
-			if err != nil {
-				besideRan = false
-				return
-			}
-			second = tokenTypeRun(t.On(s), number)
-		}()
-	} else {
-		close(besideDone)
+	// The string token's call is the one the progress checks share (askedProgress); the
+	// integer token's is this check's own, on its session after the shared one is over (one
+	// session's calls at once would see each other's progress).
+	run, token, f := askedProgress(t)
+	if f == nil {
+		f = judgeTokenType(t, run, token)
 	}
-	first := tokenTypeRun(t, text)
-	close(firstDone)
-	<-besideDone
-	if !besideRan {
-		second = tokenTypeRun(t, number)
+	if f != nil {
+		return *f
 	}
-	if first != nil {
-		return *first
-	}
-	if second != nil {
-		return *second
+	number := t.S.NextNumberID()
+	if f := tokenTypeRun(t, number); f != nil {
+		return *f
 	}
 	return conform.Passed("")
 }
@@ -186,6 +199,12 @@ func tokenTypeRun(t *conform.T, token jsonrpc.ID) *conform.Finding {
 	if f != nil {
 		return f
 	}
+	return judgeTokenType(t, run, token)
+}
+
+// judgeTokenType judges the progress a call with token got: nil when it came with that token,
+// unchanged.
+func judgeTokenType(t *conform.T, run slowRun, token jsonrpc.ID) *conform.Finding {
 	// A token changed on the way is one no request carried.
 	if len(run.stray) > 0 {
 		p := run.stray[0]
@@ -200,7 +219,7 @@ func tokenTypeRun(t *conform.T, token jsonrpc.ID) *conform.Finding {
 }
 
 func checkProgressMonotonic(t *conform.T) conform.Finding {
-	got, f := ownProgress(t, t.S.NextID())
+	got, f := ownProgress(t)
 	if f != nil {
 		return *f
 	}
@@ -310,7 +329,7 @@ func longestGap(t *conform.T, got []progress) time.Duration {
 }
 
 func checkProgressMessage(t *conform.T) conform.Finding {
-	got, f := ownProgress(t, t.S.NextID())
+	got, f := ownProgress(t)
 	if f != nil {
 		return *f
 	}

@@ -27,7 +27,7 @@ func sampleResults(t *conform.T) ([]sample, *conform.Finding) {
 		if !t.S.HasCapability(l.cap) {
 			continue
 		}
-		resp, err := t.S.Request(t.Ctx, l.method, nil)
+		resp, err := askedFirstPage(t, l.method)
 		if err != nil {
 			f := conform.Violated("%s: %v", l.method, err)
 			return nil, &f

@@ -64,7 +64,7 @@ func listPrompts(t *conform.T, def string) ([]promptDef, *conform.Finding) {
 	if f, ok := needCapability(t, "prompts"); !ok {
 		return nil, &f
 	}
-	items, f := walkValidated(t, "prompts/list", "prompts", def)
+	items, f := askedValidated(t, "prompts/list", "prompts", def)
 	if f != nil {
 		return nil, f
 	}
@@ -108,12 +108,16 @@ type promptGot struct {
 	resp jsonrpc.Message
 }
 
-// getListed fetches up to maxReads listed prompts with their required arguments; those
-// answered with an error are left out.
+// getListed fetches up to maxReads listed prompts with their required arguments, each asked
+// once per revision and transport for every check that judges what it holds (askedRequest);
+// those answered with an error are left out.
 func getListed(t *conform.T, prompts []promptDef) ([]promptGot, *conform.Finding) {
 	var out []promptGot
 	for _, p := range prompts[:min(len(prompts), maxReads)] {
-		resp, err := getPrompt(t, p.Name, p.requiredArgs())
+		resp, err := askedRequest(t, "prompts/get", map[string]any{"name": p.Name, "arguments": p.requiredArgs()})
+		if err != nil {
+			err = fmt.Errorf("prompts/get of %q got no reply: %w", p.Name, err)
+		}
 		if err != nil {
 			f := conform.CannotTest("%v", err)
 			return nil, &f

@@ -124,7 +124,7 @@ func checkPathTraversal(t *conform.T) conform.Finding {
 // a function that puts a relative path in place of its last path segment or first variable.
 func fileURIBases(t *conform.T) ([]func(rel string) string, error) {
 	var out []func(string) string
-	res, err := walkList(t, t.S, "resources/list", "resources")
+	res, err := askedList(t, "resources/list", "resources")
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +137,7 @@ func fileURIBases(t *conform.T) ([]func(rel string) string, error) {
 			out = append(out, func(rel string) string { return dir + rel })
 		}
 	}
-	tpl, err := walkList(t, t.S, "resources/templates/list", "resourceTemplates")
+	tpl, err := askedList(t, "resources/templates/list", "resourceTemplates")
 	if err != nil {
 		return out, nil // templates are optional: the resources alone will do
 	}
@@ -256,6 +256,24 @@ func readResource(t *conform.T, uri string) (jsonrpc.Message, *wire.Delivery, er
 	return resp, nil, err
 }
 
+// askedRead is readResource of a listed resource, asked once per revision and transport for
+// every check that judges what it holds (T.Ask).
+func askedRead(t *conform.T, uri string) (jsonrpc.Message, error) {
+	type reply struct {
+		resp jsonrpc.Message
+		err  error
+	}
+	// A key of its own, not askedRequest's: the answer is readResource's, of its own type.
+	r, ok := t.Ask("read "+uri, func() any {
+		resp, _, err := readResource(t, uri)
+		return reply{resp, err}
+	}).(reply)
+	if !ok {
+		return jsonrpc.Message{}, fmt.Errorf("waiting for another check's resources/read: %w", t.Ctx.Err())
+	}
+	return r.resp, r.err
+}
+
 // resourceRead is the answer to reading one listed resource.
 type resourceRead struct {
 	uri  string
@@ -269,14 +287,14 @@ func readListed(t *conform.T) ([]resourceRead, *conform.Finding) {
 	if f, ok := needCapability(t, "resources"); !ok {
 		return nil, &f
 	}
-	items, f := walkValidated(t, "resources/list", "resources", "")
+	items, f := askedValidated(t, "resources/list", "resources", "")
 	if f != nil {
 		return nil, f
 	}
 	uris := listedURIs(items)
 	var out []resourceRead
 	for _, uri := range uris[:min(len(uris), maxReads)] {
-		resp, _, err := readResource(t, uri)
+		resp, err := askedRead(t, uri)
 		if err != nil {
 			f := conform.CannotTest("resources/read of %s got no reply: %v", uri, err)
 			return nil, &f
@@ -305,14 +323,14 @@ func checkResourceListSchema(t *conform.T) conform.Finding {
 	if f, ok := needCapability(t, "resources"); !ok {
 		return f
 	}
-	items, f := walkValidated(t, "resources/list", "resources", "ListResourcesResult")
+	items, f := askedValidated(t, "resources/list", "resources", "ListResourcesResult")
 	if f != nil {
 		return *f
 	}
 	note := ""
 	// Templates are optional: a refusal of the list is not this check's to judge.
-	if resp, err := t.S.Request(t.Ctx, "resources/templates/list", nil); err == nil && resp.HasResult {
-		if _, f := walkValidated(t, "resources/templates/list", "resourceTemplates", "ListResourceTemplatesResult"); f != nil && f.Outcome == conform.Violation {
+	if pages, err := askedPages(t, "resources/templates/list"); len(pages) > 0 && pages[0].resp.HasResult {
+		if _, f := validatedItems(t, "resources/templates/list", "resourceTemplates", "ListResourceTemplatesResult", pages, err); f != nil && f.Outcome == conform.Violation {
 			return *f
 		}
 	} else {
@@ -346,7 +364,7 @@ func checkResourceTemplateRead(t *conform.T) conform.Finding {
 	if f, ok := needCapability(t, "resources"); !ok {
 		return f
 	}
-	w, err := walkList(t, t.S, "resources/templates/list", "resourceTemplates")
+	w, err := askedList(t, "resources/templates/list", "resourceTemplates")
 	if err != nil {
 		return conform.NA("resources/templates/list is not served: %v", err)
 	}
@@ -539,7 +557,7 @@ func checkResourceCustomURI(t *conform.T) conform.Finding {
 	if f, ok := needCapability(t, "resources"); !ok {
 		return f
 	}
-	items, f := walkValidated(t, "resources/list", "resources", "")
+	items, f := askedValidated(t, "resources/list", "resources", "")
 	if f != nil {
 		return *f
 	}

@@ -125,7 +125,7 @@ func checkToolOrder(t *conform.T) conform.Finding {
 const schemaRowReason = "The catalogue lists this as a schema row; a result that does not validate against the revision's schema breaks the protocol, hence MUST."
 
 func checkToolCap(t *conform.T) conform.Finding {
-	resp, err := t.S.Request(t.Ctx, "tools/list", nil)
+	resp, err := askedFirstPage(t, "tools/list")
 	if err != nil {
 		return conform.CannotTest("tools/list got no answer: %v", err)
 	}
@@ -279,7 +279,7 @@ func checkToolListSchema(t *conform.T) conform.Finding {
 	if f, ok := needCapability(t, "tools"); !ok {
 		return f
 	}
-	defs, w, err := listToolsOn(t, t.S)
+	defs, w, err := askedTools(t)
 	if err != nil {
 		return conform.Violated("%v", err)
 	}

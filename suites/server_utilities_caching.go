@@ -119,7 +119,7 @@ func checkCacheScopeAllPages(t *conform.T) conform.Finding {
 			continue
 		}
 		declared = append(declared, l.method)
-		w, err := walkList(t, t.S, l.method, l.key)
+		w, err := askedList(t, l.method, l.key)
 		if err != nil {
 			return conform.Violated("%v", err)
 		}

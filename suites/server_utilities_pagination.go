@@ -41,9 +41,9 @@ func servedLists(t *conform.T) ([]pagedList, *conform.Finding) {
 	}
 	var out []pagedList
 	for _, l := range offered {
-		resp, err := listPage(t, l, nil)
+		resp, err := askedFirstPage(t, l.method)
 		if err != nil {
-			f := conform.Crashed("%v", err)
+			f := conform.Crashed("%s: %v", l.method, err)
 			return nil, &f
 		}
 		if resp.HasResult {
@@ -98,7 +98,7 @@ func checkNextCursorType(t *conform.T) conform.Finding {
 	}
 	cursors := 0
 	for _, l := range lists {
-		pages, err := walkPages(t, l)
+		pages, err := askedPages(t, l.method)
 		if err != nil {
 			return conform.Violated("%v", err)
 		}
@@ -122,7 +122,7 @@ func checkPageOps(t *conform.T) conform.Finding {
 	}
 	var walked []string
 	for _, l := range lists {
-		pages, err := walkPages(t, l)
+		pages, err := askedPages(t, l.method)
 		if err != nil {
 			return conform.Violated("%v", err)
 		}

@@ -44,6 +44,19 @@ func taskCallsReady(t *conform.T) (conform.Finding, bool) {
 	return conform.Finding{}, false
 }
 
+// taskToolReady is taskCallsReady for a check whose Run starts by picking a task tool
+// (pickTaskTool): where the server lists none, the check ends at Ready, so that one with a
+// session of its own (Waits) does not open it for nothing.
+func taskToolReady(t *conform.T) (conform.Finding, bool) {
+	if f, done := taskCallsReady(t); done {
+		return f, true
+	}
+	if _, f := pickTaskTool(t); f != nil {
+		return *f, true
+	}
+	return conform.Finding{}, false
+}
+
 // listedTool is a tool of tools/list as far as tasks care.
 type listedTool struct {
 	Name        string `json:"name"`
@@ -60,7 +73,7 @@ type listedTool struct {
 
 // taskToolList lists the server's tools (all pages).
 func taskToolList(t *conform.T) ([]listedTool, error) {
-	w, err := walkList(t, t.S, "tools/list", "tools")
+	w, err := askedList(t, "tools/list", "tools")
 	if err != nil {
 		return nil, err
 	}

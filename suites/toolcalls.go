@@ -45,6 +45,17 @@ func (d toolDef) member(name string) any {
 // listToolsOn walks every page of tools/list on s.
 func listToolsOn(t *conform.T, s *harness.Session) ([]toolDef, listWalk, error) {
 	w, err := walkList(t, s, "tools/list", "tools")
+	return toolDefs(w, err)
+}
+
+// askedTools is the tools list asked once per revision and transport for every check that
+// judges what it holds (askedList).
+func askedTools(t *conform.T) ([]toolDef, listWalk, error) {
+	return toolDefs(askedList(t, "tools/list", "tools"))
+}
+
+// toolDefs are the tools of a walk of tools/list.
+func toolDefs(w listWalk, err error) ([]toolDef, listWalk, error) {
 	if err != nil {
 		return nil, w, err
 	}
@@ -60,22 +71,22 @@ func listToolsOn(t *conform.T, s *harness.Session) ([]toolDef, listWalk, error) 
 	return defs, w, nil
 }
 
-// listTools is every tool the check's session lists, across all pages (nil when the server
-// declares no tools).
+// listTools is every tool the server lists at the check's revision, across all pages, asked
+// once for every check (askedTools; nil when the server declares no tools).
 func listTools(t *conform.T) ([]toolDef, error) {
 	if !t.S.HasCapability("tools") {
 		return nil, nil
 	}
-	defs, _, err := listToolsOn(t, t.S)
+	defs, _, err := askedTools(t)
 	return defs, err
 }
 
-// listedTools is listToolsOn the check's session, as a finding when it fails.
+// listedTools is listTools as a finding when it fails.
 func listedTools(t *conform.T) ([]toolDef, *conform.Finding) {
 	if f, ok := needCapability(t, "tools"); !ok {
 		return nil, &f
 	}
-	defs, _, err := listToolsOn(t, t.S)
+	defs, _, err := askedTools(t)
 	if err != nil {
 		f := conform.CannotTest("the tools list could not be read: %v", err)
 		return nil, &f
@@ -191,7 +202,9 @@ func (c toolCall) isError() bool {
 const maxSampleCalls = 8
 
 // sampleCalls calls, with guessed arguments, the read-only tools that want picks (up to
-// maxSampleCalls); the reason says why nothing could be called.
+// maxSampleCalls); the reason says why nothing could be called. Each call is asked once per
+// revision and transport for every check that judges its result (askedRequest): the same tool
+// with the same arguments, read-only, answers alike whichever check calls it.
 func sampleCalls(t *conform.T, want func(toolDef) bool) ([]toolCall, string, *conform.Finding) {
 	defs, f := listedTools(t)
 	if f != nil {
@@ -210,7 +223,7 @@ func sampleCalls(t *conform.T, want func(toolDef) bool) ([]toolCall, string, *co
 		if !ok {
 			continue
 		}
-		resp, err := t.S.Request(t.Ctx, "tools/call", map[string]any{"name": d.name, "arguments": args})
+		resp, err := askedRequest(t, "tools/call", map[string]any{"name": d.name, "arguments": args})
 		if err != nil {
 			f := conform.Violated("tools/call %s got no answer: %v", d.name, err)
 			return nil, "", &f

@@ -205,6 +205,94 @@ type T struct {
 	observed  []*observation
 	declared  []*observation // those of ObserveDeclaring, whose evidence every check keeps
 	worker    *turns         // the scheduler's worker slots, one of which this check holds (nil: none)
+	// answers are the answers of T.Ask this check read or made: the exchanges of those another
+	// check made are part of its evidence, their unanswered requests fail it.
+	answers map[*answer]bool
+}
+
+// answer is one answer of T.Ask: f's value, with the exchanges it took and the requests the
+// server left unanswered meanwhile, on the sessions of the check that asked first.
+type answer struct {
+	v          any
+	evidence   []record.Record
+	unanswered []harness.Unanswered
+}
+
+// Ask gives the check the answer to a question that many checks put to the server in the same
+// words and judge for its content only (a list walked, a read-only tool called with the same
+// arguments, a resource read): f asks it on the check's own session (T.S, or sessions it opens)
+// the first time any check asks for key at this revision over this transport; every other check
+// asking for key meanwhile or later reads that answer instead of asking again. Whoever asked,
+// the exchanges f took are in the evidence of every check that read the answer, and a request
+// among them that the server left unanswered fails each such check as one of its own would.
+// A check whose point is to make the request itself (its effect, its id, what follows it) does
+// not ask through here. An answer f made after the check's context ended is not kept: the next
+// check asks again.
+func (t *T) Ask(key string, f func() any) any {
+	memo := fmt.Sprintf("ask/%s/%s/%s", t.Transport, t.Revision, key)
+	v, _ := t.onceKept(memo, func() (any, bool) {
+		a := t.asking(f)
+		t.read(a, true)
+		return a, t.Ctx.Err() == nil
+	})
+	a, ok := v.(*answer)
+	if !ok {
+		return nil
+	}
+	t.read(a, false)
+	return a.v
+}
+
+// asking runs f and keeps what it exchanged on the check's sessions.
+func (t *T) asking(f func() any) *answer {
+	mark, unanswered := t.S.Conn.Transcript().Mark(), t.S.UnansweredCount()
+	extraMu.Lock()
+	conns, sessions := len(t.extra), len(t.sessions)
+	extraMu.Unlock()
+	a := &answer{v: f()}
+	a.evidence = t.S.Conn.Transcript().Since(mark)
+	a.unanswered = t.S.UnansweredSince(unanswered)
+	extraMu.Lock()
+	defer extraMu.Unlock()
+	for _, c := range t.extra[conns:] {
+		a.evidence = append(a.evidence, c.Transcript().Since(0)...)
+	}
+	for _, s := range t.sessions[sessions:] {
+		a.unanswered = append(a.unanswered, s.UnansweredSince(0)...)
+	}
+	return a
+}
+
+// read notes that the check judged a; own says it made it (its exchanges are the check's own).
+func (t *T) read(a *answer, own bool) {
+	extraMu.Lock()
+	defer extraMu.Unlock()
+	if t.answers == nil {
+		t.answers = map[*answer]bool{}
+	}
+	if _, seen := t.answers[a]; !seen {
+		t.answers[a] = own
+	}
+}
+
+// othersAnswers are the answers the check read that another check made.
+func (t *T) othersAnswers() []*answer {
+	extraMu.Lock()
+	defer extraMu.Unlock()
+	var out []*answer
+	for a, own := range t.answers {
+		if !own {
+			out = append(out, a)
+		}
+	}
+	// In the order they were had, so that evidence reads as a story: by the first record's time.
+	slices.SortFunc(out, func(x, y *answer) int {
+		if len(x.evidence) == 0 || len(y.evidence) == 0 {
+			return len(x.evidence) - len(y.evidence)
+		}
+		return x.evidence[0].At.Compare(y.evidence[0].At)
+	})
+	return out
 }
 
 // Memo returns the run's value for key, computing it with f the first time any check asks: for
@@ -280,21 +368,48 @@ func (t *T) observation(memo, key string, start func() any) (*observation, *Find
 // for it without holding a worker slot meanwhile (a check waiting on another's work would
 // otherwise keep a slot from checks that could run), and give up at their own deadline.
 func (t *T) once(key string, f func() any) (any, error) {
-	e := t.run.onceEntry(key)
-	if e.claimed.CompareAndSwap(false, true) {
-		defer close(e.done) // also when f panics: the waiters then get nil
-		e.v = f()
-		return e.v, nil
-	}
-	if t.worker != nil {
-		t.worker.give()
-		defer t.worker.take(context.Background(), nil, retake)
-	}
-	select {
-	case <-e.done:
-		return e.v, nil
-	case <-t.Ctx.Done():
-		return nil, t.Ctx.Err()
+	return t.onceKept(key, func() (any, bool) { return f(), true })
+}
+
+// onceKept is once for a value that f may decline to keep (false): the check that made it gets
+// it all the same, and the next one to ask (a waiter included) computes it anew.
+func (t *T) onceKept(key string, f func() (any, bool)) (any, error) {
+	released := false
+	defer func() {
+		if released {
+			t.worker.take(context.Background(), nil, retake)
+		}
+	}()
+	for {
+		e := t.run.onceEntry(key)
+		if e.claimed.CompareAndSwap(false, true) {
+			if released { // the value another check dropped: computed on a slot of this one's
+				t.worker.take(context.Background(), nil, retake)
+				released = false
+			}
+			kept := true // also when f panics: the waiters then get nil
+			defer func() {
+				if !kept {
+					e.dropped = true
+					t.run.forget(key, e)
+				}
+				close(e.done)
+			}()
+			e.v, kept = f()
+			return e.v, nil
+		}
+		if t.worker != nil && !released {
+			t.worker.give()
+			released = true
+		}
+		select {
+		case <-e.done:
+			if !e.dropped {
+				return e.v, nil
+			}
+		case <-t.Ctx.Done():
+			return nil, t.Ctx.Err()
+		}
 	}
 }
 
@@ -316,6 +431,11 @@ func (t *T) Beside(ctx context.Context, done <-chan struct{}) (release func()) {
 // On is t working on s, another session the check opened, for helpers that work on T.S. Only
 // t opens further sessions (On's copy would lose them).
 func (t *T) On(s *harness.Session) *T {
+	extraMu.Lock()
+	if t.answers == nil { // shared with the copy, so that the answers it reads are t's too
+		t.answers = map[*answer]bool{}
+	}
+	extraMu.Unlock()
 	u := *t
 	u.S = s
 	return &u

@@ -98,8 +98,15 @@ func (r *Runner) gate(ctx context.Context, c *Check, revision, transport string,
 			r.launcher(transport).Release(conn)
 		}
 	}()
+	mark := neg.Session.Conn.Transcript().Mark()
 	if f, done := c.Side.Ready(g); done {
-		return f, nil, true
+		// What the gate asked for the check, and the answers it read (T.Ask), are its evidence.
+		evidence := neg.Session.Conn.Transcript().Since(mark)
+		for _, a := range g.othersAnswers() {
+			f = withUnanswered(f, a.unanswered)
+			evidence = append(evidence, a.evidence...)
+		}
+		return f, evidence, true
 	}
 	return Finding{}, nil, false
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpspec/mcpspec/harness"
+	"github.com/mcpspec/mcpspec/harness/jsonrpc"
 	"github.com/mcpspec/mcpspec/harness/record"
 	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/harness/wire"
@@ -396,7 +398,10 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 	}
 	// Whatever connection the check uses, a target that cannot even be initialized at this
 	// revision is an infrastructure failure for it too (the shared session is opened once).
-	if connection != Shared {
+	// A shared check on a session of its own (ownSession) is gated the same way, before that
+	// session is opened: one that ends at Ready (no slow tool, no log tool) needs none.
+	own := ownSession(Spec{Check: c, Revision: revision, Transport: transport})
+	if connection != Shared || own {
 		if f, evidence, done := r.gate(ctx, c, revision, transport, worker); done {
 			return f, evidence
 		}
@@ -408,7 +413,7 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 		defer cancel()
 		t.Ctx = ctx
 	}
-	var own *harness.Session
+	var ownSess *harness.Session
 	switch connection {
 	case Exclusive, Shared:
 		// The check holds its session until its result is taken (see holdShared): a shared
@@ -433,7 +438,7 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 		t.S = neg.Session
 		if connection == Shared {
 			t.S.SetOwner(c.ID) // before Ready, which may send too
-			if c.Side.Ready != nil {
+			if c.Side.Ready != nil && !own {
 				if f, done := c.Side.Ready(t); done {
 					return f, nil
 				}
@@ -442,8 +447,8 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 	case Fresh:
 		neg := r.openOwn(ctx, transport, revision, nil)
 		if neg.Session != nil {
-			own = neg.Session
-			defer l.Release(own.Conn)
+			ownSess = neg.Session
+			defer l.Release(ownSess.Conn)
 		}
 		if f, done := notUsable(neg); done {
 			return f, tail(neg.Session)
@@ -465,6 +470,10 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 			evidence = t.evidence
 			for _, o := range t.observed {
 				f = withUnanswered(f, o.unanswered)
+			}
+			for _, a := range t.othersAnswers() {
+				f = withUnanswered(f, a.unanswered)
+				evidence = append(evidence, a.evidence...)
 			}
 			if c.Side.PreInit {
 				if na, ok := r.unservedRefusal(ctx, t, f, t.evidence); ok {
@@ -511,10 +520,22 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 			f = withUnanswered(f, o.unanswered)
 			evidence = append(evidence, o.evidence...)
 		}
+		// The answers other checks asked for (T.Ask) are part of what this one judged, in the
+		// order things happened (the list before the calls made from it).
+		if others := t.othersAnswers(); len(others) > 0 {
+			for _, a := range others {
+				f = withUnanswered(f, a.unanswered)
+				evidence = append(evidence, a.evidence...)
+			}
+			slices.SortStableFunc(evidence, func(x, y record.Record) int { return x.At.Compare(y.At) })
+		}
 		// A violation need not leave the server unwell (most are a wrong answer to one
 		// request): the shared session is replaced only when it no longer answers, which
-		// spares a server start per violation. The probe comes after the evidence is taken.
-		if connection == Shared && (f.Outcome == Violation || f.Outcome == Broken) && (isDead(t.S) || !t.S.Responsive(ctx)) {
+		// spares a server start per violation. The probe comes after the evidence is taken,
+		// and is spared where the check's last message was a request the server answered
+		// (that answer proved as much as the probe's would), or where the check sent nothing
+		// at all (it judged answers other checks asked for: T.Ask).
+		if connection == Shared && (f.Outcome == Violation || f.Outcome == Broken) && (isDead(t.S) || !t.provenServing(mark) && !t.S.Responsive(ctx)) {
 			r.markSuspect(transport, revision, slot)
 		}
 		if connection == Exclusive && !r.leftAsFound(ctx, t.S, f) {
@@ -609,6 +630,10 @@ func (r *Runner) observeOn(t *T, key string, s *harness.Session, work func(o *T)
 		obs.timedOut = s.Timeouts() > 0
 		obs.stderr = s.Conn.Diagnostics()
 		obs.unanswered = o.unanswered(0)
+		for _, a := range o.othersAnswers() { // answers the work read that a check asked for (T.Ask)
+			obs.evidence = append(obs.evidence, a.evidence...)
+			obs.unanswered = append(obs.unanswered, a.unanswered...)
+		}
 		if p := recover(); p != nil {
 			f := Failed(fmt.Errorf("observation %s panicked: %v", key, p))
 			obs.finding = &f
@@ -616,6 +641,50 @@ func (r *Runner) observeOn(t *T, key string, s *harness.Session, work func(o *T)
 	}()
 	obs.v = work(o)
 	return obs
+}
+
+// provenServing reports whether what the check did on its session since mark shows the server
+// still serving it: the check's last message was a request the server answered, or the check
+// sent nothing there or anywhere else, so it cannot have left the server unwell.
+func (t *T) provenServing(mark int) bool {
+	recs := t.S.Conn.Transcript().Since(mark)
+	extraMu.Lock()
+	others := len(t.extra)
+	extraMu.Unlock()
+	if others == 0 && !slices.ContainsFunc(recs, func(r record.Record) bool { return r.Dir == record.Send }) {
+		return true
+	}
+	return answeredLast(recs)
+}
+
+// answeredLast reports whether the last message sent in recs was a request that the server
+// answered: after everything the check sent, it was still serving.
+func answeredLast(recs []record.Record) bool {
+	last := -1
+	for i, r := range recs {
+		if r.Dir == record.Send {
+			last = i
+		}
+	}
+	if last < 0 {
+		return false
+	}
+	sent := jsonrpc.Parse([]byte(recs[last].Body))
+	if sent.Kind != jsonrpc.Request || !sent.HasID {
+		return false
+	}
+	for _, r := range recs[last+1:] {
+		if r.Dir != record.Recv {
+			continue
+		}
+		m := jsonrpc.Parse([]byte(r.Body))
+		for _, x := range append([]jsonrpc.Message{m}, m.Elems...) {
+			if x.Kind == jsonrpc.Response && x.HasID && x.ID == sent.ID {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // deathCause says how a dead connection ended.
@@ -679,6 +748,16 @@ type onceValue struct {
 	claimed atomic.Bool
 	done    chan struct{}
 	v       any
+	dropped bool // the value was not kept (T.onceKept): whoever waited asks again
+}
+
+// forget removes e, a value not kept, so that the next check to ask for key computes it anew.
+func (r *Runner) forget(key string, e *onceValue) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.once[key] == e {
+		delete(r.once, key)
+	}
 }
 
 func (r *Runner) onceEntry(key string) *onceValue {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -245,4 +246,83 @@ func TestBeside(t *testing.T) {
 		t.Errorf("%d slots free after release, want 1", free)
 	}
 	(&T{Ctx: t.Context()}).Beside(t.Context(), nil)() // no scheduler: nothing to take
+}
+
+// TestAsk: checks asking the same question (T.Ask) at one revision put it to the server once,
+// on whichever session the first asker holds, shared or its own; each keeps the exchange as
+// evidence.
+func TestAsk(t *testing.T) {
+	var pings atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		msg := jsonrpc.Parse(body)
+		var out []byte
+		switch msg.Method {
+		case "initialize":
+			out, _ = jsonrpc.NewResult(msg.ID, map[string]any{"protocolVersion": served, "capabilities": map[string]any{},
+				"serverInfo": map[string]any{"name": "ask-test", "version": "1"}})
+		case "ping":
+			pings.Add(1)
+			out, _ = jsonrpc.NewResult(msg.ID, map[string]any{})
+		default:
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Mcp-Session-Id", "s")
+		w.Write(out)
+	}))
+	defer srv.Close()
+	r := newRunner(srv.URL, []string{served}, nil, nil)
+	defer r.Close()
+	asking := func(t *T) Finding {
+		v := t.Ask("ping", func() any {
+			_, err := t.S.Request(t.Ctx, "ping", nil)
+			return err
+		})
+		if v != nil {
+			return Violated("ping: %v", v)
+		}
+		return Passed("")
+	}
+	fresh := newCheck("JRPC-VERSION", "MUST", asking)
+	fresh.Side.Connection = Fresh
+	specs := []Spec{
+		{newCheck("PING-RESPOND", "MUST", asking), served, wire.HTTP},
+		{newCheck("JRPC-ID-ECHO", "MUST", asking), served, wire.HTTP},
+		{fresh, served, wire.HTTP},
+	}
+	r.StartShared(specs, 2, 2)
+	for _, s := range specs {
+		res := r.Result(s)
+		if res.Status != reports.Pass {
+			t.Errorf("%s: %s (%s)", res.ID, res.Status, res.Message)
+		}
+		if !slices.ContainsFunc(res.Evidence, func(e reports.Exchange) bool { return strings.Contains(e.Body, `"ping"`) }) {
+			t.Errorf("%s keeps no evidence of the ping it judged: %+v", res.ID, res.Evidence)
+		}
+	}
+	if n := pings.Load(); n != 1 {
+		t.Errorf("the server got %d pings, want 1", n)
+	}
+}
+
+// TestOnceKept: a value its maker declines to keep is computed anew by the next check to ask.
+func TestOnceKept(t *testing.T) {
+	r := newRunner("http://127.0.0.1:1/mcp", []string{served}, nil, nil)
+	defer r.Close()
+	tt := &T{Ctx: context.Background(), run: r}
+	made := 0
+	f := func(keep bool) func() (any, bool) {
+		return func() (any, bool) { made++; return made, keep }
+	}
+	if v, _ := tt.onceKept("k", f(false)); v != 1 {
+		t.Errorf("the maker got %v, want 1", v)
+	}
+	if v, _ := tt.onceKept("k", f(true)); v != 2 {
+		t.Errorf("after a value not kept, got %v, want 2 (computed anew)", v)
+	}
+	if v, _ := tt.onceKept("k", f(true)); v != 2 {
+		t.Errorf("after a value kept, got %v, want 2", v)
+	}
 }
