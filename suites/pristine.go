@@ -40,7 +40,10 @@ type pristine struct {
 // Over stdio the pristine workload runs first on each revision's serial process (the one the
 // Exclusive checks then take turns on) instead of on a process of its own: it changes nothing
 // and ends quiet, and until it has run that process is untouched.
-func init() { conform.ObserveFirst("pristine", pristineWorkload) }
+func init() {
+	conform.ObserveFirst("pristine", pristineWorkload, "JRPC-ID-ECHO", "LIFE-OPERATION-NEGOTIATED",
+		"CANCEL-SAME-DIRECTION", "SSE-MESSAGE-EVENTS", "STDIO-NEWLINE", "STDIO-STDOUT-ONLY-MCP", "STDIO-UTF8")
+}
 
 // pristineWorkload is the pristine session's work (T.Observe), from its initialize on.
 func pristineWorkload(o *conform.T) any {

@@ -311,6 +311,10 @@ func (t *T) Memo(key string, f func() any) any {
 // one). Work gets a T whose S is that server's session; when the server cannot be had, the
 // finding says why and the value is nil.
 func (t *T) Observe(key string, conn Connection, work func(o *T) any) (any, *Finding) {
+	if o, first := firstObservationOf(key); first && t.Check != nil && !slices.Contains(o.users, t.Check.ID) {
+		f := Failed(fmt.Errorf("%s observes %q, but is not among the checks its ObserveFirst declares", t.Check.ID, key))
+		return nil, &f
+	}
 	memo := observeMemo(key, conn, t.Transport, t.Revision)
 	obs, f := t.observation(memo, key, func() any { return t.run.observe(t, key, conn, nil, work) })
 	if f != nil {

@@ -57,12 +57,17 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 	groups := map[string][]slotted{}
 	var groupOrder []string
 	perRevision := map[string]int{}
-	own := map[string]int{} // per revision and transport: shared sessions of their own so far
+	own := map[string]int{}                 // per revision and transport: shared sessions of their own so far
+	planned := map[string]map[string]bool{} // per revision and transport: the planned checks' IDs
 	var waiting, others []slotted
 	for i, s := range specs {
 		r.futures[s.key()] = &future{done: make(chan struct{})}
 		r.order[s.key()] = i
 		rk := s.Transport + "/" + s.Revision
+		if planned[rk] == nil {
+			planned[rk] = map[string]bool{}
+		}
+		planned[rk][s.Check.ID] = true
 		switch {
 		case ownSession(s):
 			// Numbered after the round-robin slots, so that no other check shares it.
@@ -95,7 +100,7 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 	firsts := map[string][]firstObservation{}
 	for _, g := range groupOrder {
 		if s := groups[g][0]; s.slot == serialSlot {
-			firsts[g] = r.claimFirst(s.spec.Transport, s.spec.Revision)
+			firsts[g] = r.claimFirst(s.spec.Transport, s.spec.Revision, planned[s.spec.Transport+"/"+s.spec.Revision])
 		}
 	}
 

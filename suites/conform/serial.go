@@ -3,6 +3,7 @@ package conform
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/mcpspec/mcpspec/harness"
@@ -75,8 +76,9 @@ func (r *Runner) openOwn(ctx context.Context, transport, revision string, caps m
 // a process of its own: the serial process is untouched until then. Its checks still call
 // T.Observe with its key (Fresh), and are handed this run of it.
 type firstObservation struct {
-	key  string
-	work func(o *T) any
+	key   string
+	work  func(o *T) any
+	users []string // the checks that judge it
 }
 
 var (
@@ -85,12 +87,24 @@ var (
 )
 
 // ObserveFirst declares the observation key (whose work T.Observe is given, Fresh) as one that
-// runs first on each revision's serial process over stdio (serial.go). work must not use the
-// T's Check: the observation runs before any check.
-func ObserveFirst(key string, work func(o *T) any) {
+// runs first on each revision's serial process over stdio (serial.go), where one of users (the
+// checks that judge it) is planned at that revision: a run of none of them makes it nowhere. A
+// check not among users that observes key fails (T.Observe), so the list cannot drift. work
+// must not use the T's Check: the observation runs before any check.
+func ObserveFirst(key string, work func(o *T) any, users ...string) {
 	firstMu.Lock()
 	defer firstMu.Unlock()
-	firstOnStdio = append(firstOnStdio, firstObservation{key, work})
+	firstOnStdio = append(firstOnStdio, firstObservation{key, work, users})
+}
+
+// firstObservation is the declaration of key by ObserveFirst, if there is one.
+func firstObservationOf(key string) (firstObservation, bool) {
+	for _, o := range firstObservations() {
+		if o.key == key {
+			return o, true
+		}
+	}
+	return firstObservation{}, false
 }
 
 // firstObservations are those declared with ObserveFirst.
@@ -101,11 +115,15 @@ func firstObservations() []firstObservation {
 }
 
 // claimFirst claims, while the specs are planned, the first observations of revision over
-// transport that its serial lane will make: a check asking for one meanwhile waits for the
-// lane's instead of starting a server for its own. It returns those claimed (none already made).
-func (r *Runner) claimFirst(transport, revision string) []firstObservation {
+// transport that its serial lane will make, of those a planned check judges (planned: the
+// planned checks' IDs there): a check asking for one meanwhile waits for the lane's instead of
+// starting a server for its own. It returns those claimed (none already made).
+func (r *Runner) claimFirst(transport, revision string, planned map[string]bool) []firstObservation {
 	var out []firstObservation
 	for _, o := range firstObservations() {
+		if !slices.ContainsFunc(o.users, func(id string) bool { return planned[id] }) {
+			continue
+		}
 		if r.onceEntry(observeMemo(o.key, Fresh, transport, revision)).claimed.CompareAndSwap(false, true) {
 			out = append(out, o)
 		}

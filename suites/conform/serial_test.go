@@ -217,7 +217,7 @@ func TestFirstObservationOnSerialProcess(t *testing.T) {
 	}
 	firstMu.Lock()
 	saved := firstOnStdio
-	firstOnStdio = []firstObservation{{"runner-test", work}}
+	firstOnStdio = []firstObservation{{"runner-test", work, []string{"JRPC-VERSION"}}}
 	firstMu.Unlock()
 	defer func() {
 		firstMu.Lock()
@@ -264,5 +264,31 @@ func TestFirstObservationOnSerialProcess(t *testing.T) {
 	}
 	if len(sessions) != 2 || observedOn == nil || sessions[0] != observedOn || sessions[1] != observedOn {
 		t.Errorf("the observation and the Exclusive checks did not share the serial process")
+	}
+}
+
+// A first observation is claimed only where a check that judges it is planned, and a check that
+// observes it without being declared among its users fails instead of making it.
+func TestFirstObservationOnlyForItsUsers(t *testing.T) {
+	firstMu.Lock()
+	saved := firstOnStdio
+	firstOnStdio = []firstObservation{{"runner-test", func(*T) any { return "made" }, []string{"JRPC-VERSION"}}}
+	firstMu.Unlock()
+	defer func() {
+		firstMu.Lock()
+		firstOnStdio = saved
+		firstMu.Unlock()
+	}()
+	r := newStdioRunner(t)
+	defer r.Close()
+	if got := r.claimFirst(wire.Stdio, served, map[string]bool{"PING-RESPOND": true}); len(got) != 0 {
+		t.Errorf("claimed %d first observations with none of their users planned", len(got))
+	}
+	if got := r.claimFirst(wire.Stdio, served, map[string]bool{"JRPC-VERSION": true}); len(got) != 1 {
+		t.Errorf("claimed %d first observations with their user planned, want 1", len(got))
+	}
+	stranger := &T{Check: newCheck("PING-RESPOND", "MUST", nil), Revision: served, Transport: wire.Stdio, run: r}
+	if _, f := stranger.Observe("runner-test", Fresh, func(*T) any { return "made" }); f == nil || f.Outcome != Broken {
+		t.Errorf("an undeclared user observed the first observation: %+v", f)
 	}
 }
