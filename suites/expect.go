@@ -205,19 +205,36 @@ func contextWithTimeout(t *conform.T, d time.Duration) (context.Context, context
 	return context.WithTimeout(t.Ctx, d)
 }
 
-// lateReplyGrace is how long a reply is still awaited after the sentinel ping sent behind its
-// probe has been answered: a server that answers concurrently may answer the ping first, but one
-// that has answered the ping and stays silent for this long is not going to answer at all.
+// lateReplyGrace bounds how long a reply is still awaited after the sentinel ping sent behind
+// its probe has been answered: a server that answers concurrently may answer the ping first,
+// but one that has answered the ping and stays silent for this long is not going to answer at
+// all. Other waits for a late message use it whole.
 const lateReplyGrace = time.Second
+
+// A probe's grace (probeGrace) is lateReplyGraceRTTs round trips of its sentinel ping, at least
+// lateReplyGraceMin and at most lateReplyGrace: what a server is late by beside a ping it
+// answered scales with how fast it answers, and a loaded machine slows both alike. Against a
+// server that never answers a malformed message (server-everything over stdio) the whole second
+// was most of a shared session's run: six such probes on each.
+const (
+	lateReplyGraceMin  = 250 * time.Millisecond
+	lateReplyGraceRTTs = 5
+)
+
+// probeGrace is the grace after a sentinel ping that took rtt to be answered.
+func probeGrace(rtt time.Duration) time.Duration {
+	return min(max(lateReplyGraceMin, lateReplyGraceRTTs*rtt), lateReplyGrace)
+}
 
 // awaitProbe waits for a message matching match after a probe was sent (delivery d, inbox
 // position from). Over HTTP the probe's own response carries the reply, so the wait ends with it.
-// On a stream a sentinel ping follows the probe, so silence costs the grace, not the request
-// timeout.
+// On a stream a sentinel ping follows the probe, so silence costs the grace (probeGrace), not
+// the request timeout.
 func awaitProbe(t *conform.T, d *wire.Delivery, from int, match func(wire.Received) bool) (wire.Received, error) {
 	if d != nil && d.CarriesReplies {
 		return t.S.WaitFor(t.Ctx, d, from, match)
 	}
+	sentAt := time.Now()
 	sid, _, err := t.S.Sentinel(t.Ctx)
 	if err != nil {
 		return wire.Received{}, err
@@ -231,11 +248,12 @@ func awaitProbe(t *conform.T, d *wire.Delivery, from int, match func(wire.Receiv
 	if match(r) {
 		return r, nil
 	}
-	ctx, cancel := context.WithTimeout(t.Ctx, lateReplyGrace)
+	grace := probeGrace(r.At.Sub(sentAt))
+	ctx, cancel := context.WithTimeout(t.Ctx, grace)
 	defer cancel()
 	r, err = t.S.Conn.Inbox().Wait(ctx, from, match)
 	if err != nil {
-		return r, fmt.Errorf("nothing, though a request sent after it (%s) was answered and %s passed", sentinelMethod(t.S), lateReplyGrace)
+		return r, fmt.Errorf("nothing, though a request sent after it (%s) was answered and %s passed", sentinelMethod(t.S), grace.Round(time.Millisecond))
 	}
 	return r, nil
 }
