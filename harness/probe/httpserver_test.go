@@ -199,53 +199,80 @@ func TestScriptValidate(t *testing.T) {
 	}
 }
 
-// TestHTTPProbeStreamClosed: a client that closes a held request's POST before its answer
-// leaves a stream-closed note naming the request, and the probe stops holding it.
-func TestHTTPProbeStreamClosed(t *testing.T) {
-	rec := NewRecorder(nil)
-	h, err := StartHTTP(Script{Scenario: ScenarioRequestTimeout, Revision: harness.Rev20260728, AnswerWait: waitBound}, rec)
+// heldCall is a probe_slow call (id 7) the probe over Streamable HTTP at 2026-07-28 holds past the
+// client's timeout, its POST still open.
+type heldCall struct {
+	t      *testing.T
+	h      *HTTPServer
+	rec    *Recorder
+	cancel context.CancelFunc // closes the call's POST
+	done   chan struct{}      // closed once the POST has ended
+}
+
+func startHeldCall(t *testing.T) *heldCall {
+	t.Helper()
+	c := &heldCall{t: t, rec: NewRecorder(nil), done: make(chan struct{})}
+	h, err := StartHTTP(Script{Scenario: ScenarioRequestTimeout, Revision: harness.Rev20260728, AnswerWait: waitBound}, c.rec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(h.Close)
-	noted := func(k record.EventKind) bool {
-		for _, r := range rec.Records() {
-			if r.Is(k) && r.Event.RequestID == "7" {
-				return true
-			}
-		}
-		return false
-	}
-	// until polls cond every few milliseconds, for waitBound at most.
-	until := func(what string, cond func() bool) {
-		t.Helper()
-		deadline := time.Now().Add(waitBound)
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("no %s within %s", what, waitBound)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
+	c.h = h
 	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	c.cancel = cancel
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, h.URL(),
 		strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"probe_slow","arguments":{}}}`))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	done := make(chan struct{})
 	go func() {
-		defer close(done)
+		defer close(c.done)
 		if resp, err := http.DefaultClient.Do(req); err == nil {
 			resp.Body.Close()
 		}
 	}()
-	until("held note", func() bool { return noted(record.EvHeld) })
-	cancel()
-	<-done
-	until("stream-closed note", func() bool { return noted(record.EvStreamClosed) })
-	if noted(record.EvAnsweredLate) {
-		t.Error("the probe answered a request whose stream the client closed")
+	c.until("held note", func() bool { return c.noted(record.EvHeld) })
+	return c
+}
+
+// noted says whether the recorder has a note of kind k about the call.
+func (c *heldCall) noted(k record.EventKind) bool {
+	for _, r := range c.rec.Records() {
+		if r.Is(k) && r.Event.RequestID == "7" {
+			return true
+		}
 	}
+	return false
+}
+
+// until polls cond every few milliseconds, for waitBound at most.
+func (c *heldCall) until(what string, cond func() bool) {
+	c.t.Helper()
+	deadline := time.Now().Add(waitBound)
+	for !cond() {
+		if time.Now().After(deadline) {
+			c.t.Fatalf("no %s within %s", what, waitBound)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// closeStream closes the call's POST as a client at its timeout does, and waits for the probe's
+// note of it; the probe must not have answered the call.
+func (c *heldCall) closeStream() {
+	c.t.Helper()
+	c.cancel()
+	<-c.done
+	c.until("stream-closed note", func() bool { return c.noted(record.EvStreamClosed) })
+	if c.noted(record.EvAnsweredLate) {
+		c.t.Error("the probe answered a request whose stream the client closed")
+	}
+}
+
+// TestHTTPProbeStreamClosed: a client that closes a held request's POST before its answer
+// leaves a stream-closed note naming the request, and the probe stops holding it.
+func TestHTTPProbeStreamClosed(t *testing.T) {
+	startHeldCall(t).closeStream()
 }
 
 // TestHTTPProbeStatelessNoticeHolds: at 2026-07-28 over Streamable HTTP a notifications/cancelled
@@ -253,62 +280,20 @@ func TestHTTPProbeStreamClosed(t *testing.T) {
 // moment, is still seen (read after the notification, it used to be lost: the probe had ended
 // the stream itself).
 func TestHTTPProbeStatelessNoticeHolds(t *testing.T) {
-	rec := NewRecorder(nil)
-	h, err := StartHTTP(Script{Scenario: ScenarioRequestTimeout, Revision: harness.Rev20260728, AnswerWait: waitBound}, rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(h.Close)
-	noted := func(k record.EventKind) bool {
-		for _, r := range rec.Records() {
-			if r.Is(k) && r.Event.RequestID == "7" {
-				return true
-			}
-		}
-		return false
-	}
-	until := func(what string, cond func() bool) {
-		t.Helper()
-		deadline := time.Now().Add(waitBound)
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("no %s within %s", what, waitBound)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, h.URL(),
-		strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"probe_slow","arguments":{}}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if resp, err := http.DefaultClient.Do(req); err == nil {
-			resp.Body.Close()
-		}
-	}()
-	until("held note", func() bool { return noted(record.EvHeld) })
+	c := startHeldCall(t)
 	// The notification is handled before its 202 is written: once answered, a release would
 	// have taken the request out of the held ones.
-	if a := send(t, http.MethodPost, h.URL(), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`, nil); a.status != http.StatusAccepted {
+	if a := send(t, http.MethodPost, c.h.URL(), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`, nil); a.status != http.StatusAccepted {
 		t.Fatalf("notification answered %d, want 202", a.status)
 	}
-	if !noted(record.EvCancelled) {
+	if !c.noted(record.EvCancelled) {
 		t.Error("the notification was not noted")
 	}
-	h.srv.mu.Lock()
-	_, stillHeld := h.srv.held["7"]
-	h.srv.mu.Unlock()
+	c.h.srv.mu.Lock()
+	_, stillHeld := c.h.srv.held["7"]
+	c.h.srv.mu.Unlock()
 	if !stillHeld {
 		t.Fatal("the notification released the held request")
 	}
-	cancel()
-	<-done
-	until("stream-closed note", func() bool { return noted(record.EvStreamClosed) })
-	if noted(record.EvAnsweredLate) {
-		t.Error("the probe answered a request whose stream the client closed")
-	}
+	c.closeStream()
 }

@@ -36,6 +36,12 @@ const served = harness.Rev20250618
 // at any other is answered with that one (a refusal by protocolVersion), ping is answered.
 func newServer(t *testing.T) string {
 	t.Helper()
+	return newCountingServer(t, new(atomic.Int32))
+}
+
+// newCountingServer is newServer counting the pings it answers in pings.
+func newCountingServer(t *testing.T, pings *atomic.Int32) string {
+	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		msg := jsonrpc.Parse(body)
@@ -45,6 +51,7 @@ func newServer(t *testing.T) string {
 			out, _ = jsonrpc.NewResult(msg.ID, map[string]any{"protocolVersion": served, "capabilities": map[string]any{},
 				"serverInfo": map[string]any{"name": "runner-test", "version": "1"}})
 		case "ping":
+			pings.Add(1)
 			out, _ = jsonrpc.NewResult(msg.ID, map[string]any{})
 		default:
 			w.WriteHeader(http.StatusAccepted)
@@ -253,27 +260,8 @@ func TestBeside(t *testing.T) {
 // evidence.
 func TestAsk(t *testing.T) {
 	var pings atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		msg := jsonrpc.Parse(body)
-		var out []byte
-		switch msg.Method {
-		case "initialize":
-			out, _ = jsonrpc.NewResult(msg.ID, map[string]any{"protocolVersion": served, "capabilities": map[string]any{},
-				"serverInfo": map[string]any{"name": "ask-test", "version": "1"}})
-		case "ping":
-			pings.Add(1)
-			out, _ = jsonrpc.NewResult(msg.ID, map[string]any{})
-		default:
-			w.WriteHeader(http.StatusAccepted)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Mcp-Session-Id", "s")
-		w.Write(out)
-	}))
-	defer srv.Close()
-	r := newRunner(srv.URL, []string{served}, nil, nil)
+	url := newCountingServer(t, &pings)
+	r := newRunner(url, []string{served}, nil, nil)
 	defer r.Close()
 	asking := func(t *T) Finding {
 		v := t.Ask("ping", func() any {
