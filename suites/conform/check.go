@@ -57,7 +57,8 @@ type Server struct {
 	// own initialize); it runs at the newest selected revision only.
 	Once bool
 	// StatelessOnlyServer: the requirement binds only a server that serves no handshake revision;
-	// against a dual-era server the check reports na.
+	// against a dual-era server the check reports na, and so it does, before its connection is
+	// made, at a revision the shared session found unserved (a Raw check otherwise runs there).
 	StatelessOnlyServer bool
 	// Waits: the check spends most of its time waiting out a bounded window (a cancelled
 	// request's silence, an answer that may never come, a call of the slow tool). Such checks
