@@ -77,6 +77,13 @@ type Server struct {
 	// a revision the shared session found unserved, and a refused initialize of its
 	// observation's at such a revision is na (unservedRefusal).
 	PreInit bool
+	// HandshakeObserved: a Shared check that at the handshake revisions judges only what a
+	// declaring observation gathered (T.ObserveDeclaring) and sends nothing on its session:
+	// there it is Observed. On a shared session it held that session, and every check queued
+	// behind it, while the observation's server started and its tools were called (issue 28:
+	// seconds over stdio); Observed, it waits holding nothing. At the stateless revision, where
+	// it works on the shared session, it stays Shared.
+	HandshakeObserved bool
 	// StatelessFresh: an Exclusive check that at the stateless revision leaves something open
 	// when it ends (a listen), so that the next check on its session would not find it as it
 	// was: there it is Fresh over stdio too.
@@ -113,6 +120,9 @@ func (s Server) Scope(revision string, versions, transports []string) []string {
 func validateServer(c *Check) error {
 	if c.Side.Run == nil {
 		return fmt.Errorf("server check %s: needs a Run function", c.ID)
+	}
+	if c.Side.HandshakeObserved && c.Side.Connection != Shared {
+		return fmt.Errorf("server check %s: HandshakeObserved is for a Shared check", c.ID)
 	}
 	e, _ := catalog.Lookup(c.ID)
 	if x, ok := e.ExtensionOf(); ok {

@@ -23,8 +23,11 @@ const serialSlot = -1
 // connectionOver is the connection the check starts from at revision over transport: an
 // Exclusive check is Fresh except over stdio, where a session of its own would be a process of
 // its own, and at the stateless revision when it says it leaves something open there
-// (StatelessFresh).
+// (StatelessFresh); a HandshakeObserved check is Observed at the handshake revisions.
 func connectionOver(c *Check, revision, transport string) Connection {
+	if c.Side.HandshakeObserved && harness.IsHandshake(revision) {
+		return Observed
+	}
 	if c.Side.Connection != Exclusive {
 		return c.Side.Connection
 	}
