@@ -158,18 +158,26 @@ func cancelStops(owner *conform.T, s *harness.Session) (conform.Finding, []*harn
 		w.run, w.f = calibrate(t)
 	}()
 	a := &cancelAttempts{owner: owner, t: t, cal: w}
-	// Each cancelled call has its own id, token and window; the string id's finding still
-	// comes first.
+	// Each cancelled call has its own id, token and window; the string id's finding comes
+	// first, so once it is other than a pass the id 0's attempts are stopped: their finding
+	// would not be reported (against a server that ignores cancellations, they were the rest
+	// of the cancel part over stdio, where the id 0's attempts follow each other).
 	ids := []jsonrpc.ID{t.S.NextID(), jsonrpc.NumberID(0)}
 	outcomes := make([]attempt, len(ids))
+	zeroCtx, stopZero := context.WithCancel(t.Ctx)
+	defer stopZero()
 	var wg sync.WaitGroup
-	for i, id := range ids {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			outcomes[i] = a.decide(id)
-		}()
-	}
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		if outcomes[0] = a.decide(t.Ctx, ids[0]); !outcomes[0].ok {
+			stopZero()
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		outcomes[1] = a.decide(zeroCtx, ids[1])
+	}()
 	wg.Wait()
 	<-w.done
 	if w.f != nil {
@@ -242,35 +250,47 @@ type cancelAttempts struct {
 	opened []*harness.Session
 }
 
-// decide is the finding of the first attempt with id that did not race, or of the last one.
-// Over stdio another session is another server process, so the attempts follow each other on
-// the state session (its previous call with the id is over, so the id may be used again). Over
-// HTTP and legacy SSE another session is another connection: the first attempt is made on the
-// cancel part's session, and at the first sign of a race (a message of the call's own after the
-// cancellation was read, or its end) the next one starts on a session of its own, beside it. Not
-// all at once: a race comes of the server reading the cancellation late, which a burst of load
-// does to calls made at the same moment alike (a conformant reference then raced three times
-// over in the self-test), while the next attempt, started once the sign shows, meets the server
-// later, after the earlier cancellation was read. An attempt seen working on after the
-// cancellation ends there (it counts as raced whatever follows: a later answer is raced too), any
-// other waits out its window; an attempt that ends without racing stops the attempts started
-// after it (their findings would not count), so the finding is the one the attempts made one
-// after another would give, and a server that ignores cancellations costs about one step of the
-// tool's progress per attempt beyond the first, not one window (issue 28).
-func (a *cancelAttempts) decide(id jsonrpc.ID) attempt {
-	t := a.t
-	if t.Transport == wire.Stdio {
+// decide is the finding of the first attempt with id that did not race, or of the last one,
+// made until ctx ends. The first attempt is made on the cancel part's session, and at the first
+// sign of a race (a message of the call's own after the cancellation was read, or its end) the
+// next one starts beside it (inTurn): over HTTP and legacy SSE on a session of its own (another
+// connection), over stdio on the same session (another session is another server process) with
+// a string id of its own. Not all at once: a race comes of the server reading the cancellation
+// late, which a burst of load does to calls made at the same moment alike (a conformant
+// reference then raced three times over in the self-test), while the next attempt, started once
+// the sign shows, meets the server later, after the earlier cancellation was read. An attempt seen
+// working on after the cancellation ends there (it counts as raced whatever follows: a later
+// answer is raced too), any other waits out its window; an attempt that ends without racing
+// stops the attempts started after it (their findings would not count), so the finding is the
+// one the attempts made one after another would give, and a server that ignores cancellations
+// costs about one step of the tool's progress per attempt beyond the first, not one window
+// (issue 28). Over stdio the id 0 cannot be used again while a call with it may still be
+// answered: its attempts follow each other, each over before the next.
+func (a *cancelAttempts) decide(ctx context.Context, id jsonrpc.ID) attempt {
+	t := a.t.On(a.t.S)
+	t.Ctx = ctx
+	if t.Transport == wire.Stdio && id.IsNumber() {
 		var o attempt
 		for range cancelAttemptsMax {
-			if o = cancelOne(t, id, a.cal, nil); !o.raced {
+			if o = cancelOne(t, id, a.cal, nil); !o.raced || ctx.Err() != nil {
 				break
 			}
 		}
 		return o
 	}
-	return inTurn(t.Ctx, func(ctx context.Context, i int, before []chan struct{}, sig *raceSignals) attempt {
+	return inTurn(ctx, func(ctx context.Context, i int, before []chan struct{}, sig *raceSignals) attempt {
 		if i == 0 {
 			return cancelOne(t, id, a.cal, sig)
+		}
+		if t.Transport == wire.Stdio {
+			release := a.owner.Beside(ctx, before[i-1])
+			defer release()
+			u := t.On(t.S)
+			u.Ctx = ctx
+			if ctx.Err() != nil {
+				return attempt{} // stopped: an attempt before it decided
+			}
+			return cancelOne(u, u.S.NextID(), a.cal, sig)
 		}
 		next := a.preopen()
 		// A slot of the scheduler's for the further call, or the place of the attempt before,
