@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
@@ -21,10 +22,10 @@ func init() {
 			Side:    conform.Server{Waits: true, Run: checkProgressOwnStream}},
 		conform.Check{ID: "PROG-TOKEN-TYPE", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary: "progress notifications carry the request's token unchanged, same JSON type and value, for string and integer tokens",
-			Side:    conform.Server{Waits: true, Run: checkProgressTokenType}},
+			Side:    conform.Server{ObservedOverHTTP: true, Waits: true, Run: checkProgressTokenType}},
 		conform.Check{ID: "PROG-MONOTONIC", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary: "progress increases with every notification for a token",
-			Side:    conform.Server{Waits: true, Run: checkProgressMonotonic}},
+			Side:    conform.Server{ObservedOverHTTP: true, Waits: true, Run: checkProgressMonotonic}},
 		conform.Check{ID: "PROG-KNOWN-TOKEN", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary: "no progress for a request that asked for none",
 			Side:    conform.Server{Waits: true, Run: checkProgressKnownToken}},
@@ -34,7 +35,7 @@ func init() {
 		conform.Check{ID: "PROG-MESSAGE", Level: "SHOULD",
 			Revisions: conform.AllCatalogued, Transports: allTransports,
 			Summary: "a progress message, when present, is a string",
-			Side:    conform.Server{Waits: true, Run: checkProgressMessage}},
+			Side:    conform.Server{ObservedOverHTTP: true, Waits: true, Run: checkProgressMessage}},
 		conform.Check{ID: "PROG-TASK-TOKEN", Revisions: conform.AllCatalogued, Level: "MUST", Transports: taskTransports,
 			Summary: "a task's progress carries the task-augmented request's token and stops once the task is terminal",
 			Side:    conform.Server{Waits: true, Ready: taskToolReady, Run: checkProgTaskToken}},
@@ -131,25 +132,60 @@ type tokenRun struct {
 	run   slowRun
 	token jsonrpc.ID
 	err   error
+	notes []jsonrpc.Message // every notification the call's session got, from the call on
 }
 
-// askedProgress is withProgress with a string token, asked once per revision and transport
-// for every check that judges the progress such a call gets (T.Ask): PROG-MONOTONIC,
-// PROG-MESSAGE and PROG-TOKEN-TYPE's string token judge the same call's notifications, each
-// for its own rule, where each made the same call, and waited for it, on a session of its own.
-// It returns the token the call carried.
+// askedSlowRun is a run of the slow tool with a string progress token, made once per revision
+// and transport for every check that judges what such a call gets: PROG-MONOTONIC,
+// PROG-MESSAGE and PROG-TOKEN-TYPE's string token judge its progress (askedProgress), each for
+// its own rule, and MSG-NOTIF-NO-ID every notification it brought, where each made the same
+// call, and waited for it, on a session of its own. Over stdio they run on a session that
+// serves other checks too and the first to come asks it there (T.Ask); over HTTP they are
+// Observed (ObservedOverHTTP), and the call is an observation on a session of its own, made by
+// the first to come (T.Observe): none of them opens a session only to read its answer.
+func askedSlowRun(t *conform.T) (tokenRun, *conform.Finding) {
+	const key = "slow run with a string progress token"
+	call := func(o *conform.T) any {
+		token := sharedID(o)()
+		from := o.S.Mark()
+		run, err := runSlow(o, token)
+		r := tokenRun{run: run, token: token, err: err}
+		for _, got := range o.S.Conn.Inbox().Since(from) {
+			for _, m := range flatten(got.Msg) {
+				if m.HasMethod && strings.HasPrefix(m.Method, "notifications/") {
+					r.notes = append(r.notes, m)
+				}
+			}
+		}
+		return r
+	}
+	var v any
+	if t.S != nil {
+		v = t.Ask(key, func() any { return call(t) })
+	} else {
+		obs, f := t.Observe(key, conform.Fresh, call)
+		if f != nil {
+			return tokenRun{}, f
+		}
+		v = obs
+	}
+	r, ok := v.(tokenRun)
+	if !ok {
+		f := conform.Failed(fmt.Errorf("waiting for another check's run of the slow tool: %w", t.Ctx.Err()))
+		return tokenRun{}, &f
+	}
+	return r, nil
+}
+
+// askedProgress is withProgress with a string token, asked once (askedSlowRun). It returns
+// the token the call carried.
 func askedProgress(t *conform.T) (slowRun, jsonrpc.ID, *conform.Finding) {
 	if f, ok := needSlowTool(t); !ok {
 		return slowRun{}, "", &f
 	}
-	r, ok := t.Ask("slow run with a string progress token", func() any {
-		token := sharedID(t)()
-		run, err := runSlow(t, token)
-		return tokenRun{run, token, err}
-	}).(tokenRun)
-	if !ok {
-		f := conform.Failed(fmt.Errorf("waiting for another check's run of the slow tool: %w", t.Ctx.Err()))
-		return slowRun{}, "", &f
+	r, f := askedSlowRun(t)
+	if f != nil {
+		return slowRun{}, "", f
 	}
 	if r.err != nil {
 		f := conform.CannotTest("%v", r.err)
@@ -176,15 +212,15 @@ func ownProgress(t *conform.T) ([]progress, *conform.Finding) {
 
 func checkProgressTokenType(t *conform.T) conform.Finding {
 	// The string token's call is the one the progress checks share (askedProgress); the
-	// integer token's is this check's own. Over HTTP another session is only another
-	// connection: the integer call runs on one of its own beside the shared call, so the check
-	// waits for the slow tool once, not twice (the 3 s slow tool's whole run hung on it; a run
-	// judges the progress its own session got, so neither sees the other's). Over stdio, or when
-	// the server opens no other session, it runs on the check's session after the shared one.
+	// integer token's is this check's own. Over stdio it runs on the check's session after the
+	// shared one. Elsewhere the check is Observed (ObservedOverHTTP), with no session of its
+	// own: the integer call runs on one it opens beside the shared call, so that the check waits
+	// for the slow tool once, not twice (the 3 s slow tool's whole run hung on it; a run judges
+	// the progress its own session got, so neither sees the other's), or, when the server opens
+	// no other session then, on one opened after the shared call.
 	if f, ok := needSlowTool(t); !ok {
 		return f
 	}
-	number := t.S.NextNumberID()
 	var second *conform.Finding
 	besideDone, sharedDone := make(chan struct{}), make(chan struct{})
 	besideRan := t.Transport != wire.Stdio
@@ -198,7 +234,7 @@ func checkProgressTokenType(t *conform.T) conform.Finding {
 				besideRan = false
 				return
 			}
-			second = tokenTypeRun(t.On(s), number)
+			second = tokenTypeRun(t.On(s), s.NextNumberID())
 		}()
 	} else {
 		close(besideDone)
@@ -213,7 +249,15 @@ func checkProgressTokenType(t *conform.T) conform.Finding {
 		return *first
 	}
 	if !besideRan {
-		second = tokenTypeRun(t, number)
+		on := t
+		if t.S == nil {
+			s, err := t.Open(t.Revision)
+			if err != nil {
+				return conform.CannotTest("opening a session for the call with an integer progress token: %v", err)
+			}
+			on = t.On(s)
+		}
+		second = tokenTypeRun(on, on.S.NextNumberID())
 	}
 	if second != nil {
 		return *second

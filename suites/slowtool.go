@@ -27,7 +27,11 @@ func needSlowTool(t *conform.T) (conform.Finding, bool) {
 	if t.Options().SlowTool == "" {
 		return conform.CannotTest("needs a tool that takes a while and reports progress; name one with --slow-tool NAME --slow-tool-args JSON"), false
 	}
-	if !t.S.HasCapability("tools") {
+	s := t.S
+	if s == nil { // an Observed check: the revision's shared session says what the server declared
+		s = t.Negotiation(t.Revision).Session
+	}
+	if s == nil || !s.HasCapability("tools") {
 		return conform.CannotTest("the server declares no tools capability, so --slow-tool %q cannot be called", t.Options().SlowTool), false
 	}
 	return conform.Finding{}, true

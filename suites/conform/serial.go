@@ -21,16 +21,20 @@ import (
 // round-robin slots (0 and up), so that no Shared check ever runs on it.
 const serialSlot = -1
 
-// connectionOver is the connection the check starts from at revision over transport: an
-// Exclusive check takes its turn on the revision's serial session over stdio, where a session
-// of its own would be a process of its own, and over Streamable HTTP, where it would cost the
-// server an initialize (against a single-threaded Node server, ~10 ms of its CPU each, most of
-// them at the start of a run, when it is busiest: issue 28). It is Fresh at the stateless
+// connectionOver is the connection the check starts from at revision over transport: a check
+// that says ObservedOverHTTP is Observed but over stdio. An Exclusive check takes its turn on
+// the revision's serial session over stdio, where a session of its own would be a process of
+// its own, and over Streamable HTTP, where it would cost the server an initialize (against a
+// single-threaded Node server, ~10 ms of its CPU each, most of them at the start of a run, when
+// it is busiest: issue 28). It is Fresh at the stateless
 // revision when it says it leaves something open there (StatelessFresh), over HTTP when it
 // Waits (on the lane its wait would hold up the checks after it, where in the pool of checks
 // that wait it overlaps the rest of the run) or leaves a GET stream open (LeavesGetOpen), and
 // over legacy SSE.
 func connectionOver(c *Check, revision, transport string) Connection {
+	if c.Side.ObservedOverHTTP && transport != wire.Stdio {
+		return Observed
+	}
 	if c.Side.Connection != Exclusive {
 		return c.Side.Connection
 	}

@@ -192,7 +192,7 @@ func TestStdioSharedSessionsBounded(t *testing.T) {
 
 // TestConnectionOver: an Exclusive check takes turns on the serial session over stdio and
 // Streamable HTTP unless, there, it waits or leaves a GET open, or it leaves something open at
-// the stateless revision.
+// the stateless revision; a check that says ObservedOverHTTP is Observed but over stdio.
 func TestConnectionOver(t *testing.T) {
 	c := newCheck("PING-RESPOND", "MUST", ping)
 	c.Side.Connection = Exclusive
@@ -226,6 +226,23 @@ func TestConnectionOver(t *testing.T) {
 		t.Errorf("LeavesGetOpen over stdio: %v, want Exclusive", got)
 	}
 	c.Side.LeavesGetOpen = false
+	c.Side.StatelessFresh, c.Side.Waits, c.Side.ObservedOverHTTP = false, true, true
+	for _, tc := range []struct {
+		declared  Connection
+		transport string
+		want      Connection
+	}{
+		{Exclusive, wire.Stdio, Exclusive},
+		{Shared, wire.Stdio, Shared},
+		{Exclusive, wire.HTTP, Observed},
+		{Shared, wire.HTTP, Observed},
+		{Shared, wire.SSE, Observed},
+	} {
+		c.Side.Connection = tc.declared
+		if got := connectionOver(c, harness.Rev20251125, tc.transport); got != tc.want {
+			t.Errorf("ObservedOverHTTP, declared %v, over %s: %v, want %v", tc.declared, tc.transport, got, tc.want)
+		}
+	}
 }
 
 // TestFirstObservationOnSerialProcess: over stdio an observation declared with ObserveFirst
