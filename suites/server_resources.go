@@ -587,6 +587,9 @@ func checkResourceSubscribe(t *conform.T) conform.Finding {
 	if f != nil {
 		return *f
 	}
+	if st.gone != "" && st.cancelFirst { // its part came after the cancel part (stateParts)
+		return conform.CannotTest("the server of the state session stopped answering after %s", st.gone)
+	}
 	if st.subscribed == nil { // the server of its own declared no subscribe, unlike the shared one
 		return conform.NA("the server does not declare resources.subscribe")
 	}
@@ -597,6 +600,9 @@ func checkResourceUpdatedOnlySubscribed(t *conform.T) conform.Finding {
 	st, f := observeState(t)
 	if f != nil {
 		return *f
+	}
+	if st.gone != "" && st.cancelFirst { // its part came after the cancel part (stateParts)
+		return conform.CannotTest("the server of the state session stopped answering after %s", st.gone)
 	}
 	if st.unsubscribed == nil {
 		return conform.NA("the server declares no resources capability")

@@ -20,9 +20,9 @@ const cancelStopID = "CANCEL-STOP-NO-RESPONSE"
 // change a session's state and need it unchanged by anyone else: first its resources (listed,
 // read and changed with no subscription, then one subscribed to and unsubscribed again), then
 // its log level ("info", then an unknown level), last the slow tool's cancelled calls, whose
-// work may go on (over HTTP and legacy SSE beside the others, on sessions of their own). Each
-// check judges its own part; a part after which the server no longer answers leaves the later
-// ones untestable.
+// work may go on (over HTTP and legacy SSE at once, the others beside them on a session of their
+// own, and further attempts on sessions of their own). Each check judges its own part; a part
+// after which the server no longer answers leaves the later ones untestable.
 
 // stateSession is what the state session's server did, part by part.
 type stateSession struct {
@@ -31,6 +31,7 @@ type stateSession struct {
 	levels       *setLevels         // LOG-SETLEVEL's and LOG-INVALID-LEVEL's answers; nil without logging
 	cancelled    *conform.Finding   // CANCEL-STOP-NO-RESPONSE's verdict; nil where it does not run
 	gone         string             // the part after which the server stopped answering
+	cancelFirst  bool               // the cancel part ran before the others, on the same session (stateParts)
 	beside       []*harness.Session // sessions of the cancelled calls' own (stateParts, cancelAttempts)
 	// notifications are every notification the server sent in the state session and beside it
 	// (progress, resource updates, log messages): MSG-NOTIF-NO-ID judges them too.
@@ -67,8 +68,11 @@ func observeState(t *conform.T) (*stateSession, *conform.Finding) {
 
 // stateParts runs the state session's parts in order, until one leaves the server silent. Over
 // HTTP and legacy SSE the cancelled calls need nothing of the earlier parts, and another session
-// is only another connection: that part runs from the start on a session of its own, beside the
-// others (a server that will not open one gets it last on the state session, as over stdio).
+// is only another connection: the cancel part, the longest (the slow tool's calls, one attempt
+// after another), starts at once on the state session, and the earlier parts run beside it on a
+// session of their own (a server that will not open one gets them on the state session once the
+// cancel part is over). Waiting for a second handshake first put the cancel part, the end of a
+// run against a server that ignores cancellations, that much later (issue 28).
 func stateParts(o *conform.T) *stateSession {
 	st := &stateSession{}
 	var cancelPart func(s *harness.Session)
@@ -77,9 +81,6 @@ func stateParts(o *conform.T) *stateSession {
 			cancelPart = func(s *harness.Session) {
 				cancelled, beside := cancelStops(o, s)
 				st.cancelled = &cancelled
-				if s != o.S {
-					beside = append([]*harness.Session{s}, beside...)
-				}
 				st.beside = beside
 			}
 		}
@@ -90,23 +91,29 @@ func stateParts(o *conform.T) *stateSession {
 		}
 		return st
 	}
-	ran := make(chan bool, 1)
+	cancelled := make(chan struct{})
 	go func() {
-		s, err := o.Open(o.Revision)
-		if err != nil {
-			ran <- false
-			return
-		}
-		s.SetOwner("state")
-		cancelPart(s)
-		ran <- true
+		defer close(cancelled)
+		cancelPart(o.S)
 	}()
+	s, err := o.Open(o.Revision)
+	if err != nil {
+		<-cancelled
+		st.cancelFirst = true
+		if !o.S.Responsive(o.Ctx) {
+			st.gone = "the slow tool's calls were cancelled"
+			return st
+		}
+		st.gone = earlierParts(o, st)
+		return st
+	}
+	s.SetOwner("state")
 	// Every call the cancel part started is over before the state session is judged, whatever
 	// became of the other parts.
-	st.gone = earlierParts(o, st)
-	if !<-ran && st.gone == "" {
-		cancelPart(o.S)
-	}
+	gone := earlierParts(o.On(s), st)
+	<-cancelled
+	st.gone = gone
+	st.beside = append(st.beside, s)
 	return st
 }
 
@@ -151,18 +158,26 @@ func cancelStops(owner *conform.T, s *harness.Session) (conform.Finding, []*harn
 		w.run, w.f = calibrate(t)
 	}()
 	a := &cancelAttempts{owner: owner, t: t, cal: w}
-	// Each cancelled call has its own id, token and window; the string id's finding still
-	// comes first.
+	// Each cancelled call has its own id, token and window; the string id's finding comes
+	// first, so once it is other than a pass the id 0's attempts are stopped: their finding
+	// would not be reported (against a server that ignores cancellations, they were the rest
+	// of the cancel part over stdio, where the id 0's attempts follow each other).
 	ids := []jsonrpc.ID{t.S.NextID(), jsonrpc.NumberID(0)}
 	outcomes := make([]attempt, len(ids))
+	zeroCtx, stopZero := context.WithCancel(t.Ctx)
+	defer stopZero()
 	var wg sync.WaitGroup
-	for i, id := range ids {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			outcomes[i] = a.decide(id)
-		}()
-	}
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		if outcomes[0] = a.decide(t.Ctx, ids[0]); !outcomes[0].ok {
+			stopZero()
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		outcomes[1] = a.decide(zeroCtx, ids[1])
+	}()
 	wg.Wait()
 	<-w.done
 	if w.f != nil {
@@ -235,43 +250,73 @@ type cancelAttempts struct {
 	opened []*harness.Session
 }
 
-// decide is the finding of the first attempt with id that did not race, or of the last one.
-// Over stdio another session is another server process, so the attempts follow each other on
-// the state session (its previous call with the id is over, so the id may be used again). Over
-// HTTP and legacy SSE another session is another connection: the first attempt is made on the
-// cancel part's session, and as soon as an attempt is seen racing (answered, or working on after
-// the cancellation) the next one starts on a session of its own, beside it. Not all at once: a
-// race comes of the server reading the cancellation late, which a burst of load does to calls
-// made at the same moment alike (a conformant reference then raced three times over in the
-// self-test), while the next attempt, started once the race shows, meets the server later, as
-// one made after the other did. An attempt seen working on after the cancellation ends there
-// (it counts as raced whatever follows: a later answer is raced too), any other waits out its
-// window; so the finding is the one the attempts made one after another would give, and a server
-// that ignores cancellations costs about one run of the tool per attempt, not one window. The
-// next attempt's session is opened at the first message of the call's own after the
-// cancellation was read, before the race shows (preopen).
-func (a *cancelAttempts) decide(id jsonrpc.ID) attempt {
-	t := a.t
-	if t.Transport == wire.Stdio {
+// decide is the finding of the first attempt with id that did not race, or of the last one,
+// made until ctx ends. The first attempt is made on the cancel part's session, and at the first
+// sign of a race (a message of the call's own after the cancellation was read, or its end) the
+// next one starts beside it (inTurn): over HTTP and legacy SSE on a session of its own (another
+// connection), over stdio on the same session (another session is another server process) with
+// a string id of its own. Not all at once: a race comes of the server reading the cancellation
+// late, which a burst of load does to calls made at the same moment alike (a conformant
+// reference then raced three times over in the self-test), while the next attempt, started once
+// the sign shows, meets the server later, after the earlier cancellation was read. An attempt seen
+// working on after the cancellation ends there (it counts as raced whatever follows: a later
+// answer is raced too), any other waits out its window; an attempt that ends without racing
+// stops the attempts started after it (their findings would not count), so the finding is the
+// one the attempts made one after another would give, and a server that ignores cancellations
+// costs about one step of the tool's progress per attempt beyond the first, not one window
+// (issue 28). Over stdio the id 0 cannot be used again while a call with it may still be
+// answered: its attempts follow each other, each over before the next.
+func (a *cancelAttempts) decide(ctx context.Context, id jsonrpc.ID) attempt {
+	t := a.t.On(a.t.S)
+	t.Ctx = ctx
+	if t.Transport == wire.Stdio && id.IsNumber() {
 		var o attempt
 		for range cancelAttemptsMax {
-			if o = cancelOne(t, id, a.cal, nil); !o.raced {
+			if o = cancelOne(t, id, a.cal, nil); !o.raced || ctx.Err() != nil {
 				break
 			}
 		}
 		return o
 	}
+	return inTurn(ctx, func(ctx context.Context, i int, before []chan struct{}, sig *raceSignals) attempt {
+		if i == 0 {
+			return cancelOne(t, id, a.cal, sig)
+		}
+		if t.Transport == wire.Stdio {
+			release := a.owner.Beside(ctx, before[i-1])
+			defer release()
+			u := t.On(t.S)
+			u.Ctx = ctx
+			if ctx.Err() != nil {
+				return attempt{} // stopped: an attempt before it decided
+			}
+			return cancelOne(u, u.S.NextID(), a.cal, sig)
+		}
+		next := a.preopen()
+		// A slot of the scheduler's for the further call, or the place of the attempt before,
+		// once it is over: never slower than one attempt after the other.
+		release := a.owner.Beside(ctx, before[i-1])
+		defer release()
+		return a.beside(ctx, id, <-next, before, sig)
+	})
+}
+
+// inTurn makes up to cancelAttemptsMax attempts with run (decide): the first at once, each
+// further one at the first sign of a race of the one before (sig's hint or racing, or its end
+// with raced), with a context that ends when an attempt before it ends without racing. It
+// returns the deciding attempt once every one started is over.
+func inTurn(ctx context.Context, run func(ctx context.Context, i int, before []chan struct{}, sig *raceSignals) attempt) attempt {
 	outcomes := make([]attempt, cancelAttemptsMax)
 	done := make([]chan struct{}, cancelAttemptsMax)
 	signals := make([]*raceSignals, cancelAttemptsMax)
-	launch := func(i int, run func(sig *raceSignals) attempt) {
+	launch := func(i int, ctx context.Context) {
 		done[i], signals[i] = make(chan struct{}), newRaceSignals()
 		go func() {
 			defer close(done[i])
-			outcomes[i] = run(signals[i])
+			outcomes[i] = run(ctx, i, done[:i], signals[i])
 		}()
 	}
-	launch(0, func(sig *raceSignals) attempt { return cancelOne(t, id, a.cal, sig) })
+	launch(0, ctx)
 	started := 1
 	for i := 1; i < cancelAttemptsMax; i++ {
 		select {
@@ -279,24 +324,24 @@ func (a *cancelAttempts) decide(id jsonrpc.ID) attempt {
 		case <-signals[i-1].racing:
 		case <-signals[i-1].hint:
 		}
-		// The next attempt's session opens at the first sign of a race, so that the attempt
-		// need not wait for its handshake once the race shows.
-		next := a.preopen()
-		select {
-		case <-done[i-1]:
-		case <-signals[i-1].racing:
-		}
 		if !mayRace(done[i-1], &outcomes[i-1]) {
-			<-next
 			break
 		}
-		launch(i, func(sig *raceSignals) attempt {
-			// A slot of the scheduler's for the further call, or the place of the attempt
-			// before, once it is over: never slower than one attempt after the other.
-			release := a.owner.Beside(t.Ctx, done[i-1])
-			defer release()
-			return a.beside(id, <-next, done[:i], sig)
-		})
+		attemptCtx, stop := context.WithCancel(ctx)
+		launch(i, attemptCtx)
+		// The attempt before that ends without racing decides: this one is stopped, and so
+		// (as it then ends without racing) every one after it.
+		go func() {
+			defer stop()
+			select {
+			case <-done[i-1]:
+				if !outcomes[i-1].raced {
+					stop()
+				}
+				<-done[i]
+			case <-done[i]:
+			}
+		}()
 		started++
 	}
 	for _, d := range done[:started] {
@@ -346,17 +391,24 @@ func (a *cancelAttempts) preopen() <-chan *harness.Session {
 	return out
 }
 
-// beside makes an attempt with id on s, a session of its own. A server that would not open one
-// (s nil) gets it on the cancel part's session, once every attempt before it is over (the first
-// one used the id there).
-func (a *cancelAttempts) beside(id jsonrpc.ID, s *harness.Session, before []chan struct{}, sig *raceSignals) attempt {
-	if s == nil {
+// beside makes an attempt with id on s, a session of its own, until ctx ends. A server that
+// would not open one (s nil) gets it on the cancel part's session, once every attempt before it
+// is over (the first one used the id there).
+func (a *cancelAttempts) beside(ctx context.Context, id jsonrpc.ID, s *harness.Session, before []chan struct{}, sig *raceSignals) attempt {
+	t := a.t
+	if s != nil {
+		t = t.On(s)
+	} else {
 		for _, d := range before {
 			<-d
 		}
-		return cancelOne(a.t, id, a.cal, sig)
+		t = t.On(t.S)
 	}
-	return cancelOne(a.t.On(s), id, a.cal, sig)
+	t.Ctx = ctx
+	if ctx.Err() != nil {
+		return attempt{} // stopped: an attempt before it decided
+	}
+	return cancelOne(t, id, a.cal, sig)
 }
 
 // raceSignals are what an attempt made beside others tells as soon as it sees it: hint, a

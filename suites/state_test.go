@@ -1,7 +1,9 @@
 package suites
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
 	"github.com/mcpspec/mcpspec/harness/wire"
@@ -49,5 +51,75 @@ func TestDeciding(t *testing.T) {
 		if got := deciding(c.outcomes); got.ok != c.want.ok || got.f.Message != c.want.f.Message {
 			t.Errorf("deciding(%v) = %v, want %v", c.outcomes, got, c.want)
 		}
+	}
+}
+
+// inTurn starts a further attempt at the first sign of a race of the one before, and stops the
+// ones started after an attempt that ends without racing: that attempt decides.
+func TestInTurn(t *testing.T) {
+	passed := attempt{ok: true}
+	raced := attempt{f: conform.Violated("kept working"), raced: true}
+	type script struct {
+		hint bool    // tell the hint, and end only once the next attempt has started
+		end  attempt // what the attempt ends with, unless it holds
+		hold bool    // end only when stopped
+	}
+	for _, c := range []struct {
+		name    string
+		scripts []script
+		want    attempt
+		stopped []bool // per attempt started
+	}{
+		{"a pass without a sign decides alone", []script{{end: passed}}, passed, []bool{false}},
+		{"a sign, then a pass: the next attempt is stopped", []script{{hint: true, end: passed}, {hold: true}}, passed, []bool{false, true}},
+		{"a race, then a pass: the third is stopped", []script{{hint: true, end: raced}, {hint: true, end: passed}, {hold: true}}, passed, []bool{false, false, true}},
+		{"three races: the last decides", []script{{hint: true, end: raced}, {hint: true, end: raced}, {end: raced}}, raced, []bool{false, false, false}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			const bound = 10 * time.Second // a test's bound on a loaded machine, never reached when it passes
+			began := make([]chan struct{}, cancelAttemptsMax)
+			for i := range began {
+				began[i] = make(chan struct{})
+			}
+			stopped := make([]bool, cancelAttemptsMax)
+			got := inTurn(context.Background(), func(ctx context.Context, i int, _ []chan struct{}, sig *raceSignals) attempt {
+				close(began[i])
+				s := c.scripts[i]
+				if s.hold {
+					select {
+					case <-ctx.Done():
+						stopped[i] = true
+					case <-time.After(bound):
+					}
+					return attempt{}
+				}
+				if s.hint {
+					sig.hinted()
+					select {
+					case <-began[i+1]:
+					case <-time.After(bound):
+						t.Errorf("attempt %d: no attempt started on its hint", i)
+					}
+				}
+				return s.end
+			})
+			if got.ok != c.want.ok || got.f.Message != c.want.f.Message {
+				t.Errorf("decided %+v, want %+v", got, c.want)
+			}
+			for i := range cancelAttemptsMax {
+				select {
+				case <-began[i]:
+					if i >= len(c.stopped) {
+						t.Errorf("attempt %d started, want %d attempts", i, len(c.stopped))
+					} else if stopped[i] != c.stopped[i] {
+						t.Errorf("attempt %d stopped: %v, want %v", i, stopped[i], c.stopped[i])
+					}
+				default:
+					if i < len(c.stopped) {
+						t.Errorf("attempt %d never started, want %d attempts", i, len(c.stopped))
+					}
+				}
+			}
+		})
 	}
 }

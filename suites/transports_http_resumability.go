@@ -146,6 +146,12 @@ func checkResumeOtherStream(t *conform.T) conform.Finding {
 		})
 		cancel()
 	}
+	// A replay of B's is the violation however A's replay ends: waiting for A's response
+	// first (the late-reply grace, when the server replays A without it) only made this check
+	// the end of a run against such a server (issue 28).
+	if ofB := replayed(t, from, r, b.id, tokenB); len(ofB) > 0 {
+		return conform.Violated("resuming stream A (Last-Event-ID %s) replayed %d message(s) of stream B: %s", last, len(ofB), show(ofB[0]))
+	}
 	if len(replayed(t, from, r, idA, tokenA)) > 0 {
 		ctx, cancel := context.WithTimeout(t.Ctx, lateReplyGrace)
 		_, _ = t.S.WaitFor(ctx, r, from, func(rc wire.Received) bool { return wire.ContainsResponse(rc.Msg, idA) })
