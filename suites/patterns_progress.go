@@ -133,13 +133,15 @@ type tokenRun struct {
 	token jsonrpc.ID
 	err   error
 	notes []jsonrpc.Message // every notification the call's session got, from the call on
+	// readyErr is why the call's HTTP response never began (nil when it did, and on stdio).
+	readyErr error
 }
 
 // askedSlowRun is a run of the slow tool with a string progress token, made once per revision
 // and transport for every check that judges what such a call gets: PROG-MONOTONIC,
 // PROG-MESSAGE and PROG-TOKEN-TYPE's string token judge its progress (askedProgress), each for
-// its own rule, and MSG-NOTIF-NO-ID every notification it brought, where each made the same
-// call, and waited for it, on a session of its own. Over stdio they run on a session that
+// its own rule, MSG-NOTIF-NO-ID every notification it brought, and HTTP-SSE-NO-EARLY-CLOSE
+// its SSE stream, where each made the same call, and waited for it, on a session of its own. Over stdio they run on a session that
 // serves other checks too and the first to come asks it there (T.Ask); over HTTP they are
 // Observed (ObservedOverHTTP), and the call is an observation on a session of its own, made by
 // the first to come (T.Observe): none of them opens a session only to read its answer.
@@ -150,6 +152,9 @@ func askedSlowRun(t *conform.T) (tokenRun, *conform.Finding) {
 		from := o.S.Mark()
 		run, err := runSlow(o, token)
 		r := tokenRun{run: run, token: token, err: err}
+		if run.d != nil && o.Transport != wire.Stdio {
+			r.readyErr = waitReady(o, run.d) // at once: the call is over
+		}
 		for _, got := range o.S.Conn.Inbox().Since(from) {
 			for _, m := range flatten(got.Msg) {
 				if m.HasMethod && strings.HasPrefix(m.Method, "notifications/") {

@@ -112,6 +112,9 @@ type slowRun struct {
 	// late carry the token of a request of this session (this call's own included) that had
 	// been answered before they arrived.
 	late []progress
+	d    *wire.Delivery // the call's HTTP response (nil when it was never sent)
+	// finishErr is why the call got no response (nil when it got one).
+	finishErr error
 }
 
 // runSlow calls the slow tool to completion with token ("": none) and verifies that the
@@ -123,7 +126,7 @@ func runSlow(t *conform.T, token jsonrpc.ID) (slowRun, error) {
 		return slowRun{}, err
 	}
 	resp, err := call.finish(t)
-	run := slowRun{resp: resp, took: time.Since(call.sent)}
+	run := slowRun{resp: resp, took: time.Since(call.sent), d: call.d, finishErr: err}
 	if err != nil {
 		return run, fmt.Errorf("the slow tool %q got no response: %w", t.Options().SlowTool, err)
 	}
