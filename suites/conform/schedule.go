@@ -1,7 +1,9 @@
 package conform
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/mcpspec/mcpspec/harness/wire"
@@ -142,6 +144,14 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 				overHTTP = append(overHTTP, s)
 			}
 		}
+		// Over HTTP the Observed ones first: their observation (the state session's cancelled
+		// calls above all) is the longest chain of waits in a run, and their Ready gates queue
+		// on one session per revision with every other waiting check's; started behind those,
+		// it ended a run against a server that ignores cancellations (issue 28). (Over stdio
+		// each is a server process to start, which the waits pool already bounds.)
+		slices.SortStableFunc(overHTTP, func(a, b slotted) int {
+			return cmp.Compare(observedLast(a.spec), observedLast(b.spec))
+		})
 		go feed(overStdio, stdioPool)
 		go feed(overHTTP, waitPool)
 		for _, g := range groupOrder {
@@ -160,6 +170,14 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 			go run(s.spec, s.slot)
 		}
 	}()
+}
+
+// observedLast orders the waiting checks: 0 for an Observed one, 1 for any other.
+func observedLast(s Spec) int {
+	if s.Check.Side.Connection == Observed {
+		return 0
+	}
+	return 1
 }
 
 // ownSession says whether a spec gets a shared session of its own: a shared check that Waits,

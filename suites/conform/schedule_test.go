@@ -66,3 +66,37 @@ func TestWaitingChecksRunBesideWorkers(t *testing.T) {
 		})
 	}
 }
+
+// TestObservedWaitingChecksStartFirst: over HTTP an Observed check that Waits is started before
+// the other waiting checks, whatever their order: its observation is the run's longest chain.
+func TestObservedWaitingChecksStartFirst(t *testing.T) {
+	r := newRunner(newServer(t), []string{served}, nil, nil)
+	defer r.Close()
+	var mu sync.Mutex
+	var order []string
+	record := func(c *T) Finding {
+		mu.Lock()
+		order = append(order, c.Check.ID)
+		mu.Unlock()
+		return Passed("")
+	}
+	var specs []Spec
+	for _, id := range []string{"PING-RESPOND", "JRPC-ID-ECHO", "JRPC-VERSION"} {
+		c := newCheck(id, "MUST", record)
+		c.Side.Waits = true
+		specs = append(specs, Spec{c, served, wire.HTTP})
+	}
+	observed := newCheck("JRPC-ERROR-MESSAGE", "MUST", record)
+	observed.Side.Waits, observed.Side.Connection = true, Observed
+	specs = append(specs, Spec{observed, served, wire.HTTP})
+	r.SetWaiting(1) // one at a time: the order they start in is the order they run in
+	r.StartShared(specs, 1, 1)
+	for _, s := range specs {
+		if res := r.Result(s); res.Status != reports.Pass {
+			t.Errorf("%s: %s (%s)", res.ID, res.Status, res.Message)
+		}
+	}
+	if len(order) == 0 || order[0] != observed.ID {
+		t.Errorf("the waiting checks ran in the order %v, want %s first", order, observed.ID)
+	}
+}
