@@ -31,7 +31,7 @@ func init() {
 			Side:    conform.Server{Waits: true, Run: checkProgressKnownToken}},
 		conform.Check{ID: "PROG-STOP", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary: "no progress for a token after its request's final response",
-			Side:    conform.Server{Waits: true, Run: checkProgressStop}},
+			Side:    conform.Server{ObservedOverHTTP: true, Waits: true, Run: checkProgressStop}},
 		conform.Check{ID: "PROG-MESSAGE", Level: "SHOULD",
 			Revisions: conform.AllCatalogued, Transports: allTransports,
 			Summary: "a progress message, when present, is a string",
@@ -135,13 +135,15 @@ type tokenRun struct {
 	notes []jsonrpc.Message // every notification the call's session got, from the call on
 	// readyErr is why the call's HTTP response never began (nil when it did, and on stdio).
 	readyErr error
+	received []wire.Received // what the call's session got, from the call on
 }
 
 // askedSlowRun is a run of the slow tool with a string progress token, made once per revision
 // and transport for every check that judges what such a call gets: PROG-MONOTONIC,
 // PROG-MESSAGE and PROG-TOKEN-TYPE's string token judge its progress (askedProgress), each for
-// its own rule, MSG-NOTIF-NO-ID every notification it brought, and HTTP-SSE-NO-EARLY-CLOSE
-// its SSE stream, where each made the same call, and waited for it, on a session of its own. Over stdio they run on a session that
+// its own rule, MSG-NOTIF-NO-ID every notification it brought, and over HTTP PROG-STOP what
+// came after its response and HTTP-SSE-NO-EARLY-CLOSE its SSE stream, where each made the same
+// call, and waited for it, on a session of its own. Over stdio they run on a session that
 // serves other checks too and the first to come asks it there (T.Ask); over HTTP they are
 // Observed (ObservedOverHTTP), and the call is an observation on a session of its own, made by
 // the first to come (T.Observe): none of them opens a session only to read its answer.
@@ -151,11 +153,11 @@ func askedSlowRun(t *conform.T) (tokenRun, *conform.Finding) {
 		token := sharedID(o)()
 		from := o.S.Mark()
 		run, err := runSlow(o, token)
-		r := tokenRun{run: run, token: token, err: err}
+		r := tokenRun{run: run, token: token, err: err, received: o.S.Conn.Inbox().Since(from)}
 		if run.d != nil && o.Transport != wire.Stdio {
 			r.readyErr = waitReady(o, run.d) // at once: the call is over
 		}
-		for _, got := range o.S.Conn.Inbox().Since(from) {
+		for _, got := range r.received {
 			for _, m := range flatten(got.Msg) {
 				if m.HasMethod && strings.HasPrefix(m.Method, "notifications/") {
 					r.notes = append(r.notes, m)
@@ -332,6 +334,9 @@ func checkProgressStop(t *conform.T) conform.Finding {
 	if f, ok := needSlowTool(t); !ok {
 		return f
 	}
+	if t.S == nil {
+		return checkProgressStopShared(t)
+	}
 	token := t.S.NextID()
 	call, err := startSlow(t, t.S.NextID(), token)
 	if err != nil {
@@ -344,19 +349,8 @@ func checkProgressStop(t *conform.T) conform.Finding {
 	if _, err := t.S.Quiet(t.Ctx, call.from); err != nil {
 		return conform.Crashed("%v", err)
 	}
-	respAt, respRecv := -1, wire.Received{}
-	for _, r := range t.S.Conn.Inbox().Since(call.from) {
-		if wire.ContainsResponse(r.Msg, call.id) {
-			respAt, respRecv = r.Index, r
-			break
-		}
-	}
-	var own []progress
-	for _, p := range progressSince(t, call.from) {
-		if p.token == token && p.index < respAt {
-			own = append(own, p)
-		}
-	}
+	recs := t.S.Conn.Inbox().Since(call.from)
+	respAt, own := ownBeforeResponse(recs, token, resp)
 	if len(own) == 0 {
 		return conform.CannotTest("the slow tool %q sent no progress with its call's token before its answer, so there is nothing to stop: %s", t.Options().SlowTool, clip(show(resp), 160))
 	}
@@ -371,8 +365,66 @@ func checkProgressStop(t *conform.T) conform.Finding {
 		})
 		cancel()
 	}
-	for _, p := range progressSince(t, call.from) {
-		if p.token == token && p.index > respAt && afterResponse(t, p, respRecv) {
+	return progressAfterResponse(t.S.Conn.Inbox().Since(call.from), token, resp)
+}
+
+// checkProgressStopShared is PROG-STOP over HTTP, where the check is Observed (ObservedOverHTTP):
+// judged on the slow run with a string token the progress checks share (askedSlowRun). Over
+// Streamable HTTP progress comes only on a stream the client opened, and that run ends with
+// every stream of its session ended (Session.Quiet): after that nothing can come, so the wait
+// a call of the check's own made after its response could add nothing.
+func checkProgressStopShared(t *conform.T) conform.Finding {
+	r, f := askedSlowRun(t)
+	if f != nil {
+		return *f
+	}
+	run := r.run
+	switch {
+	case run.d == nil:
+		return conform.Crashed("starting the slow tool: %v", r.err)
+	case run.finishErr != nil:
+		return conform.CannotTest("the slow tool got no response: %v", run.finishErr)
+	case run.quietErr != nil:
+		return conform.Crashed("%v", run.quietErr)
+	}
+	if _, own := ownBeforeResponse(r.received, r.token, run.resp); len(own) == 0 {
+		return conform.CannotTest("the slow tool %q sent no progress with its call's token before its answer, so there is nothing to stop: %s", t.Options().SlowTool, clip(show(run.resp), 160))
+	}
+	return progressAfterResponse(r.received, r.token, run.resp)
+}
+
+// ownBeforeResponse finds, in what a session received from a slow call on (recs), the call's
+// response resp (its position, -1 if absent) and the progress with token before it.
+func ownBeforeResponse(recs []wire.Received, token jsonrpc.ID, resp jsonrpc.Message) (int, []progress) {
+	respAt := -1
+	for _, r := range recs {
+		if wire.ContainsResponse(r.Msg, resp.ID) {
+			respAt = r.Index
+			break
+		}
+	}
+	var own []progress
+	for _, p := range progressIn(recs) {
+		if p.token == token && p.index < respAt {
+			own = append(own, p)
+		}
+	}
+	return respAt, own
+}
+
+// progressAfterResponse is PROG-STOP's finding on what a session received from a slow call
+// with token on (recs): a violation for progress with that token sent after the call's
+// response resp.
+func progressAfterResponse(recs []wire.Received, token jsonrpc.ID, resp jsonrpc.Message) conform.Finding {
+	respAt, respRecv := -1, wire.Received{}
+	for _, r := range recs {
+		if wire.ContainsResponse(r.Msg, resp.ID) {
+			respAt, respRecv = r.Index, r
+			break
+		}
+	}
+	for _, p := range progressIn(recs) {
+		if p.token == token && p.index > respAt && afterResponse(recs, p, respRecv) {
 			return conform.Violated("progress for token %s after the response %s: %s", token.Text(), clip(show(resp), 80), show(p.raw))
 		}
 	}
@@ -382,12 +434,14 @@ func checkProgressStop(t *conform.T) conform.Finding {
 // afterResponse reports whether p, received after the response resp, was sent after it too:
 // on one ordered channel (stdio, or the same HTTP response) arrival order is the server's;
 // across HTTP streams only a gap longer than the late-reply grace says so.
-func afterResponse(t *conform.T, p progress, resp wire.Received) bool {
+func afterResponse(recs []wire.Received, p progress, resp wire.Received) bool {
 	if p.via == resp.Via {
 		return true
 	}
-	for _, r := range t.S.Conn.Inbox().Since(p.index) {
-		return r.At.Sub(resp.At) > lateReplyGrace
+	for _, r := range recs {
+		if r.Index == p.index {
+			return r.At.Sub(resp.At) > lateReplyGrace
+		}
 	}
 	return false
 }

@@ -72,8 +72,13 @@ type progress struct {
 
 // progressSince returns every progress notification received from inbox position from on.
 func progressSince(t *conform.T, from int) []progress {
+	return progressIn(t.S.Conn.Inbox().Since(from))
+}
+
+// progressIn returns every progress notification among recs.
+func progressIn(recs []wire.Received) []progress {
 	var out []progress
-	for _, r := range t.S.Conn.Inbox().Since(from) {
+	for _, r := range recs {
 		for _, m := range flatten(r.Msg) {
 			if m.Kind != jsonrpc.Notification || m.Method != "notifications/progress" {
 				continue
@@ -113,8 +118,9 @@ type slowRun struct {
 	// been answered before they arrived.
 	late []progress
 	d    *wire.Delivery // the call's HTTP response (nil when it was never sent)
-	// finishErr is why the call got no response (nil when it got one).
-	finishErr error
+	// finishErr is why the call got no response (nil when it got one), quietErr why the
+	// server did not fall quiet after it.
+	finishErr, quietErr error
 }
 
 // runSlow calls the slow tool to completion with token ("": none) and verifies that the
@@ -131,6 +137,7 @@ func runSlow(t *conform.T, token jsonrpc.ID) (slowRun, error) {
 		return run, fmt.Errorf("the slow tool %q got no response: %w", t.Options().SlowTool, err)
 	}
 	if _, err := t.S.Quiet(t.Ctx, call.from); err != nil {
+		run.quietErr = err
 		return run, err
 	}
 	if failure := slowFailure(resp); failure != "" {
