@@ -143,10 +143,10 @@ type tokenRun struct {
 // PROG-MESSAGE and PROG-TOKEN-TYPE's string token judge its progress (askedProgress), each for
 // its own rule, MSG-NOTIF-NO-ID every notification it brought, and over HTTP PROG-STOP what
 // came after its response and HTTP-SSE-NO-EARLY-CLOSE its SSE stream, where each made the same
-// call, and waited for it, on a session of its own. Over stdio they run on a session that
-// serves other checks too and the first to come asks it there (T.Ask); over HTTP they are
-// Observed (ObservedOverHTTP), and the call is an observation on a session of its own, made by
-// the first to come (T.Observe): none of them opens a session only to read its answer.
+// call, and waited for it, on a session of its own. Over stdio and legacy SSE the first to
+// come asks it on its session (T.Ask); over Streamable HTTP they are Observed
+// (ObservedOverHTTP), and the call is an observation on a session of its own, made by the
+// first to come (T.Observe): none of them opens a session only to read its answer.
 func askedSlowRun(t *conform.T) (tokenRun, *conform.Finding) {
 	const key = "slow run with a string progress token"
 	call := func(o *conform.T) any {
@@ -220,11 +220,12 @@ func ownProgress(t *conform.T) ([]progress, *conform.Finding) {
 func checkProgressTokenType(t *conform.T) conform.Finding {
 	// The string token's call is the one the progress checks share (askedProgress); the
 	// integer token's is this check's own. Over stdio it runs on the check's session after the
-	// shared one. Elsewhere the check is Observed (ObservedOverHTTP), with no session of its
-	// own: the integer call runs on one it opens beside the shared call, so that the check waits
-	// for the slow tool once, not twice (the 3 s slow tool's whole run hung on it; a run judges
-	// the progress its own session got, so neither sees the other's), or, when the server opens
-	// no other session then, on one opened after the shared call.
+	// shared one. Elsewhere it runs on a session it opens beside the shared call, so that the
+	// check waits for the slow tool once, not twice (the 3 s slow tool's whole run hung on it; a
+	// run judges the progress its own session got, so neither sees the other's), or, when the
+	// server opens no other session then, after the shared call: on the check's own session
+	// over legacy SSE, on one it opens over Streamable HTTP, where the check is Observed
+	// (ObservedOverHTTP) and has none.
 	if f, ok := needSlowTool(t); !ok {
 		return f
 	}
@@ -368,11 +369,11 @@ func checkProgressStop(t *conform.T) conform.Finding {
 	return progressAfterResponse(t.S.Conn.Inbox().Since(call.from), token, resp)
 }
 
-// checkProgressStopShared is PROG-STOP over HTTP, where the check is Observed (ObservedOverHTTP):
-// judged on the slow run with a string token the progress checks share (askedSlowRun). Over
-// Streamable HTTP progress comes only on a stream the client opened, and that run ends with
-// every stream of its session ended (Session.Quiet): after that nothing can come, so the wait
-// a call of the check's own made after its response could add nothing.
+// checkProgressStopShared is PROG-STOP over Streamable HTTP, where the check is Observed
+// (ObservedOverHTTP): judged on the slow run with a string token the progress checks share
+// (askedSlowRun). There progress comes only on a stream the client opened, and that run ends
+// with every stream of its session ended (Session.Quiet): after that nothing can come, so the
+// wait a call of the check's own made after its response could add nothing.
 func checkProgressStopShared(t *conform.T) conform.Finding {
 	r, f := askedSlowRun(t)
 	if f != nil {

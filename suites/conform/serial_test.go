@@ -192,7 +192,7 @@ func TestStdioSharedSessionsBounded(t *testing.T) {
 
 // TestConnectionOver: an Exclusive check takes turns on the serial session over stdio and
 // Streamable HTTP unless, there, it waits or leaves a GET open, or it leaves something open at
-// the stateless revision; a check that says ObservedOverHTTP is Observed but over stdio.
+// the stateless revision; a check that says ObservedOverHTTP is Observed over Streamable HTTP.
 func TestConnectionOver(t *testing.T) {
 	c := newCheck("PING-RESPOND", "MUST", ping)
 	c.Side.Connection = Exclusive
@@ -236,7 +236,7 @@ func TestConnectionOver(t *testing.T) {
 		{Shared, wire.Stdio, Shared},
 		{Exclusive, wire.HTTP, Observed},
 		{Shared, wire.HTTP, Observed},
-		{Shared, wire.SSE, Observed},
+		{Shared, wire.SSE, Shared},
 	} {
 		c.Side.Connection = tc.declared
 		if got := connectionOver(c, harness.Rev20251125, tc.transport); got != tc.want {
