@@ -152,7 +152,7 @@ func checkNotificationNoID(t *conform.T) conform.Finding {
 	// of the log tool's server (at debug, which changes the server's state, so not on a session
 	// other checks use), and every one the state session saw (progress of the slow tool,
 	// resource updates, log messages), so that a run with notifications in its evidence has
-	// something to judge without --log-tool. Over HTTP the check is Observed: T.S is nil.
+	// something to judge without --log-tool. Over Streamable HTTP the check is Observed: T.S is nil.
 	var notes []jsonrpc.Message
 	caps := t.S
 	if caps == nil {
