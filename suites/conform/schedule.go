@@ -82,7 +82,7 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 				groupOrder = append(groupOrder, g)
 			}
 			groups[g] = append(groups[g], slotted{s, serialSlot})
-		case s.Check.Side.Connection == Shared:
+		case connectionOver(s.Check, s.Revision, s.Transport) == Shared:
 			slot := perRevision[rk] % slotsOver(s.Transport, slots)
 			perRevision[rk]++
 			g := sharedKey(s.Transport, s.Revision, slot)
@@ -184,7 +184,7 @@ func observedLast(s Spec) int {
 // over a transport on which another session is only another connection to the same server
 // (over stdio it would be another server process, dearer than the wait it saves).
 func ownSession(s Spec) bool {
-	return s.Check.Side.Connection == Shared && s.Check.Side.Waits && s.Transport != wire.Stdio
+	return connectionOver(s.Check, s.Revision, s.Transport) == Shared && s.Check.Side.Waits && s.Transport != wire.Stdio
 }
 
 // MaxStdioSessions bounds the shared sessions per revision over stdio, whatever --sessions says:
