@@ -29,7 +29,7 @@ func init() {
 			Side:    conform.Server{Run: checkCoreSupport}},
 		conform.Check{ID: "MSG-NOTIF-NO-ID", Level: "MUST", Revisions: conform.AllCatalogued, Transports: allTransports,
 			Summary: "the server's notifications (those the log tool and the slow tool provoke, and every one of the state session: progress, resource updates, log messages) carry no id member, not even null",
-			Side:    conform.Server{Connection: conform.Exclusive, Waits: true, Run: checkNotificationNoID}},
+			Side:    conform.Server{Connection: conform.Exclusive, ObservedOverHTTP: true, Waits: true, Run: checkNotificationNoID}},
 		conform.Check{ID: "MSG-META-RESERVED", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: allTransports,
 			Summary:     "_meta keys the server sends under a prefix reserved for MCP are ones the spec defines",
 			LevelReason: "The spec reserves the prefixes without a keyword; mcpspec warns on a key under one that the revision does not define.",
@@ -147,14 +147,18 @@ func checkCoreSupport(t *conform.T) conform.Finding {
 }
 
 func checkNotificationNoID(t *conform.T) conform.Finding {
-	// The notifications judged: those the slow tool (its progress) provokes on the check's own
-	// session, where they were named, those of the log tool's server (at debug, which changes
-	// the server's state, so not on this session: over stdio the next check uses it), and every
-	// one the state session saw (progress of the slow tool, resource updates, log messages), so
-	// that a run with notifications in its evidence has something to judge without --log-tool.
-	from := t.S.Mark() // over stdio the session carried other checks before this one
+	// The notifications judged: those the slow tool (its progress) provokes on the session of
+	// its call with a string token, which the progress checks judge too (askedSlowRun), those
+	// of the log tool's server (at debug, which changes the server's state, so not on a session
+	// other checks use), and every one the state session saw (progress of the slow tool,
+	// resource updates, log messages), so that a run with notifications in its evidence has
+	// something to judge without --log-tool. Over Streamable HTTP the check is Observed: T.S is nil.
 	var notes []jsonrpc.Message
-	if t.Options().LogTool != "" && t.S.HasCapability("logging") {
+	caps := t.S
+	if caps == nil {
+		caps = t.Negotiation(t.Revision).Session
+	}
+	if t.Options().LogTool != "" && caps != nil && caps.HasCapability("logging") {
 		run, f := observeLogTool(t)
 		if f != nil {
 			return *f
@@ -165,14 +169,12 @@ func checkNotificationNoID(t *conform.T) conform.Finding {
 		notes = append(notes, run.notes...)
 	}
 	if _, ok := needSlowTool(t); ok {
-		_, _ = runSlow(t, t.S.NextID()) // only its notifications matter here
-	}
-	for _, r := range t.S.Conn.Inbox().Since(from) {
-		for _, m := range flatten(r.Msg) {
-			if m.HasMethod && strings.HasPrefix(m.Method, "notifications/") {
-				notes = append(notes, m)
-			}
+		// Only its notifications matter here, whatever became of the call.
+		r, f := askedSlowRun(t)
+		if f != nil {
+			return *f
 		}
+		notes = append(notes, r.notes...)
 	}
 	if st, f := observeState(t); f == nil {
 		notes = append(notes, st.notifications...)

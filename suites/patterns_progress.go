@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
@@ -21,20 +22,20 @@ func init() {
 			Side:    conform.Server{Waits: true, Run: checkProgressOwnStream}},
 		conform.Check{ID: "PROG-TOKEN-TYPE", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary: "progress notifications carry the request's token unchanged, same JSON type and value, for string and integer tokens",
-			Side:    conform.Server{Waits: true, Run: checkProgressTokenType}},
+			Side:    conform.Server{ObservedOverHTTP: true, Waits: true, Run: checkProgressTokenType}},
 		conform.Check{ID: "PROG-MONOTONIC", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary: "progress increases with every notification for a token",
-			Side:    conform.Server{Waits: true, Run: checkProgressMonotonic}},
+			Side:    conform.Server{ObservedOverHTTP: true, Waits: true, Run: checkProgressMonotonic}},
 		conform.Check{ID: "PROG-KNOWN-TOKEN", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary: "no progress for a request that asked for none",
 			Side:    conform.Server{Waits: true, Run: checkProgressKnownToken}},
 		conform.Check{ID: "PROG-STOP", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary: "no progress for a token after its request's final response",
-			Side:    conform.Server{Waits: true, Run: checkProgressStop}},
+			Side:    conform.Server{ObservedOverHTTP: true, Waits: true, Run: checkProgressStop}},
 		conform.Check{ID: "PROG-MESSAGE", Level: "SHOULD",
 			Revisions: conform.AllCatalogued, Transports: allTransports,
 			Summary: "a progress message, when present, is a string",
-			Side:    conform.Server{Waits: true, Run: checkProgressMessage}},
+			Side:    conform.Server{ObservedOverHTTP: true, Waits: true, Run: checkProgressMessage}},
 		conform.Check{ID: "PROG-TASK-TOKEN", Revisions: conform.AllCatalogued, Level: "MUST", Transports: taskTransports,
 			Summary: "a task's progress carries the task-augmented request's token and stops once the task is terminal",
 			Side:    conform.Server{Waits: true, Ready: taskToolReady, Run: checkProgTaskToken}},
@@ -131,25 +132,67 @@ type tokenRun struct {
 	run   slowRun
 	token jsonrpc.ID
 	err   error
+	notes []jsonrpc.Message // every notification the call's session got, from the call on
+	// readyErr is why the call's HTTP response never began (nil when it did, and on stdio).
+	readyErr error
+	received []wire.Received // what the call's session got, from the call on
 }
 
-// askedProgress is withProgress with a string token, asked once per revision and transport
-// for every check that judges the progress such a call gets (T.Ask): PROG-MONOTONIC,
-// PROG-MESSAGE and PROG-TOKEN-TYPE's string token judge the same call's notifications, each
-// for its own rule, where each made the same call, and waited for it, on a session of its own.
-// It returns the token the call carried.
+// askedSlowRun is a run of the slow tool with a string progress token, made once per revision
+// and transport for every check that judges what such a call gets: PROG-MONOTONIC,
+// PROG-MESSAGE and PROG-TOKEN-TYPE's string token judge its progress (askedProgress), each for
+// its own rule, MSG-NOTIF-NO-ID every notification it brought, and over HTTP PROG-STOP what
+// came after its response and HTTP-SSE-NO-EARLY-CLOSE its SSE stream, where each made the same
+// call, and waited for it, on a session of its own. Over stdio and legacy SSE the first to
+// come asks it on its session (T.Ask); over Streamable HTTP they are Observed
+// (ObservedOverHTTP), and the call is an observation on a session of its own, made by the
+// first to come (T.Observe): none of them opens a session only to read its answer.
+func askedSlowRun(t *conform.T) (tokenRun, *conform.Finding) {
+	const key = "slow run with a string progress token"
+	call := func(o *conform.T) any {
+		token := sharedID(o)()
+		from := o.S.Mark()
+		run, err := runSlow(o, token)
+		r := tokenRun{run: run, token: token, err: err, received: o.S.Conn.Inbox().Since(from)}
+		if run.d != nil && o.Transport != wire.Stdio {
+			r.readyErr = waitReady(o, run.d) // at once: the call is over
+		}
+		for _, got := range r.received {
+			for _, m := range flatten(got.Msg) {
+				if m.HasMethod && strings.HasPrefix(m.Method, "notifications/") {
+					r.notes = append(r.notes, m)
+				}
+			}
+		}
+		return r
+	}
+	var v any
+	if t.S != nil {
+		v = t.Ask(key, func() any { return call(t) })
+	} else {
+		obs, f := t.Observe(key, conform.Fresh, call)
+		if f != nil {
+			return tokenRun{}, f
+		}
+		v = obs
+	}
+	r, ok := v.(tokenRun)
+	if !ok {
+		f := conform.Failed(fmt.Errorf("waiting for another check's run of the slow tool: %w", t.Ctx.Err()))
+		return tokenRun{}, &f
+	}
+	return r, nil
+}
+
+// askedProgress is withProgress with a string token, asked once (askedSlowRun). It returns
+// the token the call carried.
 func askedProgress(t *conform.T) (slowRun, jsonrpc.ID, *conform.Finding) {
 	if f, ok := needSlowTool(t); !ok {
 		return slowRun{}, "", &f
 	}
-	r, ok := t.Ask("slow run with a string progress token", func() any {
-		token := sharedID(t)()
-		run, err := runSlow(t, token)
-		return tokenRun{run, token, err}
-	}).(tokenRun)
-	if !ok {
-		f := conform.Failed(fmt.Errorf("waiting for another check's run of the slow tool: %w", t.Ctx.Err()))
-		return slowRun{}, "", &f
+	r, f := askedSlowRun(t)
+	if f != nil {
+		return slowRun{}, "", f
 	}
 	if r.err != nil {
 		f := conform.CannotTest("%v", r.err)
@@ -176,15 +219,16 @@ func ownProgress(t *conform.T) ([]progress, *conform.Finding) {
 
 func checkProgressTokenType(t *conform.T) conform.Finding {
 	// The string token's call is the one the progress checks share (askedProgress); the
-	// integer token's is this check's own. Over HTTP another session is only another
-	// connection: the integer call runs on one of its own beside the shared call, so the check
-	// waits for the slow tool once, not twice (the 3 s slow tool's whole run hung on it; a run
-	// judges the progress its own session got, so neither sees the other's). Over stdio, or when
-	// the server opens no other session, it runs on the check's session after the shared one.
+	// integer token's is this check's own. Over stdio it runs on the check's session after the
+	// shared one. Elsewhere it runs on a session it opens beside the shared call, so that the
+	// check waits for the slow tool once, not twice (the 3 s slow tool's whole run hung on it; a
+	// run judges the progress its own session got, so neither sees the other's), or, when the
+	// server opens no other session then, after the shared call: on the check's own session
+	// over legacy SSE, on one it opens over Streamable HTTP, where the check is Observed
+	// (ObservedOverHTTP) and has none.
 	if f, ok := needSlowTool(t); !ok {
 		return f
 	}
-	number := t.S.NextNumberID()
 	var second *conform.Finding
 	besideDone, sharedDone := make(chan struct{}), make(chan struct{})
 	besideRan := t.Transport != wire.Stdio
@@ -198,7 +242,7 @@ func checkProgressTokenType(t *conform.T) conform.Finding {
 				besideRan = false
 				return
 			}
-			second = tokenTypeRun(t.On(s), number)
+			second = tokenTypeRun(t.On(s), s.NextNumberID())
 		}()
 	} else {
 		close(besideDone)
@@ -213,7 +257,15 @@ func checkProgressTokenType(t *conform.T) conform.Finding {
 		return *first
 	}
 	if !besideRan {
-		second = tokenTypeRun(t, number)
+		on := t
+		if t.S == nil {
+			s, err := t.Open(t.Revision)
+			if err != nil {
+				return conform.CannotTest("opening a session for the call with an integer progress token: %v", err)
+			}
+			on = t.On(s)
+		}
+		second = tokenTypeRun(on, on.S.NextNumberID())
 	}
 	if second != nil {
 		return *second
@@ -283,6 +335,9 @@ func checkProgressStop(t *conform.T) conform.Finding {
 	if f, ok := needSlowTool(t); !ok {
 		return f
 	}
+	if t.S == nil {
+		return checkProgressStopShared(t)
+	}
 	token := t.S.NextID()
 	call, err := startSlow(t, t.S.NextID(), token)
 	if err != nil {
@@ -295,19 +350,8 @@ func checkProgressStop(t *conform.T) conform.Finding {
 	if _, err := t.S.Quiet(t.Ctx, call.from); err != nil {
 		return conform.Crashed("%v", err)
 	}
-	respAt, respRecv := -1, wire.Received{}
-	for _, r := range t.S.Conn.Inbox().Since(call.from) {
-		if wire.ContainsResponse(r.Msg, call.id) {
-			respAt, respRecv = r.Index, r
-			break
-		}
-	}
-	var own []progress
-	for _, p := range progressSince(t, call.from) {
-		if p.token == token && p.index < respAt {
-			own = append(own, p)
-		}
-	}
+	recs := t.S.Conn.Inbox().Since(call.from)
+	respAt, own := ownBeforeResponse(recs, token, resp)
 	if len(own) == 0 {
 		return conform.CannotTest("the slow tool %q sent no progress with its call's token before its answer, so there is nothing to stop: %s", t.Options().SlowTool, clip(show(resp), 160))
 	}
@@ -322,8 +366,66 @@ func checkProgressStop(t *conform.T) conform.Finding {
 		})
 		cancel()
 	}
-	for _, p := range progressSince(t, call.from) {
-		if p.token == token && p.index > respAt && afterResponse(t, p, respRecv) {
+	return progressAfterResponse(t.S.Conn.Inbox().Since(call.from), token, resp)
+}
+
+// checkProgressStopShared is PROG-STOP over Streamable HTTP, where the check is Observed
+// (ObservedOverHTTP): judged on the slow run with a string token the progress checks share
+// (askedSlowRun). There progress comes only on a stream the client opened, and that run ends
+// with every stream of its session ended (Session.Quiet): after that nothing can come, so the
+// wait a call of the check's own made after its response could add nothing.
+func checkProgressStopShared(t *conform.T) conform.Finding {
+	r, f := askedSlowRun(t)
+	if f != nil {
+		return *f
+	}
+	run := r.run
+	switch {
+	case run.d == nil:
+		return conform.Crashed("starting the slow tool: %v", r.err)
+	case run.finishErr != nil:
+		return conform.CannotTest("the slow tool got no response: %v", run.finishErr)
+	case run.quietErr != nil:
+		return conform.Crashed("%v", run.quietErr)
+	}
+	if _, own := ownBeforeResponse(r.received, r.token, run.resp); len(own) == 0 {
+		return conform.CannotTest("the slow tool %q sent no progress with its call's token before its answer, so there is nothing to stop: %s", t.Options().SlowTool, clip(show(run.resp), 160))
+	}
+	return progressAfterResponse(r.received, r.token, run.resp)
+}
+
+// ownBeforeResponse finds, in what a session received from a slow call on (recs), the call's
+// response resp (its position, -1 if absent) and the progress with token before it.
+func ownBeforeResponse(recs []wire.Received, token jsonrpc.ID, resp jsonrpc.Message) (int, []progress) {
+	respAt := -1
+	for _, r := range recs {
+		if wire.ContainsResponse(r.Msg, resp.ID) {
+			respAt = r.Index
+			break
+		}
+	}
+	var own []progress
+	for _, p := range progressIn(recs) {
+		if p.token == token && p.index < respAt {
+			own = append(own, p)
+		}
+	}
+	return respAt, own
+}
+
+// progressAfterResponse is PROG-STOP's finding on what a session received from a slow call
+// with token on (recs): a violation for progress with that token sent after the call's
+// response resp.
+func progressAfterResponse(recs []wire.Received, token jsonrpc.ID, resp jsonrpc.Message) conform.Finding {
+	respAt, respRecv := -1, wire.Received{}
+	for _, r := range recs {
+		if wire.ContainsResponse(r.Msg, resp.ID) {
+			respAt, respRecv = r.Index, r
+			break
+		}
+	}
+	for _, p := range progressIn(recs) {
+		if p.token == token && p.index > respAt && afterResponse(recs, p, respRecv) {
 			return conform.Violated("progress for token %s after the response %s: %s", token.Text(), clip(show(resp), 80), show(p.raw))
 		}
 	}
@@ -333,12 +435,14 @@ func checkProgressStop(t *conform.T) conform.Finding {
 // afterResponse reports whether p, received after the response resp, was sent after it too:
 // on one ordered channel (stdio, or the same HTTP response) arrival order is the server's;
 // across HTTP streams only a gap longer than the late-reply grace says so.
-func afterResponse(t *conform.T, p progress, resp wire.Received) bool {
+func afterResponse(recs []wire.Received, p progress, resp wire.Received) bool {
 	if p.via == resp.Via {
 		return true
 	}
-	for _, r := range t.S.Conn.Inbox().Since(p.index) {
-		return r.At.Sub(resp.At) > lateReplyGrace
+	for _, r := range recs {
+		if r.Index == p.index {
+			return r.At.Sub(resp.At) > lateReplyGrace
+		}
 	}
 	return false
 }

@@ -37,9 +37,10 @@ type pristine struct {
 	caps       json.RawMessage   // the server's capabilities, as initialize declared them
 }
 
-// Over stdio the pristine workload runs first on each revision's serial process (the one the
-// Exclusive checks then take turns on) instead of on a process of its own: it changes nothing
-// and ends quiet, and until it has run that process is untouched.
+// Over stdio and Streamable HTTP the pristine workload runs first on each revision's serial
+// session (the one the Exclusive checks then take turns on) instead of on a session (over
+// stdio, a process) of its own: it changes nothing and ends quiet, and until it has run that
+// session is untouched.
 func init() {
 	conform.ObserveFirst("pristine", pristineWorkload, "JRPC-ID-ECHO", "LIFE-OPERATION-NEGOTIATED",
 		"CANCEL-SAME-DIRECTION", "SSE-MESSAGE-EVENTS", "STDIO-NEWLINE", "STDIO-STDOUT-ONLY-MCP", "STDIO-UTF8")

@@ -40,7 +40,7 @@ func init() {
 			Side:        conform.Server{Run: checkPromptEmbeddedRes}},
 		conform.Check{ID: "PROMPT-LISTCHANGED", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "SHOULD",
 			Summary: "a server declaring prompts.listChanged announces a change of its prompts list (at 2026-07-28 on a listen stream that asked for it)",
-			Side:    conform.Server{Connection: conform.Exclusive, StatelessFresh: true, Ready: listChangedReady("prompts"), Run: listChangedCheck("prompts", "prompts/list", "prompts", "notifications/prompts/list_changed", "promptsListChanged")}},
+			Side:    conform.Server{Connection: conform.Exclusive, StatelessFresh: true, LeavesGetOpen: true, Ready: listChangedReady("prompts"), Run: listChangedCheck("prompts", "prompts/list", "prompts", "notifications/prompts/list_changed", "promptsListChanged")}},
 		conform.Check{ID: "CONTENT-BASE64", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary: "image and audio data and resource blobs in tool results are standard base64, with a type/subtype MIME type",
 			Side:    conform.Server{Run: checkContentBase64}},

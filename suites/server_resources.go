@@ -64,7 +64,7 @@ func init() {
 			Side:    conform.Server{Run: checkResourceCustomURI}},
 		conform.Check{ID: "RES-LISTCHANGED", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "SHOULD",
 			Summary: "a server declaring resources.listChanged announces a change of its resources list (at 2026-07-28 on a listen stream that asked for it)",
-			Side:    conform.Server{Connection: conform.Exclusive, StatelessFresh: true, Ready: listChangedReady("resources"), Run: listChangedCheck("resources", "resources/list", "resources", "notifications/resources/list_changed", "resourcesListChanged")}},
+			Side:    conform.Server{Connection: conform.Exclusive, StatelessFresh: true, LeavesGetOpen: true, Ready: listChangedReady("resources"), Run: listChangedCheck("resources", "resources/list", "resources", "notifications/resources/list_changed", "resourcesListChanged")}},
 		// The next two judge the state session (state.go).
 		conform.Check{ID: "RES-SUBSCRIBE", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary:     "a server declaring resources.subscribe answers resources/subscribe and resources/unsubscribe of a listed resource with a result",

@@ -86,7 +86,7 @@ func init() {
 			Summary: "a server that declares tools.listChanged sends notifications/tools/list_changed when its tools list changes (2026-07-28: on a listen stream that asked for it)",
 			LevelReason: "Needs a tool whose call changes the list (--list-changed-tool). Over Streamable HTTP a GET stream is opened first where the server offers one, " +
 				"so the notification may come on it or on the call's own stream.",
-			Side: conform.Server{Connection: conform.Exclusive, StatelessFresh: true, Ready: toolListChangedReady, Run: checkToolListChanged}},
+			Side: conform.Server{Connection: conform.Exclusive, StatelessFresh: true, LeavesGetOpen: true, Ready: toolListChangedReady, Run: checkToolListChanged}},
 	)
 }
 

@@ -27,7 +27,11 @@ func needSlowTool(t *conform.T) (conform.Finding, bool) {
 	if t.Options().SlowTool == "" {
 		return conform.CannotTest("needs a tool that takes a while and reports progress; name one with --slow-tool NAME --slow-tool-args JSON"), false
 	}
-	if !t.S.HasCapability("tools") {
+	s := t.S
+	if s == nil { // an Observed check: the revision's shared session says what the server declared
+		s = t.Negotiation(t.Revision).Session
+	}
+	if s == nil || !s.HasCapability("tools") {
 		return conform.CannotTest("the server declares no tools capability, so --slow-tool %q cannot be called", t.Options().SlowTool), false
 	}
 	return conform.Finding{}, true
@@ -68,8 +72,13 @@ type progress struct {
 
 // progressSince returns every progress notification received from inbox position from on.
 func progressSince(t *conform.T, from int) []progress {
+	return progressIn(t.S.Conn.Inbox().Since(from))
+}
+
+// progressIn returns every progress notification among recs.
+func progressIn(recs []wire.Received) []progress {
 	var out []progress
-	for _, r := range t.S.Conn.Inbox().Since(from) {
+	for _, r := range recs {
 		for _, m := range flatten(r.Msg) {
 			if m.Kind != jsonrpc.Notification || m.Method != "notifications/progress" {
 				continue
@@ -108,6 +117,10 @@ type slowRun struct {
 	// late carry the token of a request of this session (this call's own included) that had
 	// been answered before they arrived.
 	late []progress
+	d    *wire.Delivery // the call's HTTP response (nil when it was never sent)
+	// finishErr is why the call got no response (nil when it got one), quietErr why the
+	// server did not fall quiet after it.
+	finishErr, quietErr error
 }
 
 // runSlow calls the slow tool to completion with token ("": none) and verifies that the
@@ -119,11 +132,12 @@ func runSlow(t *conform.T, token jsonrpc.ID) (slowRun, error) {
 		return slowRun{}, err
 	}
 	resp, err := call.finish(t)
-	run := slowRun{resp: resp, took: time.Since(call.sent)}
+	run := slowRun{resp: resp, took: time.Since(call.sent), d: call.d, finishErr: err}
 	if err != nil {
 		return run, fmt.Errorf("the slow tool %q got no response: %w", t.Options().SlowTool, err)
 	}
 	if _, err := t.S.Quiet(t.Ctx, call.from); err != nil {
+		run.quietErr = err
 		return run, err
 	}
 	if failure := slowFailure(resp); failure != "" {

@@ -51,7 +51,7 @@ func init() {
 		conform.Check{ID: "HTTP-SSE-NO-EARLY-CLOSE", Level: "SHOULD", Transports: httpOnly, Revisions: conform.AllCatalogued,
 			Summary:     "the SSE stream of a slow request stays open until it has carried the request's response",
 			LevelReason: "SHOULD NOT close early in the spec; judged on a slow call, where an early close has time to happen (a quick ping is HTTP-SSE-INCLUDES-RESPONSE's probe).",
-			Side:        conform.Server{Waits: true, Ready: slowToolReady, Run: checkSSENoEarlyClose}},
+			Side:        conform.Server{Connection: conform.Observed, Waits: true, Ready: slowToolReady, Run: checkSSENoEarlyClose}},
 		conform.Check{ID: "HTTP26-NO-SERVER-REQUESTS", Level: "MUST", Revisions: conform.AllCatalogued, Transports: httpOnly,
 			Summary:     "an SSE stream answering a POST never carries a JSON-RPC request from the server",
 			LevelReason: "MUST NOT in the spec: any request on the stream is a failure.",
@@ -322,22 +322,25 @@ func callOf(calls []slowCall, d *wire.Delivery) (slowCall, bool) {
 }
 
 func checkSSENoEarlyClose(t *conform.T) conform.Finding {
-	token := jsonrpc.ID(fmt.Sprintf("%q", "mcpspec-early-close-"+randomHex(4)))
-	c, err := startSlow(t, t.S.NextID(), token)
-	if err != nil {
-		return conform.CannotTest("starting the slow call: %v", err)
+	// Judged on the slow call with a string progress token the progress checks judge too
+	// (askedSlowRun), made on a session of its own: the same call, which this check made again
+	// on a session of its own.
+	r, f := askedSlowRun(t)
+	if f != nil {
+		return *f
 	}
-	if err := waitReady(t, c.d); err != nil {
-		return conform.Violated("the slow call: %v", err)
-	}
-	if mediaType(c.d) != "text/event-stream" {
-		return conform.NA("the slow call was answered as %q, not as an SSE stream", c.d.ContentType)
-	}
-	if _, err := c.finish(t); err != nil {
-		if c.d.IsFinished() {
-			return conform.Violated("the SSE stream of the slow call ended without its response (%d events): %v", len(c.d.EventsSoFar()), err)
-		}
-		return conform.CannotTest("the slow tool %q got no response while its stream stayed open: %v", t.Options().SlowTool, err)
+	d := r.run.d
+	switch {
+	case d == nil:
+		return conform.CannotTest("starting the slow call: %v", r.err)
+	case r.readyErr != nil:
+		return conform.Violated("the slow call: %v", r.readyErr)
+	case mediaType(d) != "text/event-stream":
+		return conform.NA("the slow call was answered as %q, not as an SSE stream", d.ContentType)
+	case r.run.finishErr != nil && d.IsFinished():
+		return conform.Violated("the SSE stream of the slow call ended without its response (%d events): %v", len(d.EventsSoFar()), r.run.finishErr)
+	case r.run.finishErr != nil:
+		return conform.CannotTest("the slow tool %q got no response while its stream stayed open: %v", t.Options().SlowTool, r.run.finishErr)
 	}
 	return conform.Passed("")
 }

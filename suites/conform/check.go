@@ -37,7 +37,8 @@ const (
 	// check leaves as it found it (it changes no server state, and what it sends is answered
 	// within it). Over stdio, where a session is a server process, the Exclusive checks of one
 	// revision take turns on the revision's serial session, each ending with silence proven
-	// (Session.Quiet); a process that fails that proof is replaced (serial.go). Over HTTP it is
+	// (Session.Quiet); a session that fails that proof is replaced (serial.go). Over Streamable
+	// HTTP they do the same, except one that Waits or says LeavesGetOpen; over legacy SSE it is
 	// Fresh, and at the stateless revision too where the check says StatelessFresh.
 	Exclusive
 )
@@ -88,6 +89,20 @@ type Server struct {
 	// when it ends (a listen), so that the next check on its session would not find it as it
 	// was: there it is Fresh over stdio too.
 	StatelessFresh bool
+	// LeavesGetOpen: an Exclusive check that over Streamable HTTP leaves a GET stream open when
+	// it ends (for a notification to come on), so that the next check on its session would not
+	// find it as it was: there it is Fresh.
+	LeavesGetOpen bool
+	// ObservedOverHTTP: Connection (Shared or Exclusive) is the check's connection over stdio
+	// and legacy SSE; over Streamable HTTP it is Observed. It judges answers that another
+	// check, or an observation, may have had already: over stdio they are asked (T.Ask) on a
+	// session that serves other checks too, as an observation would be a server process of its
+	// own; over Streamable HTTP, where another session is only another connection (and every
+	// stream of it the client's, so that a session whose streams have ended can get nothing
+	// more), they are an observation (T.Observe) made on a session of its own by the first check
+	// to come, and the check opens none for itself (issue 28: one opened for each such check
+	// before it ran was most often never used).
+	ObservedOverHTTP bool
 	// JSONRPC: the check belongs to the JSON-RPC profile too (mcpspec run --jsonrpc): it judges a
 	// rule of JSON-RPC 2.0 itself, and Run works on a plain session (harness.RevJSONRPC: no
 	// handshake, no method known to succeed, the sentinel an unknown method).

@@ -471,6 +471,11 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 			for _, o := range t.observed {
 				f = withUnanswered(f, o.unanswered)
 			}
+			// Sessions the check opened itself (T.Open) are judged with it, as on any connection.
+			f = withUnanswered(f, t.unanswered(0))
+			for _, extra := range t.extra {
+				evidence = append(evidence, extra.Transcript().Since(0)...)
+			}
 			for _, a := range t.othersAnswers() {
 				f = withUnanswered(f, a.unanswered)
 				evidence = append(evidence, a.evidence...)

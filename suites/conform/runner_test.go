@@ -385,3 +385,92 @@ func TestOnceKept(t *testing.T) {
 		t.Errorf("after a value kept, got %v, want 2", v)
 	}
 }
+
+// TestObservedOverHTTP: checks that say ObservedOverHTTP open no session of their own over
+// HTTP: the first to ask makes the observation on one, the others read it, and a session a
+// check opens itself (T.Open) is judged with it, as on any connection.
+func TestObservedOverHTTP(t *testing.T) {
+	var inits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		msg := jsonrpc.Parse(body)
+		var out []byte
+		switch msg.Method {
+		case "initialize":
+			inits.Add(1)
+			out, _ = jsonrpc.NewResult(msg.ID, map[string]any{"protocolVersion": served, "capabilities": map[string]any{},
+				"serverInfo": map[string]any{"name": "runner-test", "version": "1"}})
+		case "ping":
+			out, _ = jsonrpc.NewResult(msg.ID, map[string]any{})
+		default:
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Mcp-Session-Id", "s")
+		w.Write(out)
+	}))
+	defer srv.Close()
+	r := newRunner(srv.URL, []string{served}, nil, nil)
+	defer r.Close()
+	observing := func(t *T) Finding {
+		if t.S != nil {
+			return Violated("a session was opened for the check")
+		}
+		if _, f := t.Observe("ping", Fresh, func(o *T) any { return ping(o) }); f != nil {
+			return *f
+		}
+		return Passed("")
+	}
+	opening := func(t *T) Finding {
+		if f := observing(t); f.Outcome != Pass {
+			return f
+		}
+		s, err := t.Open(t.Revision)
+		if err != nil {
+			return Failed(err)
+		}
+		if _, err := s.Request(t.Ctx, "ping", nil); err != nil {
+			return Violated("ping on its own session: %v", err)
+		}
+		return Passed("")
+	}
+	var specs []Spec
+	for i, id := range []string{"PING-RESPOND", "JRPC-ID-ECHO", "JRPC-VERSION"} {
+		run := observing
+		if i == 2 {
+			run = opening
+		}
+		c := newCheck(id, "MUST", run)
+		c.Side.Waits, c.Side.ObservedOverHTTP = true, true
+		specs = append(specs, Spec{c, served, wire.HTTP})
+	}
+	r.StartShared(specs, 2, 2)
+	for _, s := range specs {
+		res := r.Result(s)
+		if res.Status != reports.Pass {
+			t.Errorf("%s: %s (%s)", res.ID, res.Status, res.Message)
+		}
+		pings := 0
+		for _, e := range res.Evidence {
+			if strings.Contains(e.Body, `"ping"`) {
+				pings++
+			}
+		}
+		if want := 1 + 1*btoi(res.ID == "JRPC-VERSION"); pings != want {
+			t.Errorf("%s keeps %d pings as evidence, want %d (the observation's, and its own session's)", res.ID, pings, want)
+		}
+	}
+	// The revision's first shared session, the gates' session, the observation's, and the one
+	// JRPC-VERSION opened.
+	if n := inits.Load(); n != 4 {
+		t.Errorf("the server got %d initialize requests, want 4", n)
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -180,9 +180,9 @@ func (r *Runner) StartShared(specs []Spec, workers, slots int) {
 	}()
 }
 
-// observedLast orders the waiting checks: 0 for an Observed one, 1 for any other.
+// observedLast orders the waiting checks: 0 for one Observed over its transport, 1 for any other.
 func observedLast(s Spec) int {
-	if s.Check.Side.Connection == Observed {
+	if connectionOver(s.Check, s.Revision, s.Transport) == Observed {
 		return 0
 	}
 	return 1

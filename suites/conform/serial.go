@@ -11,30 +11,41 @@ import (
 )
 
 // The serial session: over stdio every session is a server process, whose start is the dearest
-// thing a run does against a Node or Python server (issue 28). Checks that need a session no
-// other check uses at the same time, and that leave it as they found it, say so with
-// Connection: Exclusive; over stdio those of one revision take turns on one process (shared
-// session number serialSlot), in spec order.
+// thing a run does against a Node or Python server, and over Streamable HTTP every session
+// costs the server an initialize (issue 28). Checks that need a session no other check uses at
+// the same time, and that leave it as they found it, say so with Connection: Exclusive; over
+// stdio and Streamable HTTP those of one revision take turns on one session (shared session
+// number serialSlot), in spec order.
 
 // serialSlot numbers the serial session among a revision's shared sessions: apart from the
 // round-robin slots (0 and up), so that no Shared check ever runs on it.
 const serialSlot = -1
 
-// connectionOver is the connection the check starts from at revision over transport: an
-// Exclusive check is Fresh except over stdio, where a session of its own would be a process of
-// its own, and at the stateless revision when it says it leaves something open there
-// (StatelessFresh); a HandshakeObserved check is Observed at the handshake revisions.
+// connectionOver is the connection the check starts from at revision over transport: a check
+// that says ObservedOverHTTP is Observed over Streamable HTTP, and a HandshakeObserved check at
+// the handshake revisions. An Exclusive check takes its turn on
+// the revision's serial session over stdio, where a session of its own would be a process of
+// its own, and over Streamable HTTP, where it would cost the server an initialize (against a
+// single-threaded Node server, ~10 ms of its CPU each, most of them at the start of a run, when
+// it is busiest: issue 28). It is Fresh at the stateless
+// revision when it says it leaves something open there (StatelessFresh), over HTTP when it
+// Waits (on the lane its wait would hold up the checks after it, where in the pool of checks
+// that wait it overlaps the rest of the run) or leaves a GET stream open (LeavesGetOpen), and
+// over legacy SSE.
 func connectionOver(c *Check, revision, transport string) Connection {
-	if c.Side.HandshakeObserved && harness.IsHandshake(revision) {
+	if c.Side.ObservedOverHTTP && transport == wire.HTTP || c.Side.HandshakeObserved && harness.IsHandshake(revision) {
 		return Observed
 	}
 	if c.Side.Connection != Exclusive {
 		return c.Side.Connection
 	}
-	if transport != wire.Stdio || c.Side.StatelessFresh && harness.IsStateless(revision) {
+	switch {
+	case c.Side.StatelessFresh && harness.IsStateless(revision):
 		return Fresh
+	case transport == wire.Stdio, transport == wire.HTTP && !c.Side.Waits && !c.Side.LeavesGetOpen:
+		return Exclusive
 	}
-	return Exclusive
+	return Fresh
 }
 
 // leftAsFound reports whether an Exclusive check left its session fit for the next one: the check
@@ -42,12 +53,25 @@ func connectionOver(c *Check, revision, transport string) Connection {
 // sentinel, answers it and then stays silent for the quiet window, so nothing of this check's
 // is still on its way. A violation alone does not retire the process, as on a shared session:
 // the next check judges only its own requests and what came after its own mark.
+//
+// Over Streamable HTTP the check must also have left no stream open (a GET, a response still
+// streaming): what came on it later would land in the next check's window.
 func (r *Runner) leftAsFound(ctx context.Context, s *harness.Session, f Finding) bool {
 	if f.Outcome == Broken || isDead(s) {
 		return false
 	}
 	late, err := s.Quiet(ctx, s.Mark())
-	return err == nil && len(late) == 0 && !isDead(s)
+	if err != nil || len(late) > 0 || isDead(s) {
+		return false
+	}
+	if dr, ok := s.Conn.(wire.Drainer); ok {
+		select {
+		case <-dr.Drained():
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // MaxStdioStarts bounds the server processes of sessions of checks' own (Fresh, Exclusive, an
@@ -74,9 +98,10 @@ func (r *Runner) openOwn(ctx context.Context, transport, revision string, caps m
 }
 
 // A first observation is one that needs a server nobody else has touched and leaves it as it
-// found it, quiet (the pristine workload, pristine.go). Over stdio it runs first on each
-// revision's serial process, before the Exclusive checks take their turns there, instead of on
-// a process of its own: the serial process is untouched until then. Its checks still call
+// found it, quiet (the pristine workload, pristine.go). Where the Exclusive checks take turns
+// (over stdio and Streamable HTTP) it runs first on each revision's serial session, before
+// they take their turns there, instead of on a session (over stdio, a process) of its own: the
+// serial session is untouched until then. Its checks still call
 // T.Observe with its key (Fresh), and are handed this run of it.
 type firstObservation struct {
 	key   string
@@ -90,8 +115,8 @@ var (
 )
 
 // ObserveFirst declares the observation key (whose work T.Observe is given, Fresh) as one that
-// runs first on each revision's serial process over stdio (serial.go), where one of users (the
-// checks that judge it) is planned at that revision: a run of none of them makes it nowhere. A
+// runs first on each revision's serial session (serial.go), where one of users (the checks
+// that judge it) is planned at that revision: a run of none of them makes it nowhere. A
 // check not among users that observes key fails (T.Observe), so the list cannot drift. work
 // must not use the T's Check: the observation runs before any check.
 func ObserveFirst(key string, work func(o *T) any, users ...string) {

@@ -2,6 +2,9 @@ package conform
 
 import (
 	"bufio"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"sync"
 	"testing"
@@ -10,6 +13,7 @@ import (
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
 	"github.com/mcpspec/mcpspec/harness/stdio"
+	"github.com/mcpspec/mcpspec/harness/streamhttp"
 	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/reports"
 )
@@ -133,7 +137,8 @@ func TestExclusiveChecksTakeTurnsOverStdio(t *testing.T) {
 		t.Errorf("the checks' sessions: want the first three one, then a new one each for the fourth and fifth")
 	}
 
-	// Over HTTP an Exclusive check is Fresh: a session of its own each.
+	// Over HTTP the Exclusive checks take turns on a serial session too, but one that Waits is
+	// Fresh: a session of its own, in the pool of checks that wait.
 	sessions = nil
 	r2 := newRunner(newServer(t), []string{served}, nil, nil)
 	defer r2.Close()
@@ -142,14 +147,24 @@ func TestExclusiveChecksTakeTurnsOverStdio(t *testing.T) {
 		s.Transport = wire.HTTP
 		overHTTP = append(overHTTP, s)
 	}
+	waits := exclusive("JRPC-NOTIF-NO-REPLY", record)
+	waits.Check.Side.Waits = true
+	waits.Transport = wire.HTTP
+	overHTTP = append(overHTTP, waits)
 	r2.StartShared(overHTTP, 1, 1)
 	for _, s := range overHTTP {
 		if res := r2.Result(s); res.Status != reports.Pass {
 			t.Errorf("over HTTP %s: %s (%s)", res.ID, res.Status, res.Message)
 		}
 	}
-	if len(sessions) != 2 || sessions[0] == sessions[1] {
-		t.Errorf("over HTTP the Exclusive checks shared a session")
+	mu.Lock()
+	defer mu.Unlock()
+	on := map[*harness.Session]int{}
+	for _, s := range sessions {
+		on[s]++
+	}
+	if len(sessions) != 3 || len(on) != 2 {
+		t.Errorf("over HTTP the two Exclusive checks that do not wait should share a session, the one that waits have its own: %d checks on %d sessions", len(sessions), len(on))
 	}
 }
 
@@ -175,26 +190,57 @@ func TestStdioSharedSessionsBounded(t *testing.T) {
 	}
 }
 
-// TestConnectionOver: an Exclusive check takes turns on the serial session only over stdio,
-// and at the stateless revision only if it leaves nothing open there.
+// TestConnectionOver: an Exclusive check takes turns on the serial session over stdio and
+// Streamable HTTP unless, there, it waits or leaves a GET open, or it leaves something open at
+// the stateless revision; a check that says ObservedOverHTTP is Observed over Streamable HTTP.
 func TestConnectionOver(t *testing.T) {
 	c := newCheck("PING-RESPOND", "MUST", ping)
 	c.Side.Connection = Exclusive
 	for _, tc := range []struct {
-		statelessFresh      bool
-		revision, transport string
-		want                Connection
+		statelessFresh, waits bool
+		revision, transport   string
+		want                  Connection
 	}{
-		{false, harness.Rev20251125, wire.Stdio, Exclusive},
-		{false, harness.Rev20251125, wire.HTTP, Fresh},
-		{false, harness.Rev20260728, wire.Stdio, Exclusive},
-		{true, harness.Rev20251125, wire.Stdio, Exclusive},
-		{true, harness.Rev20260728, wire.Stdio, Fresh},
-		{true, harness.Rev20260728, wire.HTTP, Fresh},
+		{false, false, harness.Rev20251125, wire.Stdio, Exclusive},
+		{false, false, harness.Rev20251125, wire.HTTP, Exclusive},
+		{false, true, harness.Rev20251125, wire.HTTP, Fresh},
+		{false, true, harness.Rev20251125, wire.Stdio, Exclusive},
+		{false, false, harness.Rev20251125, wire.SSE, Fresh},
+		{false, false, harness.Rev20260728, wire.Stdio, Exclusive},
+		{false, false, harness.Rev20260728, wire.HTTP, Exclusive},
+		{true, false, harness.Rev20251125, wire.Stdio, Exclusive},
+		{true, false, harness.Rev20251125, wire.HTTP, Exclusive},
+		{true, false, harness.Rev20260728, wire.Stdio, Fresh},
+		{true, false, harness.Rev20260728, wire.HTTP, Fresh},
 	} {
-		c.Side.StatelessFresh = tc.statelessFresh
+		c.Side.StatelessFresh, c.Side.Waits = tc.statelessFresh, tc.waits
 		if got := connectionOver(c, tc.revision, tc.transport); got != tc.want {
-			t.Errorf("StatelessFresh %v at %s over %s: %v, want %v", tc.statelessFresh, tc.revision, tc.transport, got, tc.want)
+			t.Errorf("StatelessFresh %v, Waits %v at %s over %s: %v, want %v", tc.statelessFresh, tc.waits, tc.revision, tc.transport, got, tc.want)
+		}
+	}
+	c.Side.StatelessFresh, c.Side.Waits, c.Side.LeavesGetOpen = false, false, true
+	if got := connectionOver(c, harness.Rev20251125, wire.HTTP); got != Fresh {
+		t.Errorf("LeavesGetOpen over HTTP: %v, want Fresh", got)
+	}
+	if got := connectionOver(c, harness.Rev20251125, wire.Stdio); got != Exclusive {
+		t.Errorf("LeavesGetOpen over stdio: %v, want Exclusive", got)
+	}
+	c.Side.LeavesGetOpen = false
+	c.Side.StatelessFresh, c.Side.Waits, c.Side.ObservedOverHTTP = false, true, true
+	for _, tc := range []struct {
+		declared  Connection
+		transport string
+		want      Connection
+	}{
+		{Exclusive, wire.Stdio, Exclusive},
+		{Shared, wire.Stdio, Shared},
+		{Exclusive, wire.HTTP, Observed},
+		{Shared, wire.HTTP, Observed},
+		{Shared, wire.SSE, Shared},
+	} {
+		c.Side.Connection = tc.declared
+		if got := connectionOver(c, harness.Rev20251125, tc.transport); got != tc.want {
+			t.Errorf("ObservedOverHTTP, declared %v, over %s: %v, want %v", tc.declared, tc.transport, got, tc.want)
 		}
 	}
 	// A HandshakeObserved check is Observed at the handshake revisions, Shared at the stateless.
@@ -300,5 +346,74 @@ func TestFirstObservationOnlyForItsUsers(t *testing.T) {
 	stranger := &T{Check: newCheck("PING-RESPOND", "MUST", nil), Revision: served, Transport: wire.Stdio, run: r}
 	if _, f := stranger.Observe("runner-test", Fresh, func(*T) any { return "made" }); f == nil || f.Outcome != Broken {
 		t.Errorf("an undeclared user observed the first observation: %+v", f)
+	}
+}
+
+// TestSerialOverHTTPReplacedAfterOpenStream: over Streamable HTTP an Exclusive check that left a
+// stream open (a GET) does not hand its session to the next one, whose window what came on that
+// stream would land in: the next check gets a new session.
+func TestSerialOverHTTPReplacedAfterOpenStream(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done() // open until the client goes
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		msg := jsonrpc.Parse(body)
+		var out []byte
+		switch msg.Method {
+		case "initialize":
+			out, _ = jsonrpc.NewResult(msg.ID, map[string]any{"protocolVersion": served, "capabilities": map[string]any{},
+				"serverInfo": map[string]any{"name": "runner-test", "version": "1"}})
+		case "ping":
+			out, _ = jsonrpc.NewResult(msg.ID, map[string]any{})
+		default:
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Mcp-Session-Id", "s")
+		w.Write(out)
+	}))
+	defer srv.Close()
+	timeouts := harness.DefaultTimeouts()
+	timeouts.Startup, timeouts.Request, timeouts.Quiet = waitBound, waitBound, 50*time.Millisecond
+	r := NewRunner(Config{Validator: acceptAll{}, Targets: []harness.Target{{Transport: wire.HTTP, URL: srv.URL}},
+		Revisions: []string{served}, Timeouts: timeouts})
+	defer r.Close()
+	var mu sync.Mutex
+	var sessions []*harness.Session
+	record := func(c *T) {
+		mu.Lock()
+		defer mu.Unlock()
+		sessions = append(sessions, c.S)
+	}
+	leavesGet := newCheck("PING-RESPOND", "MUST", func(c *T) Finding {
+		record(c)
+		d := c.S.Conn.(*streamhttp.Conn).Do(c.Ctx, nil, streamhttp.Request{Method: http.MethodGet})
+		if err := d.Ready(c.Ctx); err != nil {
+			return Failed(err)
+		}
+		return ping(c)
+	})
+	after := newCheck("JRPC-ID-ECHO", "MUST", func(c *T) Finding { record(c); return ping(c) })
+	var specs []Spec
+	for _, c := range []*Check{leavesGet, after} {
+		c.Side.Connection = Exclusive
+		specs = append(specs, Spec{c, served, wire.HTTP})
+	}
+	r.StartShared(specs, 1, 1)
+	for _, s := range specs {
+		if res := r.Result(s); res.Status != reports.Pass {
+			t.Errorf("%s: %s (%s)", res.ID, res.Status, res.Message)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(sessions) != 2 || sessions[0] == sessions[1] {
+		t.Errorf("the check after one that left a GET open ran on its session")
 	}
 }
