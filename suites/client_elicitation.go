@@ -23,19 +23,19 @@ func init() {
 		conform.Check{ID: "ELICIT-SCHEMA-FLAT", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "a form-mode elicitation asks with a flat object schema: each property a string, number, integer, boolean or enum (an array only as a multi-select enum)",
 			LevelReason: "A restriction stated without a keyword, which the schema enforces (requestedSchema's properties are primitive schema definitions): a nested or non-primitive property fails." + elicitFormsFrom,
-			Side:        conform.Server{Run: checkElicitSchemaFlat}},
+			Side:        conform.Server{HandshakeObserved: true, Run: checkElicitSchemaFlat}},
 		conform.Check{ID: "ELICIT-NO-SENSITIVE", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "a form-mode elicitation asks for no field whose name, title or format says password, secret, API key, access token or payment card",
 			LevelReason: "MUST NOT in the spec, but a field's name can only suggest that it asks for something sensitive, never prove it: mcpspec warns. URL-mode elicitations, the spec's way to handle secrets, are not judged." + elicitFormsFrom,
-			Side:        conform.Server{Run: checkElicitNoSensitive}},
+			Side:        conform.Server{HandshakeObserved: true, Run: checkElicitNoSensitive}},
 		conform.Check{ID: "ELICIT-ENUM-FORMS", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "every enum field of a form-mode elicitation takes one of the revision's enum forms: a string enum (with enumNames as long, where given); from 2025-11-25 also a titled oneOf of const and title, or a multi-select array whose items hold a string enum or an anyOf of const and title",
 			LevelReason: "The schema's PrimitiveSchemaDefinition admits these forms and no other; a form of a later revision, or a titled option without its title, fails." + elicitFormsFrom,
-			Side:        conform.Server{Run: checkElicitEnumForms}},
+			Side:        conform.Server{HandshakeObserved: true, Run: checkElicitEnumForms}},
 		conform.Check{ID: "ELICIT-DEFAULT-TYPES", Level: "MUST", Revisions: conform.AllCatalogued, Transports: streamTransport,
 			Summary:     "every default in a form-mode elicitation has its field's type: a string, an integer, a number or a boolean, one of the choices of a single-select, an array of choices of a multi-select",
 			LevelReason: "The schema (2025-11-25 on, SEP-1034) types each primitive schema's default; a default of another type, or outside the choices, is one a client cannot apply." + elicitFormsFrom,
-			Side:        conform.Server{Run: checkElicitDefaultTypes}},
+			Side:        conform.Server{HandshakeObserved: true, Run: checkElicitDefaultTypes}},
 	)
 }
 

@@ -17,11 +17,11 @@ func init() {
 		conform.Check{ID: "SAMPLING-TOOLS-CAP", Level: "MUST", Revisions: conform.Since(harness.Rev20251125), Transports: streamTransport,
 			Summary:     "to a client declaring sampling without sampling.tools, no sampling request enables tool use (tools offered, or a toolChoice other than none)",
 			LevelReason: "MUST NOT in the spec, for tool-enabled requests: an empty tools list or toolChoice mode none enables no tool and passes." + samplingsFrom,
-			Side:        conform.Server{Run: checkSamplingToolsCap}},
+			Side:        conform.Server{HandshakeObserved: true, Run: checkSamplingToolsCap}},
 		conform.Check{ID: "SAMPLING-INCLUDECONTEXT", Level: "SHOULD", Revisions: conform.Since(harness.Rev20251125), Transports: streamTransport,
 			Summary:     `to a client declaring sampling without sampling.context, a sampling request's includeContext is absent or "none"`,
 			LevelReason: "SHOULD in the schema's description of the capability." + samplingsFrom,
-			Side:        conform.Server{Run: checkSamplingIncludeContext}},
+			Side:        conform.Server{HandshakeObserved: true, Run: checkSamplingIncludeContext}},
 	)
 }
 

@@ -2,6 +2,7 @@ package suites
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -55,7 +56,7 @@ func init() {
 		conform.Check{ID: "LIFE-VERSION-ECHO", Revisions: conform.AllCatalogued, Level: "MUST", Transports: streamTransport,
 			Summary:     "initialize asking for a revision the server supports is answered with that same revision",
 			LevelReason: "A revision counts as supported when the server echoes it, offers it in answer to another, or lists it in server/discover (a dual-era server). The legacy HTTP+SSE transport carries no server/discover, so the check runs over stdio and Streamable HTTP.",
-			Side:        conform.Server{Connection: conform.Raw, Once: true, Run: checkVersionEcho}},
+			Side:        conform.Server{Connection: conform.Observed, PreInit: true, Once: true, Run: checkVersionEcho}},
 		conform.Check{ID: "LIFE-SERVER-WAIT-INITIALIZED", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "SHOULD",
 			Summary: "between initialize and notifications/initialized the server sends no request but ping, even to a client declaring roots, sampling and elicitation",
 			Side:    conform.Server{Connection: conform.Raw, Run: checkServerWaitsInitialized}},
@@ -66,7 +67,7 @@ func init() {
 			Side:        conform.Server{Connection: conform.Observed, Run: checkOperationNegotiated}},
 		conform.Check{ID: "LIFE-STDIO-EXIT-ON-EOF", Level: "SHOULD", Revisions: conform.AllCatalogued, Transports: stdioOnly,
 			Summary: "a stdio server exits soon after its stdin is closed, within the shutdown timeout",
-			Side:    conform.Server{Connection: conform.Raw, Run: checkExitOnEOF}},
+			Side:    conform.Server{Connection: conform.Observed, PreInit: true, Run: checkExitOnEOF}},
 	)
 }
 
@@ -195,18 +196,53 @@ type pingBeforeInit struct {
 	received []wire.Received
 }
 
-// observePingBeforeInit sends a ping as the first thing on a server of its own, once per
-// transport (T.Observe): LIFE-PING-BEFORE-INIT judges the answer, LIFE-INIT-FIRST what the
-// server wrote before it. Over stdio each would otherwise start a server to send the same ping.
-func observePingBeforeInit(t *conform.T) (pingBeforeInit, *conform.Finding) {
-	v, f := t.Observe("ping-before-initialize", conform.Raw, func(o *conform.T) any {
+// beforeInit is what one server of its own did before any initialize: over stdio a ping as the
+// first thing (LIFE-PING-BEFORE-INIT judges the answer, LIFE-INIT-FIRST what the server wrote
+// before it), then server/discover (LIFE-VERSION-ECHO) and the exit once its stdin was closed
+// (LIFE-STDIO-EXIT-ON-EOF); over the other transports server/discover alone.
+type beforeInit struct {
+	ping       pingBeforeInit
+	discovered discoveredFirst
+}
+
+// observeBeforeInit makes that observation once per transport (T.Observe, Raw): over stdio each
+// of the four checks would otherwise start a server for its first request. Each part judges
+// only what came in answer to its own request, and the ping's cannot depend on what follows
+// it. Where the ping got no answer, or the server then left server/discover unanswered, the
+// discover part is made again on a server of its own (T.Connect), so that no verdict of
+// LIFE-VERSION-ECHO or LIFE-STDIO-EXIT-ON-EOF rests on a server the ping left unwell.
+func observeBeforeInit(t *conform.T) (beforeInit, *conform.Finding) {
+	v, f := t.Observe("before-initialize", conform.Raw, func(o *conform.T) any {
+		var b beforeInit
+		if o.Transport != wire.Stdio {
+			b.discovered = discoverFirst(o, o.S)
+			return b
+		}
 		resp, err := o.S.Request(o.Ctx, "ping", nil)
-		return pingBeforeInit{resp, err, o.S.Conn.Inbox().Since(0)}
+		b.ping = pingBeforeInit{resp, err, o.S.Conn.Inbox().Since(0)}
+		if err == nil {
+			b.discovered = discoverFirst(o, o.S)
+		}
+		if err != nil || b.discovered.answered != nil {
+			s, err := o.Connect()
+			if err != nil {
+				b.discovered = discoveredFirst{answered: err}
+				return b
+			}
+			b.discovered = discoverFirst(o, s)
+		}
+		return b
 	})
 	if f != nil {
-		return pingBeforeInit{}, f
+		return beforeInit{}, f
 	}
-	return v.(pingBeforeInit), nil
+	return v.(beforeInit), nil
+}
+
+// observePingBeforeInit is the ping part of observeBeforeInit.
+func observePingBeforeInit(t *conform.T) (pingBeforeInit, *conform.Finding) {
+	b, f := observeBeforeInit(t)
+	return b.ping, f
 }
 
 func checkPingBeforeInit(t *conform.T) conform.Finding {
@@ -267,32 +303,69 @@ func checkInitFirst(t *conform.T) conform.Finding {
 	return conform.Passed("")
 }
 
+// discoveredFirst is what a server did with server/discover sent before any initialize
+// (harness.OpenStateless: the handshake revisions it lists, for LIFE-VERSION-ECHO) and, over
+// stdio, once that was answered, with its stdin closed (LIFE-STDIO-EXIT-ON-EOF).
+type discoveredFirst struct {
+	versions  []string // the handshake revisions server/discover listed in supportedVersions
+	supported string   // that list as sent, for findings
+	answered  error    // nil when server/discover got an answer, a result or an error
+	eof       conform.Finding
+}
+
+// discoverFirst sends server/discover on s, on which no initialize has been sent, and over
+// stdio, once it was answered, closes the server's stdin and sees it exit.
+func discoverFirst(t *conform.T, s *harness.Session) discoveredFirst {
+	var d discoveredFirst
+	ms, err := harness.OpenStateless(t.Ctx, s.Conn, s.Env(), harness.Rev20260728, "discover-first")
+	if err == nil {
+		var versions []string
+		_ = json.Unmarshal(ms.InitResult()["supportedVersions"], &versions)
+		for _, v := range versions {
+			if harness.IsHandshake(v) {
+				d.versions = append(d.versions, v)
+			}
+		}
+		d.supported = string(ms.InitResult()["supportedVersions"])
+	}
+	// Answered with an error (a server of the handshake alone) is answered all the same.
+	if infra := (*harness.InfraError)(nil); errors.As(err, &infra) {
+		d.answered = err
+	}
+	if sc, ok := s.Conn.(*stdio.Conn); ok && d.answered == nil {
+		d.eof = exitOnEOF(t, sc)
+	}
+	return d
+}
+
+// observeDiscoverFirst is the discover part of observeBeforeInit.
+func observeDiscoverFirst(t *conform.T) (discoveredFirst, *conform.Finding) {
+	b, f := observeBeforeInit(t)
+	return b.discovered, f
+}
+
 // supportEvidence says, for each handshake revision the server gives a sign of serving other
 // than echoing it, what that sign is: offered in answer to another request, or listed by
 // server/discover.
-func supportEvidence(t *conform.T) map[string]string {
+func supportEvidence(t *conform.T, d discoveredFirst) map[string]string {
 	out := map[string]string{}
 	for _, u := range t.Revisions() {
 		if n := t.Negotiation(u); n.Err == nil && n.Answered != "" && n.Answered != u {
 			out[n.Answered] = fmt.Sprintf("the server offered it when asked for %s", u)
 		}
 	}
-	ms, err := harness.OpenStateless(t.Ctx, t.S.Conn, t.S.Env(), harness.Rev20260728, t.Check.ID)
-	if err != nil {
-		return out // not a server of the stateless revision: no list to read
-	}
-	var versions []string
-	_ = json.Unmarshal(ms.InitResult()["supportedVersions"], &versions)
-	for _, v := range versions {
-		if harness.IsHandshake(v) {
-			out[v] = "server/discover lists it in supportedVersions " + string(ms.InitResult()["supportedVersions"])
-		}
+	for _, v := range d.versions {
+		out[v] = "server/discover lists it in supportedVersions " + d.supported
 	}
 	return out
 }
 
 func checkVersionEcho(t *conform.T) conform.Finding {
-	evidence := supportEvidence(t)
+	d, f := observeDiscoverFirst(t)
+	if f != nil {
+		return *f
+	}
+	evidence := supportEvidence(t, d)
 	var echoed, other []string
 	for _, v := range t.Revisions() {
 		n := t.Negotiation(v)
@@ -389,14 +462,20 @@ func checkOperationNegotiated(t *conform.T) conform.Finding {
 }
 
 func checkExitOnEOF(t *conform.T) conform.Finding {
-	sc, ok := t.S.Conn.(*stdio.Conn)
-	if !ok {
-		return conform.Failed(fmt.Errorf("not a stdio connection"))
+	d, f := observeDiscoverFirst(t)
+	if f != nil {
+		return *f
 	}
 	// A stateless request first: the server is up and serving the revision.
-	if _, err := t.S.Request(t.Ctx, "server/discover", nil); err != nil {
-		return conform.CannotTest("server/discover got no answer, so the server may never have been up: %v", err)
+	if d.answered != nil {
+		return conform.CannotTest("server/discover got no answer, so the server may never have been up: %v", d.answered)
 	}
+	return d.eof
+}
+
+// exitOnEOF closes the stdin of the server of sc, which has answered a request, and judges
+// whether it exits within the shutdown timeout.
+func exitOnEOF(t *conform.T, sc *stdio.Conn) conform.Finding {
 	if err := sc.CloseStdin(); err != nil {
 		return conform.Failed(fmt.Errorf("closing the server's stdin: %w", err))
 	}

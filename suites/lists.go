@@ -352,6 +352,24 @@ func askedPages(t *conform.T, method string) ([]cursorPage, error) {
 	return w.pages, w.err
 }
 
+// askedPagesAt is askedPages at another revision the run tests (T.AskAt), on that revision's
+// gate session where none of its checks has asked yet. served is false where the server does
+// not serve it.
+func askedPagesAt(t *conform.T, revision, method string) (w askedWalk, served bool) {
+	v, served := t.AskAt(revision, "walk "+method, func(o *conform.T) any {
+		pages, err := walkPagesOn(o, o.S, method, sharedID(o))
+		return askedWalk{pages, err}
+	})
+	if !served {
+		return askedWalk{}, false
+	}
+	w, ok := v.(askedWalk)
+	if !ok {
+		return askedWalk{err: fmt.Errorf("%s at %s: waiting for another check's walk: %w", method, revision, t.Ctx.Err())}, true
+	}
+	return w, true
+}
+
 // askedFirstPage is the first page of askedPages: the answer to method with no params, for
 // checks that judge whether and how the server serves it.
 func askedFirstPage(t *conform.T, method string) (jsonrpc.Message, error) {

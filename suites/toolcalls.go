@@ -99,8 +99,7 @@ func listedTools(t *conform.T) ([]toolDef, *conform.Finding) {
 func readOnlyTools(t *conform.T, defs []toolDef) map[string]bool {
 	annotated := defs
 	if t.Revision == harness.Rev20241105 {
-		// Learned once per run and transport: every tool check at 2024-11-05 needs it.
-		annotated, _ = t.Memo("annotated tools over "+t.Transport, func() any { return newestAnnotations(t) }).([]toolDef)
+		annotated = newestAnnotations(t)
 	}
 	opts := t.Options()
 	skip := []string{opts.SlowTool, opts.ListTool, opts.InputTool, opts.LogTool}
@@ -117,21 +116,44 @@ func readOnlyTools(t *conform.T, defs []toolDef) map[string]bool {
 }
 
 // newestAnnotations lists the tools at the newest revision the server serves after 2024-11-05,
-// on a connection of its own, or nil.
+// or nil. At a revision the run tests it is that revision's tools list, asked once for its
+// checks and this one alike (askedPagesAt): its exchanges are this check's evidence, and no
+// server is started for it. Only a newer revision the run leaves out is asked on a connection
+// of its own, once per run and transport.
 func newestAnnotations(t *conform.T) []toolDef {
 	for _, rev := range slices.Backward(harness.HandshakeRevisions) {
 		if rev == harness.Rev20241105 {
 			break
 		}
-		s, err := t.Open(rev)
-		if err != nil || s.Negotiated() != rev {
+		if !t.RunsAt(rev) {
+			if defs, _ := t.Memo("tools listed at "+rev+" over "+t.Transport, func() any { return toolsOnOwn(t, rev) }).([]toolDef); defs != nil {
+				return defs
+			}
 			continue
 		}
-		if defs, _, err := listToolsOn(t, s); err == nil {
+		w, served := askedPagesAt(t, rev, "tools/list")
+		if !served {
+			continue
+		}
+		if defs, _, err := toolDefs(listWalkOf(rev, "tools/list", "tools", w.pages, w.err)); err == nil {
 			return defs
 		}
 	}
 	return nil
+}
+
+// toolsOnOwn lists the tools at rev on a connection of its own: nil where the server does not
+// serve rev or the list cannot be read.
+func toolsOnOwn(t *conform.T, rev string) []toolDef {
+	s, err := t.Open(rev)
+	if err != nil || s.Negotiated() != rev {
+		return nil
+	}
+	defs, _, err := listToolsOn(t, s)
+	if err != nil {
+		return nil
+	}
+	return defs
 }
 
 // sampleArgs builds arguments that satisfy a simple inputSchema: each required property gets

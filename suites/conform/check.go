@@ -58,7 +58,8 @@ type Server struct {
 	// own initialize); it runs at the newest selected revision only.
 	Once bool
 	// StatelessOnlyServer: the requirement binds only a server that serves no handshake revision;
-	// against a dual-era server the check reports na.
+	// against a dual-era server the check reports na, and so it does, before its connection is
+	// made, at a revision the shared session found unserved (a Raw check otherwise runs there).
 	StatelessOnlyServer bool
 	// Waits: the check spends most of its time waiting out a bounded window (a cancelled
 	// request's silence, an answer that may never come, a call of the slow tool). Such checks
@@ -77,6 +78,13 @@ type Server struct {
 	// a revision the shared session found unserved, and a refused initialize of its
 	// observation's at such a revision is na (unservedRefusal).
 	PreInit bool
+	// HandshakeObserved: a Shared check that at the handshake revisions judges only what a
+	// declaring observation gathered (T.ObserveDeclaring) and sends nothing on its session:
+	// there it is Observed. On a shared session it held that session, and every check queued
+	// behind it, while the observation's server started and its tools were called (issue 28:
+	// seconds over stdio); Observed, it waits holding nothing. At the stateless revision, where
+	// it works on the shared session, it stays Shared.
+	HandshakeObserved bool
 	// StatelessFresh: an Exclusive check that at the stateless revision leaves something open
 	// when it ends (a listen), so that the next check on its session would not find it as it
 	// was: there it is Fresh over stdio too.
@@ -127,6 +135,9 @@ func (s Server) Scope(revision string, versions, transports []string) []string {
 func validateServer(c *Check) error {
 	if c.Side.Run == nil {
 		return fmt.Errorf("server check %s: needs a Run function", c.ID)
+	}
+	if c.Side.HandshakeObserved && c.Side.Connection != Shared {
+		return fmt.Errorf("server check %s: HandshakeObserved is for a Shared check", c.ID)
 	}
 	e, _ := catalog.Lookup(c.ID)
 	if x, ok := e.ExtensionOf(); ok {
@@ -256,6 +267,67 @@ func (t *T) Ask(key string, f func() any) any {
 	}
 	t.read(a, false)
 	return a.v
+}
+
+// AskAt is Ask at another revision of the run over this transport, for a check that needs an
+// answer the server gives only there (the tool annotations of a newer revision): the first
+// check to ask for key at revision, this one or one of that revision's through Ask, asks it;
+// here f runs on a T of that revision whose S is its gate session (the first shared session
+// over stdio), so that no server is started for it. Its exchanges are the evidence of every
+// check that reads the answer, as Ask's are. served is false, and nothing asked, where the
+// server does not serve revision (its shared session's initialize said so) or the run does not
+// test it (RunsAt).
+func (t *T) AskAt(revision, key string, f func(o *T) any) (v any, served bool) {
+	if !t.RunsAt(revision) || !t.Negotiation(revision).Supported() {
+		return nil, false
+	}
+	memo := fmt.Sprintf("ask/%s/%s/%s", t.Transport, revision, key)
+	got, made := t.run.made(memo)
+	if !made {
+		// The session is held before the answer is claimed, never the other way round: a check
+		// of that revision holding the session may be asking for the same answer.
+		release, err := t.run.holdShared(t.Ctx, t.Transport, revision, gateSlot(t.Transport), t.worker)
+		if err != nil {
+			return nil, true
+		}
+		defer release()
+		got, _ = t.onceKept(memo, func() (any, bool) {
+			a := t.askingAt(revision, f)
+			if a == nil {
+				return nil, false
+			}
+			return a, t.Ctx.Err() == nil
+		})
+	}
+	a, ok := got.(*answer)
+	if !ok {
+		return nil, true
+	}
+	t.read(a, false) // made on another session: its exchanges are not in the check's transcript
+	return a.v, true
+}
+
+// askingAt runs f on revision's gate session, which the caller holds; nil when it cannot be had.
+func (t *T) askingAt(revision string, f func(o *T) any) *answer {
+	neg := t.run.negotiationIn(t.Ctx, t.Transport, revision, gateSlot(t.Transport))
+	if _, done := notUsable(neg); done || neg.Session == nil {
+		return nil
+	}
+	o := &T{Ctx: t.Ctx, Revision: revision, Transport: t.Transport, Check: t.Check, run: t.run, S: neg.Session, worker: t.worker}
+	if t.Check != nil {
+		o.S.SetOwner(t.Check.ID)
+	}
+	return o.asking(func() any { return f(o) })
+}
+
+// RunsAt reports whether the run tests revision over this transport.
+func (t *T) RunsAt(revision string) bool {
+	for _, tg := range t.run.cfg.Targets {
+		if tg.Transport == t.Transport {
+			return slices.Contains(targetRevisions(tg, t.run.cfg.Revisions), revision)
+		}
+	}
+	return false
 }
 
 // asking runs f and keeps what it exchanged on the check's sessions.

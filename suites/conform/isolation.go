@@ -84,8 +84,10 @@ func (r *Runner) gate(ctx context.Context, c *Check, revision, transport string,
 		return Failed(neg.Err), tail(neg.Session), true
 	}
 	// A revision the shared session found unserved is unserved on a fresh server too: no
-	// process is launched just to hear the same answer again.
-	if f, done := notUsable(neg); done && c.Side.Connection != Raw && !c.Side.PreInit {
+	// process is launched just to hear the same answer again. A Raw check that binds only a
+	// stateless-only server is na there too, as its own first exchange would find it (dualEra):
+	// over stdio it would start a server only to be told so.
+	if f, done := notUsable(neg); done && (c.Side.Connection != Raw && !c.Side.PreInit || c.Side.StatelessOnlyServer && neg.Err != nil) {
 		return f, tail(neg.Session), true
 	}
 	if c.Side.Ready == nil || neg.Session == nil || neg.Err != nil {

@@ -765,6 +765,19 @@ func (r *Runner) forget(key string, e *onceValue) {
 	}
 }
 
+// made is the run's value for key when it has been computed and kept (T.once).
+func (r *Runner) made(key string) (any, bool) {
+	e := r.onceEntry(key)
+	select {
+	case <-e.done:
+		if !e.dropped {
+			return e.v, true
+		}
+	default:
+	}
+	return nil, false
+}
+
 func (r *Runner) onceEntry(key string) *onceValue {
 	r.mu.Lock()
 	defer r.mu.Unlock()

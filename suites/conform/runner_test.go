@@ -2,6 +2,7 @@ package conform
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -281,6 +282,76 @@ func TestAsk(t *testing.T) {
 		{fresh, served, wire.HTTP},
 	}
 	r.StartShared(specs, 2, 2)
+	for _, s := range specs {
+		res := r.Result(s)
+		if res.Status != reports.Pass {
+			t.Errorf("%s: %s (%s)", res.ID, res.Status, res.Message)
+		}
+		if !slices.ContainsFunc(res.Evidence, func(e reports.Exchange) bool { return strings.Contains(e.Body, `"ping"`) }) {
+			t.Errorf("%s keeps no evidence of the ping it judged: %+v", res.ID, res.Evidence)
+		}
+	}
+	if n := pings.Load(); n != 1 {
+		t.Errorf("the server got %d pings, want 1", n)
+	}
+}
+
+// TestAskAt: a check asking at another revision of the run (T.AskAt) and that revision's checks
+// asking through T.Ask share one answer, asked once, on that revision's session; each keeps its
+// exchanges as evidence. A revision the run does not test is not asked.
+func TestAskAt(t *testing.T) {
+	var pings atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		msg := jsonrpc.Parse(body)
+		var out []byte
+		switch msg.Method {
+		case "initialize": // every revision asked for is served
+			var p struct {
+				Version string `json:"protocolVersion"`
+			}
+			_ = json.Unmarshal(msg.Params, &p)
+			out, _ = jsonrpc.NewResult(msg.ID, map[string]any{"protocolVersion": p.Version, "capabilities": map[string]any{},
+				"serverInfo": map[string]any{"name": "runner-test", "version": "1"}})
+		case "ping":
+			pings.Add(1)
+			out, _ = jsonrpc.NewResult(msg.ID, map[string]any{})
+		default:
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Mcp-Session-Id", "s")
+		w.Write(out)
+	}))
+	defer srv.Close()
+	older, newer := harness.Rev20250618, harness.Rev20251125
+	r := newRunner(srv.URL, []string{older, newer}, nil, nil)
+	defer r.Close()
+	pingOn := func(o *T) any {
+		_, err := o.S.Request(o.Ctx, "ping", nil)
+		return err
+	}
+	there := newCheck("PING-RESPOND", "MUST", func(t *T) Finding {
+		if _, served := t.AskAt(harness.Rev20241105, "ping", pingOn); served {
+			return Violated("asked at a revision the run does not test")
+		}
+		v, served := t.AskAt(newer, "ping", pingOn)
+		if !served || v != nil {
+			return Violated("ping at %s: served %v, %v", newer, served, v)
+		}
+		return Passed("")
+	})
+	there.Versions = []string{older}
+	here := newCheck("JRPC-ID-ECHO", "MUST", func(t *T) Finding {
+		if v := t.Ask("ping", func() any { return pingOn(t) }); v != nil {
+			return Violated("ping: %v", v)
+		}
+		return Passed("")
+	})
+	here.Versions = []string{newer}
+	specs := []Spec{{there, older, wire.HTTP}, {here, newer, wire.HTTP}}
+	r.StartShared(specs, 2, 1)
 	for _, s := range specs {
 		res := r.Result(s)
 		if res.Status != reports.Pass {

@@ -22,7 +22,8 @@ import (
 const serialSlot = -1
 
 // connectionOver is the connection the check starts from at revision over transport: a check
-// that says ObservedOverHTTP is Observed over Streamable HTTP. An Exclusive check takes its turn on
+// that says ObservedOverHTTP is Observed over Streamable HTTP, and a HandshakeObserved check at
+// the handshake revisions. An Exclusive check takes its turn on
 // the revision's serial session over stdio, where a session of its own would be a process of
 // its own, and over Streamable HTTP, where it would cost the server an initialize (against a
 // single-threaded Node server, ~10 ms of its CPU each, most of them at the start of a run, when
@@ -32,7 +33,7 @@ const serialSlot = -1
 // that wait it overlaps the rest of the run) or leaves a GET stream open (LeavesGetOpen), and
 // over legacy SSE.
 func connectionOver(c *Check, revision, transport string) Connection {
-	if c.Side.ObservedOverHTTP && transport == wire.HTTP {
+	if c.Side.ObservedOverHTTP && transport == wire.HTTP || c.Side.HandshakeObserved && harness.IsHandshake(revision) {
 		return Observed
 	}
 	if c.Side.Connection != Exclusive {

@@ -243,6 +243,16 @@ func TestConnectionOver(t *testing.T) {
 			t.Errorf("ObservedOverHTTP, declared %v, over %s: %v, want %v", tc.declared, tc.transport, got, tc.want)
 		}
 	}
+	// A HandshakeObserved check is Observed at the handshake revisions, Shared at the stateless.
+	o := newCheck("ELICIT-ENUM-FORMS", "MUST", ping)
+	o.Side.HandshakeObserved = true
+	for rev, want := range map[string]Connection{harness.Rev20251125: Observed, harness.Rev20260728: Shared} {
+		for _, transport := range []string{wire.Stdio, wire.HTTP} {
+			if got := connectionOver(o, rev, transport); got != want {
+				t.Errorf("HandshakeObserved at %s over %s: %v, want %v", rev, transport, got, want)
+			}
+		}
+	}
 }
 
 // TestFirstObservationOnSerialProcess: over stdio an observation declared with ObserveFirst

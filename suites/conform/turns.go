@@ -8,18 +8,21 @@ import (
 
 // turns bound how many checks run at once (the scheduler's workers, the pools of checks that
 // wait). A slot given back goes first to a check taking back the slot it gave up while it
-// waited for another's work (its turn was not over), then to the others in their order of
-// arrival. By arrival alone, a stdio check of the waits pool that gave its slot back queued
-// behind every start planned after it (issue 28).
+// waited for another's work (its turn was not over), then to the next check of a stdio
+// session's queue, then to the others in their order of arrival. By arrival alone, a stdio
+// check of the waits pool that gave its slot back queued behind every start planned after it,
+// and a stdio session's next check behind every check of its own planned at the start, most of
+// them waiting for a server to start (issue 28).
 type turns struct {
 	mu      sync.Mutex
 	free    int
-	waiting [2][]chan struct{} // by kind: retake, arrival
+	waiting [3][]chan struct{} // by kind: retake, queued, arrival
 }
 
 // The kinds of taker, in the order a slot given back is handed on.
 const (
 	retake  = iota // a check taking back the slot it gave up while it waited
+	queued         // the next check of a stdio session's queue (schedule.go)
 	arrival        // any other: served in the order they came
 )
 
@@ -58,17 +61,15 @@ func (s *turns) take(ctx context.Context, done <-chan struct{}, kind int) bool {
 func (s *turns) give() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	kind := retake
-	if len(s.waiting[retake]) == 0 {
-		kind = arrival
+	for kind := range s.waiting {
+		if len(s.waiting[kind]) > 0 {
+			ch := s.waiting[kind][0]
+			s.waiting[kind] = s.waiting[kind][1:]
+			close(ch)
+			return
+		}
 	}
-	if len(s.waiting[kind]) == 0 {
-		s.free++
-		return
-	}
-	ch := s.waiting[kind][0]
-	s.waiting[kind] = s.waiting[kind][1:]
-	close(ch)
+	s.free++
 }
 
 // freeNow is how many slots are free (for tests).

@@ -8,16 +8,17 @@ import (
 )
 
 // TestTurns: a slot given back goes to a check taking its own back first, whenever it came,
-// then to the others in their order of arrival; a wait that ends takes nothing.
+// then to a stdio session queue's next check, then to the others in their order of arrival; a
+// wait that ends takes nothing.
 func TestTurns(t *testing.T) {
 	s := newTurns(1)
 	s.take(context.Background(), nil, arrival)
-	got := make(chan string, 5)
+	got := make(chan string, 6)
 	// Waiters in this order of arrival, each in before the next comes.
 	for i, w := range []struct {
 		name string
 		kind int
-	}{{"a1", arrival}, {"a2", arrival}, {"a3", arrival}, {"r1", retake}, {"a4", arrival}} {
+	}{{"a1", arrival}, {"a2", arrival}, {"q1", queued}, {"a3", arrival}, {"r1", retake}, {"a4", arrival}} {
 		go func() {
 			s.take(context.Background(), nil, w.kind)
 			got <- w.name
@@ -30,7 +31,7 @@ func TestTurns(t *testing.T) {
 		t.Fatal("a take whose wait had ended got a slot")
 	}
 	var order []string
-	for range 5 {
+	for range 6 {
 		s.give()
 		select {
 		case name := <-got:
@@ -39,7 +40,7 @@ func TestTurns(t *testing.T) {
 			t.Fatalf("no waiter got the slot given back (so far %v)", order)
 		}
 	}
-	if want := []string{"r1", "a1", "a2", "a3", "a4"}; !slices.Equal(order, want) {
+	if want := []string{"r1", "q1", "a1", "a2", "a3", "a4"}; !slices.Equal(order, want) {
 		t.Errorf("slots handed on in the order %v, want %v", order, want)
 	}
 	s.give()
@@ -54,7 +55,7 @@ func awaitWaiters(t *testing.T, s *turns, n int) {
 	deadline := time.Now().Add(waitBound)
 	for {
 		s.mu.Lock()
-		have := len(s.waiting[retake]) + len(s.waiting[arrival])
+		have := len(s.waiting[retake]) + len(s.waiting[queued]) + len(s.waiting[arrival])
 		s.mu.Unlock()
 		if have == n {
 			return
