@@ -37,22 +37,47 @@ const served = harness.Rev20250618
 // at any other is answered with that one (a refusal by protocolVersion), ping is answered.
 func newServer(t *testing.T) string {
 	t.Helper()
-	return newCountingServer(t, new(atomic.Int32))
+	return (&testServer{}).start(t)
 }
 
-// newCountingServer is newServer counting the pings it answers in pings.
-func newCountingServer(t *testing.T, pings *atomic.Int32) string {
+// testServer is the runner tests' Streamable HTTP MCP server on loopback: initialize is
+// answered with served (with the revision asked for where everyRevision), ping with an empty
+// result, anything else with 202; where openGet, a GET opens a stream that stays open until
+// the client goes. It counts the initializes and pings it answers.
+type testServer struct {
+	everyRevision bool
+	openGet       bool
+	inits, pings  atomic.Int32
+}
+
+func (s *testServer) start(t *testing.T) string {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && s.openGet {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+			return
+		}
 		body, _ := io.ReadAll(r.Body)
 		msg := jsonrpc.Parse(body)
 		var out []byte
 		switch msg.Method {
 		case "initialize":
-			out, _ = jsonrpc.NewResult(msg.ID, map[string]any{"protocolVersion": served, "capabilities": map[string]any{},
+			s.inits.Add(1)
+			version := served
+			if s.everyRevision {
+				var p struct {
+					Version string `json:"protocolVersion"`
+				}
+				_ = json.Unmarshal(msg.Params, &p)
+				version = p.Version
+			}
+			out, _ = jsonrpc.NewResult(msg.ID, map[string]any{"protocolVersion": version, "capabilities": map[string]any{},
 				"serverInfo": map[string]any{"name": "runner-test", "version": "1"}})
 		case "ping":
-			pings.Add(1)
+			s.pings.Add(1)
 			out, _ = jsonrpc.NewResult(msg.ID, map[string]any{})
 		default:
 			w.WriteHeader(http.StatusAccepted)
@@ -260,8 +285,8 @@ func TestBeside(t *testing.T) {
 // on whichever session the first asker holds, shared or its own; each keeps the exchange as
 // evidence.
 func TestAsk(t *testing.T) {
-	var pings atomic.Int32
-	url := newCountingServer(t, &pings)
+	srv := &testServer{}
+	url := srv.start(t)
 	r := newRunner(url, []string{served}, nil, nil)
 	defer r.Close()
 	asking := func(t *T) Finding {
@@ -282,16 +307,8 @@ func TestAsk(t *testing.T) {
 		{fresh, served, wire.HTTP},
 	}
 	r.StartShared(specs, 2, 2)
-	for _, s := range specs {
-		res := r.Result(s)
-		if res.Status != reports.Pass {
-			t.Errorf("%s: %s (%s)", res.ID, res.Status, res.Message)
-		}
-		if !slices.ContainsFunc(res.Evidence, func(e reports.Exchange) bool { return strings.Contains(e.Body, `"ping"`) }) {
-			t.Errorf("%s keeps no evidence of the ping it judged: %+v", res.ID, res.Evidence)
-		}
-	}
-	if n := pings.Load(); n != 1 {
+	expectPassesWithPing(t, r, specs)
+	if n := srv.pings.Load(); n != 1 {
 		t.Errorf("the server got %d pings, want 1", n)
 	}
 }
@@ -300,33 +317,10 @@ func TestAsk(t *testing.T) {
 // asking through T.Ask share one answer, asked once, on that revision's session; each keeps its
 // exchanges as evidence. A revision the run does not test is not asked.
 func TestAskAt(t *testing.T) {
-	var pings atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		msg := jsonrpc.Parse(body)
-		var out []byte
-		switch msg.Method {
-		case "initialize": // every revision asked for is served
-			var p struct {
-				Version string `json:"protocolVersion"`
-			}
-			_ = json.Unmarshal(msg.Params, &p)
-			out, _ = jsonrpc.NewResult(msg.ID, map[string]any{"protocolVersion": p.Version, "capabilities": map[string]any{},
-				"serverInfo": map[string]any{"name": "runner-test", "version": "1"}})
-		case "ping":
-			pings.Add(1)
-			out, _ = jsonrpc.NewResult(msg.ID, map[string]any{})
-		default:
-			w.WriteHeader(http.StatusAccepted)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Mcp-Session-Id", "s")
-		w.Write(out)
-	}))
-	defer srv.Close()
+	srv := &testServer{everyRevision: true}
+	url := srv.start(t)
 	older, newer := harness.Rev20250618, harness.Rev20251125
-	r := newRunner(srv.URL, []string{older, newer}, nil, nil)
+	r := newRunner(url, []string{older, newer}, nil, nil)
 	defer r.Close()
 	pingOn := func(o *T) any {
 		_, err := o.S.Request(o.Ctx, "ping", nil)
@@ -352,6 +346,15 @@ func TestAskAt(t *testing.T) {
 	here.Versions = []string{newer}
 	specs := []Spec{{there, older, wire.HTTP}, {here, newer, wire.HTTP}}
 	r.StartShared(specs, 2, 1)
+	expectPassesWithPing(t, r, specs)
+	if n := srv.pings.Load(); n != 1 {
+		t.Errorf("the server got %d pings, want 1", n)
+	}
+}
+
+// expectPassesWithPing: every spec passed and keeps the ping it judged as evidence.
+func expectPassesWithPing(t *testing.T, r *Runner, specs []Spec) {
+	t.Helper()
 	for _, s := range specs {
 		res := r.Result(s)
 		if res.Status != reports.Pass {
@@ -360,9 +363,6 @@ func TestAskAt(t *testing.T) {
 		if !slices.ContainsFunc(res.Evidence, func(e reports.Exchange) bool { return strings.Contains(e.Body, `"ping"`) }) {
 			t.Errorf("%s keeps no evidence of the ping it judged: %+v", res.ID, res.Evidence)
 		}
-	}
-	if n := pings.Load(); n != 1 {
-		t.Errorf("the server got %d pings, want 1", n)
 	}
 }
 
@@ -390,28 +390,9 @@ func TestOnceKept(t *testing.T) {
 // HTTP: the first to ask makes the observation on one, the others read it, and a session a
 // check opens itself (T.Open) is judged with it, as on any connection.
 func TestObservedOverHTTP(t *testing.T) {
-	var inits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		msg := jsonrpc.Parse(body)
-		var out []byte
-		switch msg.Method {
-		case "initialize":
-			inits.Add(1)
-			out, _ = jsonrpc.NewResult(msg.ID, map[string]any{"protocolVersion": served, "capabilities": map[string]any{},
-				"serverInfo": map[string]any{"name": "runner-test", "version": "1"}})
-		case "ping":
-			out, _ = jsonrpc.NewResult(msg.ID, map[string]any{})
-		default:
-			w.WriteHeader(http.StatusAccepted)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Mcp-Session-Id", "s")
-		w.Write(out)
-	}))
-	defer srv.Close()
-	r := newRunner(srv.URL, []string{served}, nil, nil)
+	srv := &testServer{}
+	url := srv.start(t)
+	r := newRunner(url, []string{served}, nil, nil)
 	defer r.Close()
 	observing := func(t *T) Finding {
 		if t.S != nil {
@@ -463,7 +444,7 @@ func TestObservedOverHTTP(t *testing.T) {
 	}
 	// The revision's first shared session, the gates' session, the observation's, and the one
 	// JRPC-VERSION opened.
-	if n := inits.Load(); n != 4 {
+	if n := srv.inits.Load(); n != 4 {
 		t.Errorf("the server got %d initialize requests, want 4", n)
 	}
 }

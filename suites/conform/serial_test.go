@@ -2,9 +2,7 @@ package conform
 
 import (
 	"bufio"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"sync"
 	"testing"
@@ -353,35 +351,10 @@ func TestFirstObservationOnlyForItsUsers(t *testing.T) {
 // stream open (a GET) does not hand its session to the next one, whose window what came on that
 // stream would land in: the next check gets a new session.
 func TestSerialOverHTTPReplacedAfterOpenStream(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet {
-			w.Header().Set("Content-Type", "text/event-stream")
-			w.WriteHeader(http.StatusOK)
-			w.(http.Flusher).Flush()
-			<-r.Context().Done() // open until the client goes
-			return
-		}
-		body, _ := io.ReadAll(r.Body)
-		msg := jsonrpc.Parse(body)
-		var out []byte
-		switch msg.Method {
-		case "initialize":
-			out, _ = jsonrpc.NewResult(msg.ID, map[string]any{"protocolVersion": served, "capabilities": map[string]any{},
-				"serverInfo": map[string]any{"name": "runner-test", "version": "1"}})
-		case "ping":
-			out, _ = jsonrpc.NewResult(msg.ID, map[string]any{})
-		default:
-			w.WriteHeader(http.StatusAccepted)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Mcp-Session-Id", "s")
-		w.Write(out)
-	}))
-	defer srv.Close()
+	url := (&testServer{openGet: true}).start(t)
 	timeouts := harness.DefaultTimeouts()
 	timeouts.Startup, timeouts.Request, timeouts.Quiet = waitBound, waitBound, 50*time.Millisecond
-	r := NewRunner(Config{Validator: acceptAll{}, Targets: []harness.Target{{Transport: wire.HTTP, URL: srv.URL}},
+	r := NewRunner(Config{Validator: acceptAll{}, Targets: []harness.Target{{Transport: wire.HTTP, URL: url}},
 		Revisions: []string{served}, Timeouts: timeouts})
 	defer r.Close()
 	var mu sync.Mutex
