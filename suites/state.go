@@ -21,7 +21,7 @@ const cancelStopID = "CANCEL-STOP-NO-RESPONSE"
 // read and changed with no subscription, then one subscribed to and unsubscribed again), then
 // its log level ("info", then an unknown level), last the slow tool's cancelled calls, whose
 // work may go on (over HTTP and legacy SSE at once, the others beside them on a session of their
-// own, and the id 0's further attempts on sessions of their own). Each check judges its own part; a part
+// own, and further attempts on sessions of their own). Each check judges its own part; a part
 // after which the server no longer answers leaves the later ones untestable.
 
 // stateSession is what the state session's server did, part by part.
@@ -253,9 +253,9 @@ type cancelAttempts struct {
 // decide is the finding of the first attempt with id that did not race, or of the last one,
 // made until ctx ends. The first attempt is made on the cancel part's session, and at the first
 // sign of a race (a message of the call's own after the cancellation was read, or its end) the
-// next one starts beside it (inTurn): with a string id of its own on the same session (over stdio
-// another session is another server process, over HTTP another handshake), or, for the id 0,
-// which a session must not use twice, over HTTP and legacy SSE on a session of its own. Not all at once: a race comes of the server reading the cancellation
+// next one starts beside it (inTurn): over HTTP and legacy SSE on a session of its own (another
+// connection), over stdio on the same session (another session is another server process) with
+// a string id of its own. Not all at once: a race comes of the server reading the cancellation
 // late, which a burst of load does to calls made at the same moment alike (a conformant
 // reference then raced three times over in the self-test), while the next attempt, started once
 // the sign shows, meets the server later, after the earlier cancellation was read. An attempt seen
@@ -282,7 +282,7 @@ func (a *cancelAttempts) decide(ctx context.Context, id jsonrpc.ID) attempt {
 		if i == 0 {
 			return cancelOne(t, id, a.cal, sig)
 		}
-		if !id.IsNumber() {
+		if t.Transport == wire.Stdio {
 			release := a.owner.Beside(ctx, before[i-1])
 			defer release()
 			u := t.On(t.S)
