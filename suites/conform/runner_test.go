@@ -352,6 +352,16 @@ func TestAskAt(t *testing.T) {
 	}
 }
 
+// expectPasses: every spec passed.
+func expectPasses(t *testing.T, r *Runner, specs []Spec) {
+	t.Helper()
+	for _, s := range specs {
+		if res := r.Result(s); res.Status != reports.Pass {
+			t.Errorf("%s %s %s: %s (%s)", res.ID, res.Version, res.Transport, res.Status, res.Message)
+		}
+	}
+}
+
 // expectPassesWithPing: every spec passed and keeps the ping it judged as evidence.
 func expectPassesWithPing(t *testing.T, r *Runner, specs []Spec) {
 	t.Helper()

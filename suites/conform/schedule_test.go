@@ -8,7 +8,6 @@ import (
 
 	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/wire"
-	"github.com/mcpspec/mcpspec/reports"
 )
 
 // TestWaitingChecksRunBesideWorkers: shared checks that Wait run in a pool of their own, each
@@ -52,11 +51,7 @@ func TestWaitingChecksRunBesideWorkers(t *testing.T) {
 			}
 			r.SetWaiting(bound)
 			r.StartShared(specs, 1, 1)
-			for _, s := range specs {
-				if res := r.Result(s); res.Status != reports.Pass {
-					t.Errorf("%s: %s (%s)", res.ID, res.Status, res.Message)
-				}
-			}
+			expectPasses(t, r, specs)
 			if most != bound {
 				t.Errorf("%d waiting checks ran at once, want %d (the bound)", most, bound)
 			}
@@ -91,11 +86,7 @@ func TestObservedWaitingChecksStartFirst(t *testing.T) {
 	specs = append(specs, Spec{observed, served, wire.HTTP})
 	r.SetWaiting(1) // one at a time: the order they start in is the order they run in
 	r.StartShared(specs, 1, 1)
-	for _, s := range specs {
-		if res := r.Result(s); res.Status != reports.Pass {
-			t.Errorf("%s: %s (%s)", res.ID, res.Status, res.Message)
-		}
-	}
+	expectPasses(t, r, specs)
 	if len(order) == 0 || order[0] != observed.ID {
 		t.Errorf("the waiting checks ran in the order %v, want %s first", order, observed.ID)
 	}

@@ -150,11 +150,7 @@ func TestExclusiveChecksTakeTurnsOverStdio(t *testing.T) {
 	waits.Transport = wire.HTTP
 	overHTTP = append(overHTTP, waits)
 	r2.StartShared(overHTTP, 1, 1)
-	for _, s := range overHTTP {
-		if res := r2.Result(s); res.Status != reports.Pass {
-			t.Errorf("over HTTP %s: %s (%s)", res.ID, res.Status, res.Message)
-		}
-	}
+	expectPasses(t, r2, overHTTP)
 	mu.Lock()
 	defer mu.Unlock()
 	on := map[*harness.Session]int{}
@@ -178,11 +174,7 @@ func TestStdioSharedSessionsBounded(t *testing.T) {
 		specs = append(specs, Spec{c, served, wire.Stdio})
 	}
 	r.StartShared(specs, 4, MaxStdioSessions+1)
-	for _, s := range specs {
-		if res := r.Result(s); res.Status != reports.Pass {
-			t.Errorf("%s: %s (%s)", res.ID, res.Status, res.Message)
-		}
-	}
+	expectPasses(t, r, specs)
 	if n := r.Env().Stats.ServersSpawned.Load(); n != MaxStdioSessions {
 		t.Errorf("%d servers spawned for %d shared sessions asked, want %d", n, MaxStdioSessions+1, MaxStdioSessions)
 	}
@@ -307,11 +299,7 @@ func TestFirstObservationOnSerialProcess(t *testing.T) {
 	r := newStdioRunner(t)
 	defer r.Close()
 	r.StartShared(specs, 4, 1)
-	for _, s := range specs {
-		if res := r.Result(s); res.Status != reports.Pass {
-			t.Errorf("%s: %s (%s)", res.ID, res.Status, res.Message)
-		}
-	}
+	expectPasses(t, r, specs)
 	// The gates' shared session and the serial process: the observation started none.
 	if n := r.Env().Stats.ServersSpawned.Load(); n != 2 {
 		t.Errorf("%d servers spawned, want 2: the shared session and the serial one", n)
@@ -379,11 +367,7 @@ func TestSerialOverHTTPReplacedAfterOpenStream(t *testing.T) {
 		specs = append(specs, Spec{c, served, wire.HTTP})
 	}
 	r.StartShared(specs, 1, 1)
-	for _, s := range specs {
-		if res := r.Result(s); res.Status != reports.Pass {
-			t.Errorf("%s: %s (%s)", res.ID, res.Status, res.Message)
-		}
-	}
+	expectPasses(t, r, specs)
 	mu.Lock()
 	defer mu.Unlock()
 	if len(sessions) != 2 || sessions[0] == sessions[1] {
