@@ -2,9 +2,11 @@ package suites
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/mcpspec/mcpspec/harness"
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
 	"github.com/mcpspec/mcpspec/harness/wire"
 	"github.com/mcpspec/mcpspec/suites/conform"
@@ -121,5 +123,46 @@ func TestInTurn(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Each further attempt's session is opened when the attempt before it starts (issue 28): by the
+// time an attempt tells its sign of a race, the next one's session is already under way, and it
+// is opened once however often it is asked for.
+func TestSessionsAhead(t *testing.T) {
+	var opened []int
+	var mu sync.Mutex
+	ahead := &sessionsAhead{open: func() chan *harness.Session {
+		mu.Lock()
+		defer mu.Unlock()
+		opened = append(opened, len(opened)+1)
+		return make(chan *harness.Session, 1)
+	}}
+	openedSoFar := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(opened)
+	}
+	hintedWith := make([]int, cancelAttemptsMax) // sessions opened when attempt i told its hint
+	raced := attempt{f: conform.Violated("kept working"), raced: true}
+	inTurn(context.Background(), func(ctx context.Context, i int, _ []chan struct{}, sig *raceSignals) attempt {
+		ahead.session(i + 1) // as decide does over HTTP and legacy SSE
+		if i > 0 {
+			ahead.session(i) // the attempt's own session: opened already
+		}
+		hintedWith[i] = openedSoFar()
+		sig.hinted()
+		return raced
+	})
+	for i, n := range hintedWith[:cancelAttemptsMax-1] {
+		if n < i+1 {
+			t.Errorf("attempt %d told its hint with %d sessions opened, want attempt %d's among them", i, n, i+1)
+		}
+	}
+	if n := openedSoFar(); n != cancelAttemptsMax-1 {
+		t.Errorf("%d sessions opened for %d further attempts", n, cancelAttemptsMax-1)
+	}
+	if ahead.session(cancelAttemptsMax) != nil {
+		t.Error("a session past the last attempt")
 	}
 }
