@@ -304,3 +304,41 @@ func TestRecordLookupAndSplitOfOneSession(t *testing.T) {
 		}
 	}
 }
+
+// TestMixedRevisionsWithoutInitialize: mcpspec run's observation before initialize, over stdio,
+// sends a server a bare ping and then a 2026-07-28 server/discover. Each request and its answer
+// are judged at the revision the request names; the ping, naming none before any request named
+// one, at the handshake era's rules (its empty result has no resultType), not at 2026-07-28's.
+// A bare ping after a request named 2026-07-28 is still held to that revision.
+func TestMixedRevisionsWithoutInitialize(t *testing.T) {
+	const (
+		ping     = `c:{"jsonrpc":"2.0","id":"p","method":"ping"}`
+		pong     = `s:{"jsonrpc":"2.0","id":"p","result":{}}`
+		discover = `c:{"jsonrpc":"2.0","id":"d","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`
+		found    = `s:{"jsonrpc":"2.0","id":"d","result":{"resultType":"complete","supportedVersions":["2026-07-28","2025-11-25"],"capabilities":{}}}`
+	)
+	res, info := Judge(stdio(ping, pong, discover, found), Options{})
+	if len(info.Revisions) != 1 || info.Revisions[0] != "2026-07-28" {
+		t.Fatalf("the conversation speaks 2026-07-28, the revision its first naming request names: %+v", info)
+	}
+	for _, side := range []string{Server, Client} {
+		r := verdict(t, res, "MSG-JSONRPC", side)
+		if r.Status != reports.Pass || r.Version != "2026-07-28" || !strings.Contains(r.Message, "1 of them, before initialize") {
+			t.Errorf("%s: the ping and its answer at the handshake rules, the discover at 2026-07-28: %s %s", side, r.Status, r.Message)
+		}
+	}
+
+	// The ping's answer valid at no handshake revision fails, and says so.
+	res, _ = Judge(stdio(ping, `s:{"jsonrpc":"2.0","id":"p","result":[]}`, discover, found), Options{})
+	if r := verdict(t, res, "MSG-JSONRPC", Server); r.Status != reports.Fail || !strings.Contains(r.Message, "any handshake revision") {
+		t.Errorf("a ping answered with an array: %s %s", r.Status, r.Message)
+	}
+
+	// After the client named 2026-07-28, a bare ping is that revision's, and breaks its rules.
+	res, _ = Judge(stdio(discover, found, `c:{"jsonrpc":"2.0","id":"q","method":"ping"}`, `s:{"jsonrpc":"2.0","id":"q","result":{}}`), Options{})
+	for _, side := range []string{Server, Client} {
+		if r := verdict(t, res, "MSG-JSONRPC", side); r.Status != reports.Fail || !strings.Contains(r.Message, "at 2026-07-28") {
+			t.Errorf("%s: a bare ping after 2026-07-28 was named: %s %s", side, r.Status, r.Message)
+		}
+	}
+}

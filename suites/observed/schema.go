@@ -3,6 +3,7 @@ package observed
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/mcpspec/mcpspec/harness"
@@ -31,10 +32,10 @@ var resultDefinitions = map[string]string{
 	"elicitation/create": "ElicitResult",
 }
 
-// definitions lists what a message of side must match. Full adds the side's request and
-// notification unions and, at the handshake revisions, the result its request asked for (at
-// 2026-07-28 a result may be an input request instead, MRTR's matter).
-func (v *View) definitions(i int, side string, full bool, ex exchanges) []string {
+// definitions lists what a message of side must match at revision. Full adds the side's
+// request and notification unions and, at the handshake revisions, the result its request
+// asked for (at 2026-07-28 a result may be an input request instead, MRTR's matter).
+func (v *View) definitions(i int, revision, side string, full bool, ex exchanges) []string {
 	m := v.Msgs[i]
 	defs := []string{schema.MessageDefinition}
 	if !full {
@@ -45,7 +46,7 @@ func (v *View) definitions(i int, side string, full bool, ex exchanges) []string
 		prefix = "Server"
 	}
 	switch {
-	case (m.IsRequest() || m.IsNotification()) && extensionMethod(v.Revision, m.Method):
+	case (m.IsRequest() || m.IsNotification()) && extensionMethod(revision, m.Method):
 		// An extension's message (declared in capabilities.extensions): the core unions do not
 		// hold it, and the extension's own schema is not embedded.
 	case m.IsRequest() && m.Method == "initialize":
@@ -54,7 +55,7 @@ func (v *View) definitions(i int, side string, full bool, ex exchanges) []string
 		defs = append(defs, prefix+"Request")
 	case m.IsNotification():
 		defs = append(defs, prefix+"Notification")
-	case m.IsResponse() && m.HasResult && harness.IsHandshake(v.Revision):
+	case m.IsResponse() && m.HasResult && harness.IsHandshake(revision):
 		if req, ok := ex.request(v, i); ok {
 			if taskAugmented(req) {
 				defs = append(defs, "result:CreateTaskResult")
@@ -91,10 +92,9 @@ func (ex exchanges) request(v *View, i int) (Msg, bool) {
 }
 
 func judgeSchema(v *View, side string, full bool) Finding {
-	var ex exchanges
-	if full {
-		ex = v.pair()
-	}
+	// The pairing is needed for the results' definitions and for the revision a response is
+	// judged at (revisionOf).
+	ex := v.pair()
 	n := 0
 	for _, r := range v.Records {
 		if r.From != side || !carriesMessages(r) {
@@ -104,32 +104,113 @@ func judgeSchema(v *View, side string, full bool) Finding {
 			return violated("record %d: the %s sent a frame that is not JSON: %s", r.Seq, side, clip(r.Body))
 		}
 	}
+	preInit := 0
 	for i, m := range v.Msgs {
 		if m.From != side || v.Records[m.Rec].Truncated {
 			continue
 		}
 		n++
-		raw := withValidID(m)
-		for _, d := range v.definitions(i, side, full, ex) {
-			inst := raw
-			if name, ok := cutPrefix(d, "result:"); ok {
-				d, inst = name, m.Result
+		rev := v.revisionOf(i, ex)
+		revs := []string{rev}
+		if rev == preInitialize {
+			preInit++
+			revs = handshakeRevisions(v.Transport)
+		}
+		def, err := v.validate(i, revs[0], side, full, ex)
+		for _, r := range revs[1:] {
+			if err == nil {
+				break
 			}
-			if err := v.opts.Validator.Definition(v.Revision, d, inst); err != nil {
-				if errors.Is(err, schema.ErrUnknownDefinition) {
-					continue // the revision has no such definition: nothing to hold the message to
-				}
-				if errors.Is(err, schema.ErrUnknownRevision) {
-					return broken("no schema for %s: %v", v.Revision, err)
-				}
-				return violated("record %d: the %s's %s is not a valid %s at %s: %v", v.seq(m), side, describe(m), d, v.Revision, err)
+			if _, e := v.validate(i, r, side, full, ex); e == nil {
+				err = nil
 			}
+		}
+		if err != nil {
+			if errors.Is(err, schema.ErrUnknownRevision) {
+				return broken("no schema for %s: %v", rev, err)
+			}
+			at := rev
+			if rev == preInitialize {
+				at = "any handshake revision (it came before initialize, naming none)"
+			}
+			return violated("record %d: the %s's %s is not a valid %s at %s: %v", v.seq(m), side, describe(m), def, at, err)
 		}
 	}
 	if n == 0 {
 		return notExercised("the " + side + " sent no message")
 	}
+	if preInit > 0 {
+		return passed("the %d messages the %s sent validate at %s (%d of them, before initialize and naming no revision, at a handshake revision)", n, side, v.Revision, preInit)
+	}
 	return passed("the %d messages the %s sent validate at %s", n, side, v.Revision)
+}
+
+// validate validates message i against every definition it must match at revision (those the
+// revision has: a definition it lacks holds nothing), naming the first it does not match.
+func (v *View) validate(i int, revision, side string, full bool, ex exchanges) (string, error) {
+	m := v.Msgs[i]
+	raw := withValidID(m)
+	for _, d := range v.definitions(i, revision, side, full, ex) {
+		inst := raw
+		if name, ok := cutPrefix(d, "result:"); ok {
+			d, inst = name, m.Result
+		}
+		if err := v.opts.Validator.Definition(revision, d, inst); err != nil && !errors.Is(err, schema.ErrUnknownDefinition) {
+			return d, err
+		}
+	}
+	return "", nil
+}
+
+// preInitialize is the revision, in revisionOf's answer, of a request sent before initialize
+// that names no revision, and of its answer: nothing has been negotiated, and only the
+// handshake era allows a request (a ping) before initialize, so the message is held to the
+// rules of the handshake era, at whichever of its revisions it is valid.
+const preInitialize = "before initialize"
+
+// handshakeRevisions are the handshake revisions the transport carries, newest first.
+func handshakeRevisions(transport string) []string {
+	var out []string
+	for _, r := range slices.Backward(harness.TransportRevisions(transport)) {
+		if harness.IsHandshake(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// revisionOf is the revision message i is judged at. A conversation with an initialize, or
+// judged at --revision, is judged at its revision throughout. One without may mix them:
+// mcpspec run's observation before initialize sends a server, over stdio, a bare ping and
+// then a 2026-07-28 server/discover, and a dual-era client may do the same. There each client
+// request and the answer to it are judged at the revision the request names, and a request
+// that names none before any has named one at preInitialize (the run holds the ping's answer
+// to an empty result, LIFE-PING-BEFORE-INIT, not to 2026-07-28's resultType). A request
+// naming none after one did is judged at the conversation's revision: a stateless client
+// that drops _meta there breaks that revision's rules. Every other message (a notification, a
+// request of the server's) is judged at the conversation's revision too.
+func (v *View) revisionOf(i int, ex exchanges) string {
+	if v.Init >= 0 || v.opts.Revision != "" {
+		return v.Revision
+	}
+	q := i
+	if v.Msgs[i].IsResponse() {
+		var ok bool
+		if q, ok = ex.answerOf[i]; !ok {
+			return v.Revision
+		}
+	}
+	m := v.Msgs[q]
+	if m.From != Client || !m.IsRequest() {
+		return v.Revision
+	}
+	if rev := v.namedRevision(m); rev != "" {
+		return rev
+	}
+	if q < v.firstNamed {
+		return preInitialize
+	}
+	return v.Revision
 }
 
 func cutPrefix(s, prefix string) (string, bool) {

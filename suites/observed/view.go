@@ -34,6 +34,10 @@ type View struct {
 	truncated   int
 	redelivered int // events a resumed stream delivered again
 
+	// firstNamed indexes Msgs: with no initialize answered at a known revision, the client's
+	// first request that names its revision, which Revision is taken from; -1 when none does.
+	firstNamed int
+
 	paired     *exchanges    // pair's result, once computed
 	byExchange map[int][]int // exchangeRecords' result, once computed
 }
@@ -184,7 +188,7 @@ func carriesMessages(r recording.Record) bool {
 }
 
 func newView(recs []recording.Record, opts Options) *View {
-	v := &View{Records: recs, Init: -1, InitAnswer: -1, opts: opts}
+	v := &View{Records: recs, Init: -1, InitAnswer: -1, firstNamed: -1, opts: opts}
 	if !seqIncreasing(recs) {
 		v.bySeq = make(map[int]int, len(recs))
 	}
@@ -258,7 +262,10 @@ func newView(recs []recording.Record, opts Options) *View {
 		}
 	}
 	if v.Revision == "" {
-		v.Revision = v.statelessRevision()
+		// No initialize answered at a known revision: the revision the first request names.
+		if v.firstNamed = v.firstNamingRequest(); v.firstNamed >= 0 {
+			v.Revision = v.namedRevision(v.Msgs[v.firstNamed])
+		}
 	}
 	if opts.Revision != "" {
 		v.Revision = opts.Revision
@@ -269,19 +276,26 @@ func newView(recs []recording.Record, opts Options) *View {
 // metaRevisionKey is where a 2026-07-28 request names its revision.
 const metaRevisionKey = "io.modelcontextprotocol/protocolVersion"
 
-// statelessRevision is the revision a conversation without initialize speaks: the one its
-// first request names in _meta, or, over HTTP, in MCP-Protocol-Version.
-func (v *View) statelessRevision() string {
-	for _, m := range v.Msgs {
-		if m.From != Client || !m.IsRequest() {
-			continue
+// firstNamingRequest is the index in Msgs of the client's first request that names its
+// revision (namedRevision): in a conversation without initialize, the revision it speaks.
+func (v *View) firstNamingRequest() int {
+	for i, m := range v.Msgs {
+		if m.From == Client && m.IsRequest() && v.namedRevision(m) != "" {
+			return i
 		}
-		if rev := metaRevision(m.Params); harness.IsKnownRevision(rev) {
-			return rev
-		}
-		if h, ok := Header(v.Records[m.Rec], "MCP-Protocol-Version"); ok && harness.IsKnownRevision(h) && !harness.IsHandshake(h) {
-			return h
-		}
+	}
+	return -1
+}
+
+// namedRevision is the revision a client's request names: in _meta, or over HTTP in
+// MCP-Protocol-Version (a stateless revision: at the handshake revisions the header follows
+// the initialize); "" when it names none.
+func (v *View) namedRevision(m Msg) string {
+	if rev := metaRevision(m.Params); harness.IsKnownRevision(rev) {
+		return rev
+	}
+	if h, ok := Header(v.Records[m.Rec], "MCP-Protocol-Version"); ok && harness.IsKnownRevision(h) && !harness.IsHandshake(h) {
+		return h
 	}
 	return ""
 }
