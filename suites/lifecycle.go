@@ -196,18 +196,53 @@ type pingBeforeInit struct {
 	received []wire.Received
 }
 
-// observePingBeforeInit sends a ping as the first thing on a server of its own, once per
-// transport (T.Observe): LIFE-PING-BEFORE-INIT judges the answer, LIFE-INIT-FIRST what the
-// server wrote before it. Over stdio each would otherwise start a server to send the same ping.
-func observePingBeforeInit(t *conform.T) (pingBeforeInit, *conform.Finding) {
-	v, f := t.Observe("ping-before-initialize", conform.Raw, func(o *conform.T) any {
+// beforeInit is what one server of its own did before any initialize: over stdio a ping as the
+// first thing (LIFE-PING-BEFORE-INIT judges the answer, LIFE-INIT-FIRST what the server wrote
+// before it), then server/discover (LIFE-VERSION-ECHO) and the exit once its stdin was closed
+// (LIFE-STDIO-EXIT-ON-EOF); over the other transports server/discover alone.
+type beforeInit struct {
+	ping       pingBeforeInit
+	discovered discoveredFirst
+}
+
+// observeBeforeInit makes that observation once per transport (T.Observe, Raw): over stdio each
+// of the four checks would otherwise start a server for its first request. Each part judges
+// only what came in answer to its own request, and the ping's cannot depend on what follows
+// it. Where the ping got no answer, or the server then left server/discover unanswered, the
+// discover part is made again on a server of its own (T.Connect), so that no verdict of
+// LIFE-VERSION-ECHO or LIFE-STDIO-EXIT-ON-EOF rests on a server the ping left unwell.
+func observeBeforeInit(t *conform.T) (beforeInit, *conform.Finding) {
+	v, f := t.Observe("before-initialize", conform.Raw, func(o *conform.T) any {
+		var b beforeInit
+		if o.Transport != wire.Stdio {
+			b.discovered = discoverFirst(o, o.S)
+			return b
+		}
 		resp, err := o.S.Request(o.Ctx, "ping", nil)
-		return pingBeforeInit{resp, err, o.S.Conn.Inbox().Since(0)}
+		b.ping = pingBeforeInit{resp, err, o.S.Conn.Inbox().Since(0)}
+		if err == nil {
+			b.discovered = discoverFirst(o, o.S)
+		}
+		if err != nil || b.discovered.answered != nil {
+			s, err := o.Connect()
+			if err != nil {
+				b.discovered = discoveredFirst{answered: err}
+				return b
+			}
+			b.discovered = discoverFirst(o, s)
+		}
+		return b
 	})
 	if f != nil {
-		return pingBeforeInit{}, f
+		return beforeInit{}, f
 	}
-	return v.(pingBeforeInit), nil
+	return v.(beforeInit), nil
+}
+
+// observePingBeforeInit is the ping part of observeBeforeInit.
+func observePingBeforeInit(t *conform.T) (pingBeforeInit, *conform.Finding) {
+	b, f := observeBeforeInit(t)
+	return b.ping, f
 }
 
 func checkPingBeforeInit(t *conform.T) conform.Finding {
@@ -268,9 +303,9 @@ func checkInitFirst(t *conform.T) conform.Finding {
 	return conform.Passed("")
 }
 
-// discoveredFirst is what a server of its own did with server/discover sent as the first
-// thing (harness.OpenStateless: the handshake revisions it lists, for LIFE-VERSION-ECHO) and,
-// over stdio, once that was answered, with its stdin closed (LIFE-STDIO-EXIT-ON-EOF).
+// discoveredFirst is what a server did with server/discover sent before any initialize
+// (harness.OpenStateless: the handshake revisions it lists, for LIFE-VERSION-ECHO) and, over
+// stdio, once that was answered, with its stdin closed (LIFE-STDIO-EXIT-ON-EOF).
 type discoveredFirst struct {
 	versions  []string // the handshake revisions server/discover listed in supportedVersions
 	supported string   // that list as sent, for findings
@@ -278,38 +313,35 @@ type discoveredFirst struct {
 	eof       conform.Finding
 }
 
-// observeDiscoverFirst sends server/discover as the first thing on a server of its own, once
-// per transport (T.Observe), then over stdio closes its stdin and sees it exit: LIFE-VERSION-ECHO
-// judges the answer, LIFE-STDIO-EXIT-ON-EOF the exit; over stdio each started a server of its
-// own for the same first request. Closing stdin comes after the answer was read, so the answer
-// cannot depend on it.
-func observeDiscoverFirst(t *conform.T) (discoveredFirst, *conform.Finding) {
-	v, f := t.Observe("discover-first", conform.Raw, func(o *conform.T) any {
-		var d discoveredFirst
-		ms, err := harness.OpenStateless(o.Ctx, o.S.Conn, o.S.Env(), harness.Rev20260728, "discover-first")
-		if err == nil {
-			var versions []string
-			_ = json.Unmarshal(ms.InitResult()["supportedVersions"], &versions)
-			for _, v := range versions {
-				if harness.IsHandshake(v) {
-					d.versions = append(d.versions, v)
-				}
+// discoverFirst sends server/discover on s, on which no initialize has been sent, and over
+// stdio, once it was answered, closes the server's stdin and sees it exit.
+func discoverFirst(t *conform.T, s *harness.Session) discoveredFirst {
+	var d discoveredFirst
+	ms, err := harness.OpenStateless(t.Ctx, s.Conn, s.Env(), harness.Rev20260728, "discover-first")
+	if err == nil {
+		var versions []string
+		_ = json.Unmarshal(ms.InitResult()["supportedVersions"], &versions)
+		for _, v := range versions {
+			if harness.IsHandshake(v) {
+				d.versions = append(d.versions, v)
 			}
-			d.supported = string(ms.InitResult()["supportedVersions"])
 		}
-		// Answered with an error (a server of the handshake alone) is answered all the same.
-		if infra := (*harness.InfraError)(nil); errors.As(err, &infra) {
-			d.answered = err
-		}
-		if sc, ok := o.S.Conn.(*stdio.Conn); ok && d.answered == nil {
-			d.eof = exitOnEOF(o, sc)
-		}
-		return d
-	})
-	if f != nil {
-		return discoveredFirst{}, f
+		d.supported = string(ms.InitResult()["supportedVersions"])
 	}
-	return v.(discoveredFirst), nil
+	// Answered with an error (a server of the handshake alone) is answered all the same.
+	if infra := (*harness.InfraError)(nil); errors.As(err, &infra) {
+		d.answered = err
+	}
+	if sc, ok := s.Conn.(*stdio.Conn); ok && d.answered == nil {
+		d.eof = exitOnEOF(t, sc)
+	}
+	return d
+}
+
+// observeDiscoverFirst is the discover part of observeBeforeInit.
+func observeDiscoverFirst(t *conform.T) (discoveredFirst, *conform.Finding) {
+	b, f := observeBeforeInit(t)
+	return b.discovered, f
 }
 
 // supportEvidence says, for each handshake revision the server gives a sign of serving other
