@@ -47,7 +47,7 @@ func init() {
 			ID: "LIFE-PRE-INIT-REQUEST", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "MUST",
 			Summary:     "a request before initialize neither crashes nor hangs the server, and initialize still works after it",
 			LevelReason: "The SHOULD NOT binds the client and leaves the server's answer open, so any response (or HTTP error status) passes. What fails is the server's own MUST: JSON-RPC obliges it to answer every request, so staying silent fails, and so does dying, which leaves the initialize after it unanswered.",
-			Side:        conform.Server{Connection: conform.Raw, Run: checkPreInitRequest},
+			Side:        conform.Server{Connection: conform.Observed, PreInit: true, Run: checkPreInitRequest},
 		},
 		conform.Check{ID: "LIFE-INIT-FIRST", Revisions: conform.AllCatalogued, Level: "MUST", Transports: stdioOnly,
 			Summary:     "the server sends nothing of its own (a ping aside) before the client has initialized: its first words answer the client",
@@ -59,7 +59,7 @@ func init() {
 			Side:        conform.Server{Connection: conform.Observed, PreInit: true, Once: true, Run: checkVersionEcho}},
 		conform.Check{ID: "LIFE-SERVER-WAIT-INITIALIZED", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "SHOULD",
 			Summary: "between initialize and notifications/initialized the server sends no request but ping, even to a client declaring roots, sampling and elicitation",
-			Side:    conform.Server{Connection: conform.Raw, Run: checkServerWaitsInitialized}},
+			Side:    conform.Server{Connection: conform.Observed, PreInit: true, Run: checkServerWaitsInitialized}},
 		// The next two judge the pristine session (pristine.go): everything the server sent.
 		conform.Check{ID: "LIFE-OPERATION-NEGOTIATED", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "SHOULD",
 			Summary:     "the server sends only what was negotiated: no sampling, roots or elicitation requests to a client declaring none, and list-change, resource-update and log notifications only with the capability that announces them",
@@ -260,18 +260,32 @@ func checkPingBeforeInit(t *conform.T) conform.Finding {
 }
 
 func checkPreInitRequest(t *conform.T) conform.Finding {
+	return startPart(t, func(s *sessionStart) (*conform.Finding, *conform.Apart) { return s.preInit, nil }, preInitRequestApart)
+}
+
+// askBeforeInit sends tools/list as the first thing on a connection and waits for its answer:
+// LIFE-PRE-INIT-REQUEST's request. ok is false, with the violation, when none came.
+func askBeforeInit(t *conform.T) (f conform.Finding, ok bool) {
 	id := t.S.NextID()
 	frame := rawRequest(id, "tools/list", nil)
 	from := t.S.Mark()
 	d, err := t.S.Send(t.Ctx, frame)
 	if err != nil {
-		return conform.Violated("sending tools/list before initialize: %v", err)
+		return conform.Violated("sending tools/list before initialize: %v", err), false
 	}
 	if _, err := t.S.AwaitReply(t.Ctx, d, from, id); err != nil {
 		// Over HTTP a status without a JSON-RPC body is an answer too.
 		if err2 := d.Ready(t.Ctx); err2 != nil || d.Status == 0 {
-			return conform.Violated("tools/list before initialize got no answer: %v", err)
+			return conform.Violated("tools/list before initialize got no answer: %v", err), false
 		}
+	}
+	return conform.Passed(""), true
+}
+
+// preInitRequestApart is LIFE-PRE-INIT-REQUEST on a connection of its own.
+func preInitRequestApart(t *conform.T) conform.Finding {
+	if f, ok := askBeforeInit(t); !ok {
+		return f
 	}
 	resp, err := t.S.Request(t.Ctx, "initialize", harness.InitializeParams(t.Revision))
 	if err != nil {
@@ -401,12 +415,22 @@ func everyInputCapability(revision string) map[string]any {
 }
 
 func checkServerWaitsInitialized(t *conform.T) conform.Finding {
-	params := harness.InitializeParams(t.Revision)
-	params["capabilities"] = everyInputCapability(t.Revision)
+	return startPart(t, func(s *sessionStart) (*conform.Finding, *conform.Apart) { return s.waits, s.waitsApart }, serverWaitsInitializedApart)
+}
+
+// declaringInitialize are initialize's params at revision declaring every input capability.
+func declaringInitialize(revision string) map[string]any {
+	params := harness.InitializeParams(revision)
+	params["capabilities"] = everyInputCapability(revision)
+	return params
+}
+
+// serverWaitsInitializedApart is LIFE-SERVER-WAIT-INITIALIZED on a connection of its own.
+func serverWaitsInitializedApart(t *conform.T) conform.Finding {
 	id := t.S.NextID()
 	t.S.Sent(id, "initialize")
 	from := t.S.Mark()
-	d, err := t.S.Send(t.Ctx, rawRequest(id, "initialize", params))
+	d, err := t.S.Send(t.Ctx, rawRequest(id, "initialize", declaringInitialize(t.Revision)))
 	if err != nil {
 		return conform.Crashed("sending initialize: %v", err)
 	}
@@ -420,6 +444,13 @@ func checkServerWaitsInitialized(t *conform.T) conform.Finding {
 	if err := t.S.Adopt(resp); err != nil {
 		return conform.CannotTest("%v", err)
 	}
+	return waitsForInitialized(t, from)
+}
+
+// waitsForInitialized judges what the server sent since from (the initialize, now answered)
+// until a sentinel ping is answered and the quiet window has passed, then sends
+// notifications/initialized: LIFE-SERVER-WAIT-INITIALIZED once initialize has succeeded.
+func waitsForInitialized(t *conform.T, from int) conform.Finding {
 	// The sentinel ping is the one request a client may send now; whatever the server sends
 	// until it is answered and the quiet window has passed came before initialized.
 	after, quietErr := t.S.Quiet(t.Ctx, from)

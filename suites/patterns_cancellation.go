@@ -38,7 +38,7 @@ func init() {
 		conform.Check{ID: "CANCEL-NO-INIT-CANCEL", Revisions: conform.AllCatalogued, Transports: allTransports, Level: "SHOULD",
 			Summary:     "a cancellation of initialize is not honoured: the server still answers initialize and the session works",
 			LevelReason: "\"The initialize request MUST NOT be cancelled\" binds clients; a server that meets such an invalid cancellation is bound by \"receivers SHOULD ignore\" invalid cancellations, so honouring it warns. A target that answers nothing at all is unavailable (error), and initialize is waited for as long as a start.",
-			Side:        conform.Server{Connection: conform.Raw, Waits: true, Run: checkInitNotCancelled}},
+			Side:        conform.Server{Connection: conform.Observed, PreInit: true, Waits: true, Run: checkInitNotCancelled}},
 		conform.Check{ID: "CANCEL-SAME-DIRECTION", Revisions: conform.Until(harness.Rev20251125), Transports: allTransports, Level: "MUST",
 			Summary:     "a notifications/cancelled from the server names a request the server itself issued, never one of the client's",
 			LevelReason: "At 2026-07-28 the rule is that server cancellations name an open subscriptions/listen, which CANCEL26-SERVER-LISTEN-ONLY checks; this check covers the handshake revisions.",
@@ -121,7 +121,10 @@ func checkCancelStops(t *conform.T) conform.Finding {
 // cancellation: until something is answered the freshly launched server may still be starting
 // (the startup timeout), and once the ping is answered initialize has been read, so silence
 // costs the late-reply grace, as for every other probe, not the whole request timeout.
-func awaitInit(t *conform.T, d *wire.Delivery, from int, id jsonrpc.ID) (jsonrpc.Message, error) {
+//
+// sentinelFirst, when not nil, is called over stdio as soon as the sentinel is answered while
+// initialize is not (yet): the sign of a server that honoured the cancellation.
+func awaitInit(t *conform.T, d *wire.Delivery, from int, id jsonrpc.ID, sentinelFirst func()) (jsonrpc.Message, error) {
 	if t.Transport != wire.Stdio {
 		return t.S.AwaitReply(t.Ctx, d, from, id)
 	}
@@ -142,6 +145,9 @@ func awaitInit(t *conform.T, d *wire.Delivery, from int, id jsonrpc.ID) (jsonrpc
 	wait, cancel := context.WithTimeout(t.Ctx, startup)
 	defer cancel()
 	if _, err := t.S.AwaitReply(wait, sd, from, sid); err == nil {
+		if sentinelFirst != nil && !slices.ContainsFunc(t.S.Conn.Inbox().Since(from), wire.RespondsTo(id)) {
+			sentinelFirst()
+		}
 		measure := max(time.Since(sentAt), t.Negotiation(t.Revision).InitTook())
 		until := time.Now().Add(measure + initWaitMargin)
 		if latest := sentAt.Add(startup); until.After(latest) {
@@ -165,34 +171,14 @@ func awaitInit(t *conform.T, d *wire.Delivery, from int, id jsonrpc.ID) (jsonrpc
 const initWaitMargin = time.Second
 
 func checkInitNotCancelled(t *conform.T) conform.Finding {
-	id := t.S.NextID()
-	frame := rawRequest(id, "initialize", harness.InitializeParams(t.Revision))
-	t.S.Sent(id, "initialize")
-	from := t.S.Mark()
-	d, err := t.S.Send(t.Ctx, frame)
-	if err != nil {
-		return conform.Crashed("sending initialize: %v", err)
-	}
-	// Where the POST's status comes before the answer (legacy SSE), the cancel follows it, so
-	// it cannot overtake the initialize on another connection.
-	if !d.CarriesReplies {
-		_ = waitReady(t, d)
-	}
-	if _, err := t.S.Send(t.Ctx, rawNotification("notifications/cancelled", cancelParams(id))); err != nil {
-		return conform.Crashed("sending the cancellation of initialize: %v", err)
-	}
-	resp, err := awaitInit(t, d, from, id)
-	if err != nil && t.Transport == wire.Stdio && len(t.S.Conn.Inbox().Since(from)) == 0 {
-		// Not a word came over stdio, not even to the sentinel: the target is not there (yet),
-		// which says nothing about cancellations. (Over HTTP the connection and the POST's
-		// status already show a server that is there.)
-		return conform.Failed(fmt.Errorf("target unavailable: it answered nothing at all, neither initialize nor a ping after it: %w", err))
-	}
-	if err != nil {
-		return conform.Violated("initialize, cancelled right after it was sent, was never answered: %v", err)
-	}
-	if !resp.HasResult {
-		return conform.Violated("initialize, cancelled right after it was sent, failed: %s", show(resp))
+	return startPart(t, func(s *sessionStart) (*conform.Finding, *conform.Apart) { return s.cancel, nil }, initNotCancelledApart)
+}
+
+// initNotCancelledApart is CANCEL-NO-INIT-CANCEL on a connection of its own.
+func initNotCancelledApart(t *conform.T) conform.Finding {
+	resp, d, f, ok := cancelledInitialize(t, harness.InitializeParams(t.Revision), nil)
+	if !ok {
+		return f
 	}
 	if hc, ok := t.S.Conn.(*streamhttp.Conn); ok {
 		hc.SetSession(d.Header.Get(streamhttp.HeaderSession))
@@ -207,6 +193,43 @@ func checkInitNotCancelled(t *conform.T) conform.Finding {
 		return f
 	}
 	return conform.Passed("")
+}
+
+// cancelledInitialize sends initialize with params, cancels it at once and waits for its
+// answer (awaitInit, which calls sentinelFirst): CANCEL-NO-INIT-CANCEL's first part. ok is
+// true when initialize got a result, resp and d its answer and delivery; else f says what
+// became of it.
+func cancelledInitialize(t *conform.T, params map[string]any, sentinelFirst func()) (resp jsonrpc.Message, d *wire.Delivery, f conform.Finding, ok bool) {
+	id := t.S.NextID()
+	frame := rawRequest(id, "initialize", params)
+	t.S.Sent(id, "initialize")
+	from := t.S.Mark()
+	d, err := t.S.Send(t.Ctx, frame)
+	if err != nil {
+		return resp, d, conform.Crashed("sending initialize: %v", err), false
+	}
+	// Where the POST's status comes before the answer (legacy SSE), the cancel follows it, so
+	// it cannot overtake the initialize on another connection.
+	if !d.CarriesReplies {
+		_ = waitReady(t, d)
+	}
+	if _, err := t.S.Send(t.Ctx, rawNotification("notifications/cancelled", cancelParams(id))); err != nil {
+		return resp, d, conform.Crashed("sending the cancellation of initialize: %v", err), false
+	}
+	resp, err = awaitInit(t, d, from, id, sentinelFirst)
+	if err != nil && t.Transport == wire.Stdio && len(t.S.Conn.Inbox().Since(from)) == 0 {
+		// Not a word came over stdio, not even to the sentinel: the target is not there (yet),
+		// which says nothing about cancellations. (Over HTTP the connection and the POST's
+		// status already show a server that is there.)
+		return resp, d, conform.Failed(fmt.Errorf("target unavailable: it answered nothing at all, neither initialize nor a ping after it: %w", err)), false
+	}
+	if err != nil {
+		return resp, d, conform.Violated("initialize, cancelled right after it was sent, was never answered: %v", err), false
+	}
+	if !resp.HasResult {
+		return resp, d, conform.Violated("initialize, cancelled right after it was sent, failed: %s", show(resp)), false
+	}
+	return resp, d, conform.Finding{}, true
 }
 
 func checkCancelSameDirection(t *conform.T) conform.Finding {

@@ -402,7 +402,19 @@ func (t *T) Observe(key string, conn Connection, work func(o *T) any) (any, *Fin
 		f := Failed(fmt.Errorf("%s observes %q, but is not among the checks its ObserveFirst declares", t.Check.ID, key))
 		return nil, &f
 	}
-	memo := observeMemo(key, conn, t.Transport, t.Revision)
+	return t.observeUnder(observeMemo(key, conn, t.Transport, t.Revision), key, conn, work)
+}
+
+// ObserveStart is Observe on a connection on which nothing has been sent yet (as Raw), made once
+// per revision and transport: for a workload that speaks before initialize and then initializes
+// at the check's revision (the request before initialize, the cancelled initialize and the
+// window before initialized share one: sessionstart.go in suites).
+func (t *T) ObserveStart(key string, work func(o *T) any) (any, *Finding) {
+	return t.observeUnder(fmt.Sprintf("observe-start/%s/%s/%s", key, t.Transport, t.Revision), key, Raw, work)
+}
+
+// observeUnder is Observe with the observation memoized under memo.
+func (t *T) observeUnder(memo, key string, conn Connection, work func(o *T) any) (any, *Finding) {
 	obs, f := t.observation(memo, key, func() any { return t.run.observe(t, key, conn, nil, work) })
 	if f != nil {
 		return nil, f
@@ -410,6 +422,65 @@ func (t *T) Observe(key string, conn Connection, work func(o *T) any) (any, *Fin
 	t.evidence = append(t.evidence, obs.evidence...)
 	t.observed = append(t.observed, obs)
 	return obs.v, obs.finding
+}
+
+// Apart is a part of a check made on a connection of its own (T.MakeApart): its finding, judged
+// as a Raw check's would be, and that connection's transcript.
+type Apart struct {
+	f        Finding
+	evidence []record.Record
+}
+
+// MakeApart makes part on a connection of its own on which nothing has been sent yet, exactly
+// as a Raw check's Run would be made, its ids owned by owner: for a check that judges a shared
+// observation where its own part could not be judged cleanly (the conversation went wrong
+// before it). The connection is closed before MakeApart returns. An observation's work may call
+// it too, beside its own conversation; it uses nothing of t but its context, revision and
+// transport.
+func (t *T) MakeApart(owner string, part func(o *T) Finding) *Apart {
+	l := t.run.launcher(t.Transport)
+	conn, err := l.Connect(t.Ctx)
+	if err != nil {
+		return &Apart{f: Failed(err)}
+	}
+	defer l.Release(conn)
+	o := &T{Ctx: t.Ctx, Revision: t.Revision, Transport: t.Transport, Check: t.Check, run: t.run, worker: t.worker,
+		S: harness.Attach(conn, t.run.env, t.Revision)}
+	o.S.SetOwner(owner)
+	defer func() {
+		for _, c := range o.extra {
+			l.Release(c)
+		}
+	}()
+	f := func() (f Finding) {
+		defer func() {
+			if p := recover(); p != nil {
+				f = Failed(fmt.Errorf("check panicked: %v", p))
+			}
+		}()
+		return part(o)
+	}()
+	// As the runner finishes a Raw check's finding (runner.go).
+	f = withUnanswered(f, o.unanswered(0))
+	entries := conn.Transcript().Since(0)
+	for _, c := range o.extra {
+		entries = append(entries, c.Transcript().Since(0)...)
+	}
+	if na, ok := t.run.unservedRefusal(t.Ctx, o, f, entries); ok {
+		f = na
+	}
+	if f.Outcome == Violation || f.Outcome == Broken {
+		f.Message = explainServer(f.Message, goneCause(o.S), o.S.Timeouts() > 0, o.S.Conn.Diagnostics)
+	}
+	return &Apart{f: f, evidence: entries}
+}
+
+// Report makes a the check's finding, for an Observed check: what it observed (T.Observe's
+// evidence, and the requests left unanswered there) is dropped, and a's connection is its
+// evidence, so that the result is the one the check would have had on a connection of its own.
+func (t *T) Report(a *Apart) Finding {
+	t.evidence, t.observed = a.evidence, nil
+	return a.f
 }
 
 // observeMemo names the run's value of the observation key over transport: one per revision,
