@@ -342,3 +342,25 @@ func TestMixedRevisionsWithoutInitialize(t *testing.T) {
 		}
 	}
 }
+
+// TestRevisionOfASecondInitialize: mcpspec's shared start of a session (the request before
+// initialize, initialize cancelled at once) sends a plain initialize when the cancelled one went
+// unanswered; the conversation is judged at the revision that one was answered with, and the
+// cancellation of the first is still the client's.
+func TestRevisionOfASecondInitialize(t *testing.T) {
+	res, info := Judge(stdio(`c:{"jsonrpc":"2.0","id":0,"method":"tools/list"}`,
+		`s:{"jsonrpc":"2.0","id":0,"error":{"code":-32600,"message":"not initialized"}}`,
+		initReq,
+		`c:{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
+		`c:{"jsonrpc":"2.0","id":2,"method":"ping"}`,
+		`s:{"jsonrpc":"2.0","id":2,"result":{}}`,
+		`c:{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
+		`s:{"jsonrpc":"2.0","id":3,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}`,
+	), Options{})
+	if len(info.Revisions) != 1 || info.Revisions[0] != "2025-06-18" {
+		t.Fatalf("revisions %v, want the second initialize's 2025-06-18", info.Revisions)
+	}
+	if r := verdict(t, res, "CANCEL-NO-INIT-CANCEL", Client); r.Status != reports.Fail {
+		t.Errorf("the client cancelled its first initialize: %s %s", r.Status, r.Message)
+	}
+}

@@ -235,7 +235,22 @@ func newView(recs []recording.Record, opts Options) *View {
 		}
 		v.Msgs = append(v.Msgs, Msg{Message: p, Rec: i, From: r.From})
 	}
+	inits := map[jsonrpc.ID]bool{} // every initialize the client sent
 	for i, m := range v.Msgs {
+		if m.From == Client && m.IsRequest() && m.Method == "initialize" {
+			inits[m.ID] = true
+		}
+		if v.Revision == "" && v.Init >= 0 && m.From == Server && m.IsResponse() && m.ID != v.Msgs[v.Init].ID && inits[m.ID] {
+			// The first initialize went unanswered (a server that honoured its cancellation,
+			// CANCEL-NO-INIT-CANCEL) and a later one was answered: the conversation speaks the
+			// revision of that answer, not that of a stateless request.
+			var res struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			}
+			if m.HasResult && json.Unmarshal(m.Result, &res) == nil && harness.IsKnownRevision(res.ProtocolVersion) && v.InitAnswer < 0 {
+				v.Revision = res.ProtocolVersion
+			}
+		}
 		if v.Init < 0 && m.From == Client && m.IsRequest() && m.Method == "initialize" {
 			v.Init = i
 			var p struct {
