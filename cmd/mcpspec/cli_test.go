@@ -278,6 +278,54 @@ func TestCLIObservedChecksShareAServer(t *testing.T) {
 	assertNoLeftovers(t, d)
 }
 
+// TestCLISessionStartSharesAServer: LIFE-PRE-INIT-REQUEST, CANCEL-NO-INIT-CANCEL and
+// LIFE-SERVER-WAIT-INITIALIZED share one server per revision over stdio (the start of a session,
+// suites/sessionstart.go). Under each check's fault the parts that cannot be judged on it are
+// made on servers of their own, and every verdict is the one each check has alone: the faulty
+// check's broken, the others passed.
+func TestCLISessionStartSharesAServer(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	const focus = "^(LIFE-PRE-INIT-REQUEST|CANCEL-NO-INIT-CANCEL|LIFE-SERVER-WAIT-INITIALIZED) "
+	for _, c := range []struct {
+		fault   string
+		servers int64 // per revision
+		why     string
+	}{
+		{"", 2, "the shared session and the start"},
+		{"LIFE-PRE-INIT-REQUEST", 4, "the shared session, the start, CANCEL-NO-INIT-CANCEL's and LIFE-SERVER-WAIT-INITIALIZED's own"},
+		// The sentinel beats the held initialize, which the fault then drops, and the plain
+		// initialize after it is refused (already initialized): every part is made apart.
+		{"CANCEL-NO-INIT-CANCEL", 5, "the shared session, the start and each check's own"},
+		{"LIFE-SERVER-WAIT-INITIALIZED", 4, "the shared session, the start, LIFE-SERVER-WAIT-INITIALIZED's and CANCEL-NO-INIT-CANCEL's own"},
+	} {
+		server := d.mcpspec + " reference"
+		if c.fault != "" {
+			server += " --fault " + c.fault
+		}
+		out := t.TempDir()
+		r := runBinary(t, referenceRunTimeout, d.mcpspec, "run", "--stdio", server, "--versions", "2025-06-18,2025-11-25", "--sessions", "1",
+			"--focus", focus, "--out", out)
+		if r.code != reports.ExitOK && r.code != reports.ExitFailures {
+			t.Fatalf("fault %q: exit code %d\nstdout:\n%s", c.fault, r.code, r.stdout)
+		}
+		run := assertReports(t, out)
+		if len(run.Results) != 6 {
+			t.Errorf("fault %q: %d results, want 6 (3 checks at 2 revisions)", c.fault, len(run.Results))
+		}
+		for _, res := range run.Results {
+			broken := res.Status == reports.Fail || res.Status == reports.Warn
+			if res.ID == c.fault && !broken || res.ID != c.fault && res.Status != reports.Pass {
+				t.Errorf("fault %q: %s %s: %s: %s", c.fault, res.ID, res.Version, res.Status, res.Message)
+			}
+		}
+		if n := run.Stats["serversSpawned"]; n != 2*c.servers {
+			t.Errorf("fault %q: %d servers spawned, want %d: per revision %s", c.fault, n, 2*c.servers, c.why)
+		}
+	}
+	assertNoLeftovers(t, d)
+}
+
 // TestCLIUnservedRevisionStartsOneServer: a revision the first shared session finds unserved
 // is not asked again by the other shared sessions; their checks are na without a server each.
 func TestCLIUnservedRevisionStartsOneServer(t *testing.T) {

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -372,5 +374,92 @@ func TestSerialOverHTTPReplacedAfterOpenStream(t *testing.T) {
 	defer mu.Unlock()
 	if len(sessions) != 2 || sessions[0] == sessions[1] {
 		t.Errorf("the check after one that left a GET open ran on its session")
+	}
+}
+
+// TestObserveStartAndApart: checks that share a start of a session (T.ObserveStart) get one
+// server between them per revision, made by the first to ask; one whose part is made on a
+// connection of its own (T.MakeApart, then T.Report) reports that connection's finding alone:
+// its evidence is that connection's, and a request the shared conversation left unanswered,
+// which fails a check that judges the conversation, does not fail it.
+func TestObserveStartAndApart(t *testing.T) {
+	var works atomic.Int32
+	observe := func(c *T) (*Finding, bool) {
+		v, f := c.ObserveStart("start", func(o *T) any {
+			works.Add(1)
+			if f := ping(o); f.Outcome != Pass {
+				return f
+			}
+			o.S.NoteUnanswered(jsonrpc.StringID("mcpspec:start:never"), "left unanswered by the test")
+			return Passed("")
+		})
+		if f != nil {
+			return f, false
+		}
+		got := v.(Finding)
+		return &got, got.Outcome == Pass
+	}
+	observed := func(id string, run func(*T) Finding) Spec {
+		c := newCheck(id, "MUST", run)
+		c.Transports = []string{wire.Stdio}
+		c.Side.Connection, c.Side.PreInit = Observed, true
+		return Spec{c, served, wire.Stdio}
+	}
+	specs := []Spec{
+		observed("PING-RESPOND", func(c *T) Finding {
+			if f, ok := observe(c); !ok {
+				return *f
+			}
+			return Passed("")
+		}),
+		observed("JRPC-VERSION", func(c *T) Finding {
+			if f, ok := observe(c); !ok {
+				return *f
+			}
+			return Violated("judged on the shared conversation")
+		}),
+		observed("JRPC-ID-ECHO", func(c *T) Finding {
+			if f, ok := observe(c); !ok {
+				return *f
+			}
+			return c.Report(c.MakeApart(c.Check.ID, func(o *T) Finding {
+				if f := ping(o); f.Outcome != Pass {
+					return f
+				}
+				return Violated("made apart")
+			}))
+		}),
+	}
+	r := newStdioRunner(t)
+	defer r.Close()
+	r.StartShared(specs, 4, 1)
+	results := map[string]reports.Result{}
+	for _, s := range specs {
+		results[s.Check.ID] = r.Result(s)
+	}
+	if res := results["PING-RESPOND"]; res.Status != reports.Pass {
+		t.Errorf("PING-RESPOND: %s (%s)", res.Status, res.Message)
+	}
+	if res := results["JRPC-VERSION"]; res.Status != reports.Fail || !strings.Contains(res.Message, "mcpspec:start:never") {
+		t.Errorf("JRPC-VERSION judged the shared conversation, whose request went unanswered: %s (%s)", res.Status, res.Message)
+	}
+	apart := results["JRPC-ID-ECHO"]
+	if apart.Status != reports.Fail || apart.Message != "made apart" {
+		t.Errorf("JRPC-ID-ECHO: %s (%q), want its own connection's violation alone", apart.Status, apart.Message)
+	}
+	if len(apart.Evidence) == 0 {
+		t.Error("JRPC-ID-ECHO has no evidence: its own connection's exchange is")
+	}
+	for _, e := range apart.Evidence {
+		if strings.Contains(e.Body, "mcpspec:start:") {
+			t.Errorf("JRPC-ID-ECHO keeps the shared conversation's exchange as evidence: %s", e.Body)
+		}
+	}
+	if n := works.Load(); n != 1 {
+		t.Errorf("the start was observed %d times, want once", n)
+	}
+	// The gate's shared session, the shared start, and JRPC-ID-ECHO's connection of its own.
+	if n := r.Env().Stats.ServersSpawned.Load(); n != 3 {
+		t.Errorf("%d servers spawned, want 3", n)
 	}
 }
