@@ -73,8 +73,9 @@ type Server struct {
 	// take for granted what Ready let through.
 	Ready func(t *T) (Finding, bool)
 	Run   func(t *T) Finding
-	// PreInit: an Observed check whose observations are Raw (T.Observe with Raw: a server of its
-	// own spoken to before any initialize at the check's revision). Like a Raw check it runs at
+	// PreInit: an Observed check whose observations are Raw (T.Observe with Raw, T.ObserveStart:
+	// a server of its own spoken to before any initialize at the check's revision), or whose part
+	// is made apart (T.MakeApart) as a Raw check's Run. Like a Raw check it runs at
 	// a revision the shared session found unserved, and a refused initialize of its
 	// observation's at such a revision is na (unservedRefusal).
 	PreInit bool
