@@ -85,11 +85,6 @@ func checkResumeOtherStream(t *conform.T) conform.Finding {
 	hc2.SetSession(hc.Session())
 	hc2.SetProtocolVersion(t.Revision)
 
-	tokenB := jsonrpc.ID(fmt.Sprintf("%q", "mcpspec-resume-b-"+randomHex(4)))
-	b, err := startSlow(t, t.S.NextID(), tokenB)
-	if err != nil {
-		return conform.CannotTest("starting slow call B: %v", err)
-	}
 	idA, tokenA := t.S.NextID(), jsonrpc.ID(fmt.Sprintf("%q", "mcpspec-resume-a-"+randomHex(4)))
 	params := map[string]any{"name": t.Options().SlowTool, "arguments": json.RawMessage(t.Options().SlowToolArgs)}
 	fromA := s2.Mark()
@@ -114,10 +109,33 @@ func checkResumeOtherStream(t *conform.T) conform.Finding {
 	if last == "" {
 		return conform.NA("stream A carried no event id, so it cannot be resumed")
 	}
-	if _, err := b.finish(t); err != nil {
+	// B starts only now, and A's stream is resumed once B has a message of its own: B's
+	// messages then come after A's last event in any log the server keeps, and A is still
+	// under way. With the two started together and A resumed after B's end, A ended as B did,
+	// and a server that keeps a call's events only while it runs (rmcp, it seems) replayed
+	// nothing: the check flipped between pass and na from run to run.
+	tokenB := jsonrpc.ID(fmt.Sprintf("%q", "mcpspec-resume-b-"+randomHex(4)))
+	b, err := startSlow(t, t.S.NextID(), tokenB)
+	if err != nil {
+		return conform.CannotTest("starting slow call B: %v", err)
+	}
+	if _, err := t.S.WaitFor(t.Ctx, b.d, b.from, func(rc wire.Received) bool {
+		return slices.ContainsFunc(flatten(rc.Msg), func(m jsonrpc.Message) bool { return belongsTo(m, b.id, tokenB) })
+	}); err != nil {
+		return conform.CannotTest("slow call B carried no message of its own: %v", err)
+	}
+	f := resumeA(t, hc, last, idA, tokenA, b.id, tokenB)
+	// B is answered before the check ends, whatever the finding (a replay of B's is the
+	// violation whether or not B then ends).
+	if _, err := b.finish(t); err != nil && f.Outcome != conform.Violation {
 		return conform.CannotTest("slow call B got no response: %v", err)
 	}
+	return f
+}
 
+// resumeA resumes stream A with Last-Event-ID last on hc and judges what comes: A's messages
+// and none of B's (the call idB with progress token tokenB).
+func resumeA(t *conform.T, hc *streamhttp.Conn, last string, idA, tokenA, idB, tokenB jsonrpc.ID) conform.Finding {
 	from := t.S.Mark()
 	r := hc.Do(t.Ctx, nil, streamhttp.Request{Method: http.MethodGet, Header: http.Header{"Last-Event-ID": {last}}})
 	if err := waitReady(t, r); err != nil {
@@ -134,14 +152,14 @@ func checkResumeOtherStream(t *conform.T) conform.Finding {
 	if _, err := t.S.Quiet(t.Ctx, from); err != nil {
 		return conform.Crashed("%v", err)
 	}
-	if len(replayed(t, from, r, idA, tokenA))+len(replayed(t, from, r, b.id, tokenB)) == 0 {
+	if len(replayed(t, from, r, idA, tokenA))+len(replayed(t, from, r, idB, tokenB)) == 0 {
 		// A loaded server may start its replay after a quiet window: it gets the late-reply
 		// grace before its stream counts as a plain one (a replay at load 25 came later than
 		// the window, and the check said the server does not resume).
 		ctx, cancel := context.WithTimeout(t.Ctx, lateReplyGrace)
 		_, _ = t.S.WaitFor(ctx, r, from, func(rc wire.Received) bool {
 			return slices.ContainsFunc(flatten(rc.Msg), func(m jsonrpc.Message) bool {
-				return belongsTo(m, idA, tokenA) || belongsTo(m, b.id, tokenB)
+				return belongsTo(m, idA, tokenA) || belongsTo(m, idB, tokenB)
 			})
 		})
 		cancel()
@@ -149,7 +167,7 @@ func checkResumeOtherStream(t *conform.T) conform.Finding {
 	// A replay of B's is the violation however A's replay ends: waiting for A's response
 	// first (the late-reply grace, when the server replays A without it) only made this check
 	// the end of a run against such a server (issue 28).
-	if ofB := replayed(t, from, r, b.id, tokenB); len(ofB) > 0 {
+	if ofB := replayed(t, from, r, idB, tokenB); len(ofB) > 0 {
 		return conform.Violated("resuming stream A (Last-Event-ID %s) replayed %d message(s) of stream B: %s", last, len(ofB), show(ofB[0]))
 	}
 	if len(replayed(t, from, r, idA, tokenA)) > 0 {
@@ -160,7 +178,7 @@ func checkResumeOtherStream(t *conform.T) conform.Finding {
 			return conform.Crashed("%v", err)
 		}
 	}
-	if ofB := replayed(t, from, r, b.id, tokenB); len(ofB) > 0 {
+	if ofB := replayed(t, from, r, idB, tokenB); len(ofB) > 0 {
 		return conform.Violated("resuming stream A (Last-Event-ID %s) replayed %d message(s) of stream B: %s", last, len(ofB), show(ofB[0]))
 	}
 	ofA := len(replayed(t, from, r, idA, tokenA))

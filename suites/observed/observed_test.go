@@ -364,3 +364,30 @@ func TestRevisionOfASecondInitialize(t *testing.T) {
 		t.Errorf("the client cancelled its first initialize: %s %s", r.Status, r.Message)
 	}
 }
+
+// A stream resumed after an event this view never saw (its stream ran on another connection)
+// still shows a replay across streams when it carries an event under the id it had on a stream
+// the view did see.
+func TestResumeOfAStreamFromAnotherConnection(t *testing.T) {
+	build := func(replayedID string) []recording.Record {
+		var w web
+		session(&w, "A")
+		w.ex++
+		w.add(recording.Record{From: recording.FromClient, Channel: recording.ChanRequest, Exchange: w.ex, Method: "GET", Path: "/mcp", Header: map[string]string{"Accept": "text/event-stream", "Mcp-Session-Id": "A", "Mcp-Protocol-Version": "2025-06-18"}})
+		w.add(recording.Record{From: recording.FromServer, Channel: recording.ChanResponse, Exchange: w.ex, Status: 200, Header: map[string]string{"Content-Type": "text/event-stream"}})
+		w.add(recording.Record{From: recording.FromServer, Channel: recording.ChanEvent, Exchange: w.ex, EventID: "b1", Body: `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`})
+		w.ex++
+		w.add(recording.Record{From: recording.FromClient, Channel: recording.ChanRequest, Exchange: w.ex, Method: "GET", Path: "/mcp", Header: map[string]string{"Accept": "text/event-stream", "Mcp-Session-Id": "A", "Mcp-Protocol-Version": "2025-06-18", "Last-Event-ID": "a1"}})
+		w.add(recording.Record{From: recording.FromServer, Channel: recording.ChanResponse, Exchange: w.ex, Status: 200, Header: map[string]string{"Content-Type": "text/event-stream"}})
+		w.add(recording.Record{From: recording.FromServer, Channel: recording.ChanEvent, Exchange: w.ex, EventID: replayedID, Body: `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`})
+		return w.recs
+	}
+	res, _ := Judge(build("b1"), Options{})
+	if r := verdict(t, res, "HTTP-RESUME-OTHER-STREAM", Server); r.Status != reports.Fail {
+		t.Errorf("an event of stream b replayed on the resumption of stream a: %s %s", r.Status, r.Message)
+	}
+	res, _ = Judge(build("a2"), Options{})
+	if r := verdict(t, res, "HTTP-RESUME-OTHER-STREAM", Server); r.Status == reports.Fail {
+		t.Errorf("an event of the stream resumed: %s", r.Message)
+	}
+}

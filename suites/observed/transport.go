@@ -248,7 +248,10 @@ func isResponse(body string) bool {
 }
 
 // judgeResumeStream: the events of a resumption are messages of the stream its Last-Event-ID
-// belongs to, or new ones; a message first sent on another stream is a replay across streams.
+// belongs to, or new ones; a message first sent on another stream is a replay across streams,
+// and so is an event again under the id it had on another stream than the one resumed. (The
+// stream resumed may have run on another connection, out of this view: its events' ids are then
+// unknown here, while another stream's are not.)
 func judgeResumeStream(v *View) Finding {
 	streamOf := map[string]int{} // event id → exchange
 	bodyOn := map[string]int{}   // event body → the exchange that first carried it
@@ -259,6 +262,9 @@ func judgeResumeStream(v *View) Finding {
 		}
 		if last, ok := v.lastEventID(r.Exchange); ok {
 			orig, known := streamOf[last]
+			if ex, seen := streamOf[r.EventID]; r.EventID != "" && seen && ex != r.Exchange && (!known || ex != orig) {
+				return violated("record %d: resuming after event %q replayed event %q of another stream", r.Seq, last, r.EventID)
+			}
 			if known {
 				n++
 				if ex, sent := bodyOn[r.Body]; sent && ex != orig && ex != r.Exchange {
