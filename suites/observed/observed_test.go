@@ -246,15 +246,8 @@ func TestEventIDs(t *testing.T) {
 	build := func(resumedBody string) []recording.Record {
 		var w web
 		session(&w, "A")
-		w.ex++
-		w.add(recording.Record{From: recording.FromClient, Channel: recording.ChanRequest, Exchange: w.ex, Method: "GET", Path: "/mcp", Header: map[string]string{"Accept": "text/event-stream", "Mcp-Session-Id": "A", "Mcp-Protocol-Version": "2025-06-18"}})
-		w.add(recording.Record{From: recording.FromServer, Channel: recording.ChanResponse, Exchange: w.ex, Status: 200, Header: map[string]string{"Content-Type": "text/event-stream"}})
-		w.add(recording.Record{From: recording.FromServer, Channel: recording.ChanEvent, Exchange: w.ex, EventID: "e1", Body: `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`})
-		w.add(recording.Record{From: recording.FromServer, Channel: recording.ChanEvent, Exchange: w.ex, EventID: "e2", Body: `{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}`})
-		w.ex++
-		w.add(recording.Record{From: recording.FromClient, Channel: recording.ChanRequest, Exchange: w.ex, Method: "GET", Path: "/mcp", Header: map[string]string{"Accept": "text/event-stream", "Mcp-Session-Id": "A", "Mcp-Protocol-Version": "2025-06-18", "Last-Event-ID": "e1"}})
-		w.add(recording.Record{From: recording.FromServer, Channel: recording.ChanResponse, Exchange: w.ex, Status: 200, Header: map[string]string{"Content-Type": "text/event-stream"}})
-		w.add(recording.Record{From: recording.FromServer, Channel: recording.ChanEvent, Exchange: w.ex, EventID: "e2", Body: resumedBody})
+		getStream(&w, "", sseEvent{"e1", `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`}, sseEvent{"e2", `{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}`})
+		getStream(&w, "e1", sseEvent{"e2", resumedBody})
 		return w.recs
 	}
 	res, _ := Judge(build(`{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}`), Options{})
@@ -372,14 +365,8 @@ func TestResumeOfAStreamFromAnotherConnection(t *testing.T) {
 	build := func(replayedID string) []recording.Record {
 		var w web
 		session(&w, "A")
-		w.ex++
-		w.add(recording.Record{From: recording.FromClient, Channel: recording.ChanRequest, Exchange: w.ex, Method: "GET", Path: "/mcp", Header: map[string]string{"Accept": "text/event-stream", "Mcp-Session-Id": "A", "Mcp-Protocol-Version": "2025-06-18"}})
-		w.add(recording.Record{From: recording.FromServer, Channel: recording.ChanResponse, Exchange: w.ex, Status: 200, Header: map[string]string{"Content-Type": "text/event-stream"}})
-		w.add(recording.Record{From: recording.FromServer, Channel: recording.ChanEvent, Exchange: w.ex, EventID: "b1", Body: `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`})
-		w.ex++
-		w.add(recording.Record{From: recording.FromClient, Channel: recording.ChanRequest, Exchange: w.ex, Method: "GET", Path: "/mcp", Header: map[string]string{"Accept": "text/event-stream", "Mcp-Session-Id": "A", "Mcp-Protocol-Version": "2025-06-18", "Last-Event-ID": "a1"}})
-		w.add(recording.Record{From: recording.FromServer, Channel: recording.ChanResponse, Exchange: w.ex, Status: 200, Header: map[string]string{"Content-Type": "text/event-stream"}})
-		w.add(recording.Record{From: recording.FromServer, Channel: recording.ChanEvent, Exchange: w.ex, EventID: replayedID, Body: `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`})
+		getStream(&w, "", sseEvent{"b1", `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`})
+		getStream(&w, "a1", sseEvent{replayedID, `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`})
 		return w.recs
 	}
 	res, _ := Judge(build("b1"), Options{})
@@ -389,5 +376,23 @@ func TestResumeOfAStreamFromAnotherConnection(t *testing.T) {
 	res, _ = Judge(build("a2"), Options{})
 	if r := verdict(t, res, "HTTP-RESUME-OTHER-STREAM", Server); r.Status == reports.Fail {
 		t.Errorf("an event of the stream resumed: %s", r.Message)
+	}
+}
+
+// sseEvent is one event of a recorded SSE stream: its id and data.
+type sseEvent struct{ id, body string }
+
+// getStream records a GET of session A's event stream at 2025-06-18, resuming after lastID
+// unless it is empty, and the events it carried.
+func getStream(w *web, lastID string, events ...sseEvent) {
+	w.ex++
+	header := map[string]string{"Accept": "text/event-stream", "Mcp-Session-Id": "A", "Mcp-Protocol-Version": "2025-06-18"}
+	if lastID != "" {
+		header["Last-Event-ID"] = lastID
+	}
+	w.add(recording.Record{From: recording.FromClient, Channel: recording.ChanRequest, Exchange: w.ex, Method: "GET", Path: "/mcp", Header: header})
+	w.add(recording.Record{From: recording.FromServer, Channel: recording.ChanResponse, Exchange: w.ex, Status: 200, Header: map[string]string{"Content-Type": "text/event-stream"}})
+	for _, e := range events {
+		w.add(recording.Record{From: recording.FromServer, Channel: recording.ChanEvent, Exchange: w.ex, EventID: e.id, Body: e.body})
 	}
 }
