@@ -31,6 +31,7 @@ func cmdReference(args []string, stdout, stderr io.Writer) error {
 	ssePoll := fs.Bool("sse-poll", false, "in 2025-11-25 sessions, close the connection of a POST's SSE stream after its first message, with a retry field, without ending the stream (resumed with GET and Last-Event-ID)")
 	sseAbort := fs.Bool("sse-abort", false, "drop the connection of a POST's SSE stream right after it carried the response, without ending the chunked body")
 	logOnSetLevel := fs.Bool("log-on-set-level", false, "answer each logging/setLevel with a log message at warning, unasked, as servers that log on their own do (the log messages a run has without --log-tool)")
+	sessions := fs.Int("sessions", 0, "HTTP only: initialize at most `N` Streamable HTTP sessions in the server's life (0: any number), refusing a further initialize with 400, as a server with one transport for its whole process does")
 	initDelay := fs.Duration("init-delay", 0, "hold every answer to initialize back for `DURATION` (ping and the rest are served meanwhile; a cancellation of initialize is not honoured): a server slow to start")
 	var faults, without listFlag
 	fs.Var(&without, "without", "leave out the capability `NAME` (repeatable, or comma-separated): neither declared nor served; one of "+strings.Join(reference.Omittable, ", "))
@@ -43,6 +44,9 @@ func cmdReference(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := checkGiven(fs); err != nil {
 		return err
+	}
+	if *sessions < 0 {
+		return usageErrorf("reference: --sessions %d: want 0 or more", *sessions)
 	}
 	if *initDelay < 0 {
 		return usageErrorf("reference: --init-delay %s: want a duration of 0 or more", *initDelay)
@@ -59,7 +63,7 @@ func cmdReference(args []string, stdout, stderr io.Writer) error {
 	}
 	opts := reference.Options{Faults: faults, Stderr: stderr, HTTPResponseMode: *mode, Era: *era,
 		Auth:    reference.AuthOptions{Token: *authToken, Narrow: *authNarrow, Foreign: *authForeign, Expired: *authExpired, Issuer: *authIssuer},
-		Without: without, SSEPoll: *ssePoll, InitDelay: *initDelay, SSEAbort: *sseAbort, LogOnSetLevel: *logOnSetLevel}
+		Without: without, SSEPoll: *ssePoll, InitDelay: *initDelay, SSEAbort: *sseAbort, LogOnSetLevel: *logOnSetLevel, Sessions: *sessions}
 	if err := opts.Validate(); err != nil {
 		return usageErrorf("%v", err)
 	}

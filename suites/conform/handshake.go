@@ -77,6 +77,12 @@ func (r *Runner) handshakeGate(t *T, neg Negotiation) (Finding, bool) {
 // connection whose handshake just failed (nothing was initialized on it, so it may be asked
 // again: no server is started for the question), and stops at the first result.
 func (r *Runner) handshake(t *T, failed Negotiation) handshakeVerdict {
+	// A revision of the run served on its own session settles it, without asking again here: a
+	// server that opens one session in its life refuses every revision on this connection
+	// (refused.go), and had "no MCP handshake" while it served one.
+	if r.anyHandshake(t.Ctx, t.Transport) {
+		return handshakeVerdict{}
+	}
 	var target harness.Target
 	for _, tg := range r.cfg.Targets {
 		if tg.Transport == t.Transport {

@@ -106,6 +106,9 @@ type Negotiation struct {
 	Err       error  // the server never answered, or answered without a result
 	Infra     bool   // Err is an infrastructure failure
 	Session   *harness.Session
+	// Refused is set on a further session the server would not open at a revision it serves
+	// on another (refused.go): the refusal is of the session, not of the revision.
+	Refused *sessionRefusal
 }
 
 // Supported reports whether the server accepted the requested revision as is.
@@ -252,6 +255,9 @@ func (r *Runner) negotiationIn(ctx context.Context, transport, revision string, 
 	} else {
 		neg = r.open(ctx, transport, revision)
 	}
+	if slot != 0 {
+		neg = r.refusedAt(ctx, transport, revision, neg)
+	}
 	r.mu.Lock()
 	r.shared[key] = &sharedSession{s: neg.Session, neg: neg}
 	r.mu.Unlock()
@@ -389,6 +395,11 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 	// A server with no MCP handshake at any revision is one failure, not one per check. (Only
 	// the record is read: a check may be using the session.)
 	if neg := r.recorded(ctx, transport, revision); true {
+		// Nor is a revision whose first session a server refused while it serves another
+		// revision on a session of its own, and refuses a further session there too.
+		if f, done := r.refusedFirst(t, neg); done {
+			return f, nil
+		}
 		if f, done := r.handshakeGate(t, neg); done {
 			if f.Outcome == Violation {
 				return f, tail(neg.Session)
@@ -445,7 +456,7 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 			}
 		}
 	case Fresh:
-		neg := r.openOwn(ctx, transport, revision, nil)
+		neg := r.refusedAt(ctx, transport, revision, r.openOwn(ctx, transport, revision, nil))
 		if neg.Session != nil {
 			ownSess = neg.Session
 			defer l.Release(ownSess.Conn)
@@ -485,6 +496,7 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 					f = na
 				}
 			}
+			f = r.refusedOwn(t, f, evidence)
 			if f.Outcome == Violation || f.Outcome == Broken {
 				for _, o := range t.observed {
 					f.Message = o.explain(f.Message)
@@ -513,6 +525,14 @@ func (r *Runner) run(ctx context.Context, c *Check, revision, transport string, 
 			if na, ok := r.unservedRefusal(ctx, t, f, entries); ok {
 				f = na
 			}
+			f = r.refusedOwn(t, f, entries)
+		} else if len(t.extra) > 0 {
+			// Sessions the check opened beside its own (T.Open) may be refused the same way.
+			var entries []record.Record
+			for _, extra := range t.extra {
+				entries = append(entries, extra.Transcript().Since(0)...)
+			}
+			f = r.refusedOwn(t, f, entries)
 		}
 		if f.Outcome == Violation || f.Outcome == Broken {
 			f.Message = explainServer(f.Message, goneCause(t.S), t.S.Timeouts() > timeoutsBefore, t.S.Conn.Diagnostics)
@@ -706,6 +726,8 @@ func deathCause(s *harness.Session) string {
 // notUsable turns a failed negotiation into the finding for every check that needed the session.
 func notUsable(neg Negotiation) (Finding, bool) {
 	switch {
+	case neg.Refused != nil:
+		return neg.Refused.finding(), true
 	case neg.Err != nil && neg.Infra:
 		return Failed(neg.Err), true
 	case neg.Err != nil:
