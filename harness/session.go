@@ -342,6 +342,21 @@ func (s *Session) Exchange(ctx context.Context, id jsonrpc.ID, frame []byte) (js
 // (an HTTP response) has ended without it.
 func (s *Session) AwaitReply(ctx context.Context, d *wire.Delivery, from int, id jsonrpc.ID) (jsonrpc.Message, error) {
 	r, err := s.WaitFor(ctx, d, from, wire.RespondsTo(id))
+	return s.reply(ctx, d, id, r, err)
+}
+
+// AwaitReplyBy is AwaitReply for a caller with its own measure of how long the server may take:
+// the wait ends at deadline, whether or not the server has said anything yet (where AwaitReply
+// would give a first answer the startup timeout), and its error names the wait as lasting from
+// start to deadline. A deadline already past still takes a reply that has arrived.
+func (s *Session) AwaitReplyBy(ctx context.Context, d *wire.Delivery, from int, id jsonrpc.ID, start, deadline time.Time) (jsonrpc.Message, error) {
+	r, err := s.waitUntil(ctx, d, from, wire.RespondsTo(id), deadline, deadline.Sub(start).Round(time.Millisecond))
+	return s.reply(ctx, d, id, r, err)
+}
+
+// reply is the end of AwaitReply: the response to id in r, or the wait's error, noted as the
+// request left unanswered where the server had its chance.
+func (s *Session) reply(ctx context.Context, d *wire.Delivery, id jsonrpc.ID, r wire.Received, err error) (jsonrpc.Message, error) {
 	if err != nil {
 		err = fmt.Errorf("%w to id %s: %v", ErrNoResponse, id.Text(), err)
 		// A wait the caller's own context ended proves nothing about the server, and an HTTP
@@ -370,7 +385,12 @@ func (s *Session) waitFor(ctx context.Context, d *wire.Delivery, from int, match
 	if s.Conn.Inbox().Len() == 0 && limit < s.env.Timeouts.Startup {
 		limit = s.env.Timeouts.Startup
 	}
-	ctx, cancel := context.WithTimeout(ctx, limit)
+	return s.waitUntil(ctx, d, from, match, time.Now().Add(limit), limit)
+}
+
+// waitUntil is waitFor ending at deadline; limit is how long the wait is said to have lasted.
+func (s *Session) waitUntil(ctx context.Context, d *wire.Delivery, from int, match func(wire.Received) bool, deadline time.Time, limit time.Duration) (wire.Received, error) {
+	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	waitCtx := ctx
 	// A POST whose reply would come on another stream (legacy SSE) but that was refused with an

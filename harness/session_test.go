@@ -311,3 +311,44 @@ func TestOpenStopsAtAnOversizedLine(t *testing.T) {
 		})
 	}
 }
+
+// TestAwaitReplyByKeepsItsDeadline: on a connection where the server has said nothing yet,
+// AwaitReply would give the reply the startup timeout (waitBound here); AwaitReplyBy ends at the
+// caller's deadline instead, names the wait from its start, notes the request unanswered as
+// AwaitReply does, and still takes a reply that arrived before a deadline already past.
+func TestAwaitReplyByKeepsItsDeadline(t *testing.T) {
+	s := newHTTPServer(t, http.StatusOK, Rev20250618)
+	l, conn := connect(t, s.URL)
+	sess := Attach(conn, l.env, Rev20250618)
+	ctx, cancel := context.WithTimeout(context.Background(), waitBound)
+	defer cancel()
+
+	never := sess.NextID() // never sent: nothing will answer it
+	sess.Sent(never, "initialize")
+	start := time.Now()
+	_, err := sess.AwaitReplyBy(ctx, nil, 0, never, start, start.Add(20*time.Millisecond))
+	if !errors.Is(err, ErrNoResponse) || !strings.Contains(err.Error(), "nothing within 20ms") {
+		t.Errorf("AwaitReplyBy a near deadline: %v, want no response, nothing within 20ms", err)
+	}
+	if u := sess.UnansweredSince(0); len(u) != 1 || u[0].ID != never {
+		t.Errorf("unanswered %v, want %s noted", u, never.Text())
+	}
+
+	id := sess.NextID()
+	frame, err := jsonrpc.NewRequest(id, "ping", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := conn.Inbox().Len()
+	d, err := conn.Send(ctx, frame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sess.AwaitReply(ctx, d, from, id); err != nil {
+		t.Fatalf("ping: %v", err)
+	}
+	past := time.Now().Add(-time.Second)
+	if resp, err := sess.AwaitReplyBy(ctx, d, from, id, past, past); err != nil || resp.ID != id {
+		t.Errorf("AwaitReplyBy a past deadline, the reply already in: %v %v, want the reply", resp.ID, err)
+	}
+}
