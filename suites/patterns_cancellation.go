@@ -123,8 +123,14 @@ func checkCancelStops(t *conform.T) conform.Finding {
 // costs the late-reply grace, as for every other probe, not the whole request timeout.
 //
 // sentinelFirst, when not nil, is called over stdio as soon as the sentinel is answered while
-// initialize is not (yet): the sign of a server that honoured the cancellation.
-func awaitInit(t *conform.T, d *wire.Delivery, from int, id jsonrpc.ID, sentinelFirst func()) (jsonrpc.Message, error) {
+// initialize is not (yet): the sign of a server that honoured the cancellation. Over legacy SSE
+// a sentinel is sent only where the POST of initialize was accepted (its 2xx status came) and
+// the server has said nothing yet (awaitInitFirst); over Streamable HTTP the POST's response
+// carries the answer, or ends without it.
+func awaitInit(t *conform.T, d *wire.Delivery, from int, id jsonrpc.ID, accepted bool, sentinelFirst func()) (jsonrpc.Message, error) {
+	if t.Transport == wire.SSE && accepted && t.S.Conn.Inbox().Len() == 0 {
+		return awaitInitFirst(t, d, from, id)
+	}
 	if t.Transport != wire.Stdio {
 		return t.S.AwaitReply(t.Ctx, d, from, id)
 	}
@@ -165,8 +171,43 @@ func awaitInit(t *conform.T, d *wire.Delivery, from int, id jsonrpc.ID, sentinel
 	return resp, nil
 }
 
-// initWaitMargin is added to the wait for a cancelled initialize's answer over stdio once the
-// server has answered a later ping (awaitInit): the load of the machine may differ from when
+// awaitInitFirst waits for the answer to initialize over legacy SSE where the server has said
+// nothing yet on the connection (CANCEL-NO-INIT-CANCEL made apart), so that AwaitReply would
+// wait the startup timeout for it: the answer comes on the GET stream, and silence there may be
+// a server still starting. Its POST was accepted, though, and a sentinel ping follows the
+// cancellation: once that is answered the server is up and has read initialize, and a server
+// that drops the answer would otherwise hold the check for the whole startup timeout (30 s of
+// the self-test's, 20 s by default). From the sentinel's answer the wait lasts what a request
+// gets on a connection where the server has spoken (the request timeout, as on the shared
+// conversation, where a request was answered before initialize), or, if longer, as long as a
+// whole initialize took this server when it was not asked to drop it plus initWaitMargin (a
+// server slow to set up a session is slow, not refusing); at most the startup timeout in all.
+// A server answering neither still gets the startup timeout, as before. Either way an
+// initialize left unanswered is noted as AwaitReply notes it.
+func awaitInitFirst(t *conform.T, d *wire.Delivery, from int, id jsonrpc.ID) (jsonrpc.Message, error) {
+	timeouts := t.S.Env().Timeouts
+	sentAt := time.Now()
+	deadline := sentAt.Add(timeouts.Startup)
+	sid, _, err := t.S.Sentinel(t.Ctx)
+	if err != nil {
+		return jsonrpc.Message{}, err
+	}
+	either, cancel := context.WithDeadline(t.Ctx, deadline)
+	first, err := t.S.Conn.Inbox().Wait(either, from, func(r wire.Received) bool {
+		return wire.RespondsTo(id)(r) || wire.RespondsTo(sid)(r)
+	})
+	cancel()
+	if err == nil && !wire.RespondsTo(id)(first) {
+		measure := max(time.Since(sentAt), t.Negotiation(t.Revision).InitTook()) + initWaitMargin
+		if until := time.Now().Add(max(timeouts.Request, measure)); until.Before(deadline) {
+			deadline = until
+		}
+	}
+	return t.S.AwaitReplyBy(t.Ctx, d, from, id, sentAt, deadline)
+}
+
+// initWaitMargin is added to the wait for a cancelled initialize's answer over stdio (and over
+// legacy SSE, awaitInitFirst) once the server has answered a later ping (awaitInit): the load of the machine may differ from when
 // the measure was taken.
 const initWaitMargin = time.Second
 
@@ -210,13 +251,14 @@ func cancelledInitialize(t *conform.T, params map[string]any, sentinelFirst func
 	}
 	// Where the POST's status comes before the answer (legacy SSE), the cancel follows it, so
 	// it cannot overtake the initialize on another connection.
+	accepted := false
 	if !d.CarriesReplies {
-		_ = waitReady(t, d)
+		accepted = waitReady(t, d) == nil && d.Status >= 200 && d.Status < 300
 	}
 	if _, err := t.S.Send(t.Ctx, rawNotification("notifications/cancelled", cancelParams(id))); err != nil {
 		return resp, d, conform.Crashed("sending the cancellation of initialize: %v", err), false
 	}
-	resp, err = awaitInit(t, d, from, id, sentinelFirst)
+	resp, err = awaitInit(t, d, from, id, accepted, sentinelFirst)
 	if err != nil && t.Transport == wire.Stdio && len(t.S.Conn.Inbox().Since(from)) == 0 {
 		// Not a word came over stdio, not even to the sentinel: the target is not there (yet),
 		// which says nothing about cancellations. (Over HTTP the connection and the POST's
