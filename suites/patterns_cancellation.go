@@ -207,8 +207,8 @@ func awaitInitFirst(t *conform.T, d *wire.Delivery, from int, id jsonrpc.ID) (js
 }
 
 // initWaitMargin is added to the wait for a cancelled initialize's answer over stdio (and over
-// legacy SSE, awaitInitFirst) once the server has answered a later ping (awaitInit): the load of the machine may differ from when
-// the measure was taken.
+// legacy SSE, awaitInitFirst) once the server has answered a later ping (awaitInit): the load
+// of the machine may differ from when the measure was taken.
 const initWaitMargin = time.Second
 
 func checkInitNotCancelled(t *conform.T) conform.Finding {

@@ -34,14 +34,14 @@ func (s *sessionRefusal) finding() Finding {
 		s.revision, s.answer)
 }
 
-// refusedAt marks neg, a further session at revision over transport, as the server's refusal
-// when it got no result while the revision's first session did: the revision is served, so the
-// refusal is of the session.
+// refusedAt marks neg, a further session at revision over transport (never the revision's
+// first), as the server's refusal when it got no result while the first session did: the
+// revision is served, so the refusal is of the session.
 func (r *Runner) refusedAt(ctx context.Context, transport, revision string, neg Negotiation) Negotiation {
 	if transport == wire.Stdio || !noResult(neg) || harness.IsStateless(revision) {
 		return neg
 	}
-	if first := r.recorded(ctx, transport, revision); first.Supported() && first.Session != neg.Session {
+	if r.recorded(ctx, transport, revision).Supported() {
 		neg.Refused = &sessionRefusal{revision: revision, answer: answerOf(neg)}
 	}
 	return neg
@@ -98,7 +98,8 @@ func (r *Runner) refusedFirst(t *T, neg Negotiation) (Finding, bool) {
 	if t.Transport == wire.Stdio || !noResult(neg) || harness.IsStateless(neg.Requested) {
 		return Finding{}, false
 	}
-	if refusal := r.refusesSessions(t); refusal != nil && refusal.revision != neg.Requested {
+	// The probe is made at a revision the server served, never at neg's.
+	if refusal := r.refusesSessions(t); refusal != nil {
 		return refusal.finding(), true
 	}
 	return Finding{}, false
