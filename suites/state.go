@@ -3,6 +3,8 @@ package suites
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -238,6 +240,16 @@ type attempt struct {
 	f     conform.Finding
 	ok    bool
 	raced bool
+	// A raced attempt's finding names the attempts that showed the same (say, with "in each of
+	// 3 attempts" or as deciding words it), and shown is what it showed, in a few words: the
+	// attempts before the deciding one need not all have raced alike.
+	say   func(times string) string
+	shown string
+}
+
+// racedAs is a raced attempt whose finding is f, with its message said by say for every attempt.
+func racedAs(f func(format string, args ...any) conform.Finding, shown string, say func(times string) string) attempt {
+	return attempt{f: f("%s", say(fmt.Sprintf("in each of %d attempts", cancelAttemptsMax))), raced: true, say: say, shown: shown}
 }
 
 // cancelAttempts makes the attempts of the check's ids on the cancel part's session (the state
@@ -315,6 +327,7 @@ func inTurn(ctx context.Context, run func(ctx context.Context, i int, before []c
 	signals := make([]*raceSignals, cancelAttemptsMax)
 	launch := func(i int, ctx context.Context) {
 		done[i], signals[i] = make(chan struct{}), newRaceSignals()
+		signals[i].last = i == cancelAttemptsMax-1
 		go func() {
 			defer close(done[i])
 			outcomes[i] = run(ctx, i, done[:i], signals[i])
@@ -362,7 +375,29 @@ func deciding(outcomes []attempt) attempt {
 			return o
 		}
 	}
-	return outcomes[len(outcomes)-1]
+	last := outcomes[len(outcomes)-1]
+	if last.say == nil {
+		return last
+	}
+	// Every attempt raced: the last decides, and says which attempts showed what it did.
+	var alike []string
+	var others []string
+	for i, o := range outcomes {
+		if o.shown == last.shown {
+			alike = append(alike, strconv.Itoa(i+1))
+		} else {
+			others = append(others, fmt.Sprintf("attempt %d: %s", i+1, o.shown))
+		}
+	}
+	if len(others) == 0 {
+		return last
+	}
+	which := "attempt " + alike[0]
+	if n := len(alike); n > 1 {
+		which = "attempts " + strings.Join(alike[:n-1], ", ") + " and " + alike[n-1]
+	}
+	last.f.Message = last.say(fmt.Sprintf("in %s of %d (%s)", which, len(outcomes), strings.Join(others, "; ")))
+	return last
 }
 
 // mayRace says whether an attempt raced, or may have: it is still going (it was seen racing
@@ -445,6 +480,7 @@ func (a *cancelAttempts) beside(ctx context.Context, id jsonrpc.ID, s *harness.S
 type raceSignals struct {
 	hint, racing         chan struct{}
 	hintOnce, racingOnce sync.Once
+	last                 bool // the signals of the last attempt: none follows it
 }
 
 func newRaceSignals() *raceSignals {
@@ -551,6 +587,17 @@ func cancelOne(t *conform.T, id jsonrpc.ID, cal *calibration, sig *raceSignals) 
 	// timeout, not the tool's window (a loaded machine made this a warning now and then). An
 	// answer the stream carried meanwhile is judged as one within the window.
 	if call.d.CarriesReplies && !call.d.IsFinished() {
+		// A progress of the call's own came after the cancellation was read, and its stream is
+		// open still: the call may still be working on (a server that reads the cancellation
+		// late, as server-everything does now and then under load, sends the last progress
+		// just after it, then drops the answer and never ends the stream). That is a race: the
+		// next attempt, started at that progress, decides. The last attempt waits as any other.
+		if sig != nil && !sig.last && progressOf(t, token, readAt) > 0 {
+			sig.hinted()
+			return racedAs(conform.Violated, "its response stream was still open at the end of its window, after a progress notification of its own that came after its cancellation was read", func(times string) string {
+				return fmt.Sprintf("the cancelled request %s's HTTP response stream was still open at the end of its window (%s), after a progress notification of its own that came after the cancellation was read, %s", id.Text(), window, times)
+			})
+		}
 		ctx, cancel := contextWithTimeout(t, t.S.Env().Timeouts.Request)
 		err := call.d.Finished(ctx)
 		cancel()
@@ -575,14 +622,18 @@ func answered(t *conform.T, call slowCall, cancelAt, readAt int) attempt {
 		if _, afterCancel := answerBefore(t, cancelAt, readAt, id); afterCancel && slowFailure(early) != "" {
 			return attempt{f: conform.Violated("the cancelled request %s was answered %s, so the server had read the cancellation: %s", id.Text(), slowFailure(early), show(early))}
 		}
-		return attempt{f: conform.CannotTest("the slow call %s was answered before the server had surely read its cancellation, %d time(s): the tool is too quick to be cancelled here: %s", id.Text(), cancelAttemptsMax, show(early)), raced: true}
+		return racedAs(conform.CannotTest, "answered before the server had surely read its cancellation", func(times string) string {
+			return fmt.Sprintf("the slow call %s was answered before the server had surely read its cancellation, %s: the tool is too quick to be cancelled here: %s", id.Text(), times, show(early))
+		})
 	}
 	// Over HTTP the answer comes on the call's stream and the cancellation's 202 on another
 	// connection: an answer the server wrote before it read the cancellation can still be
 	// delivered after the 202. So a late answer is a violation only when it recurs: raced,
 	// and the last attempt decides (a server that ignores cancellations answers every one).
 	resp, _ := t.S.AwaitReply(t.Ctx, call.d, call.from, id)
-	return attempt{f: conform.Violated("the cancelled request %s was answered after the server had read its cancellation, in each of %d attempts: %s", id.Text(), cancelAttemptsMax, show(resp)), raced: true}
+	return racedAs(conform.Violated, "answered after the server had read its cancellation", func(times string) string {
+		return fmt.Sprintf("the cancelled request %s was answered after the server had read its cancellation, %s: %s", id.Text(), times, show(resp))
+	})
 }
 
 // keptWorking judges the call's own progress since the cancellation was read (inbox position
@@ -594,16 +645,24 @@ func answered(t *conform.T, call slowCall, cancelAt, readAt int) attempt {
 // raced and the last attempt decides: a server that ignores cancellations keeps working every
 // time. The zero attempt is a call that did not keep working.
 func keptWorking(t *conform.T, id, token jsonrpc.ID, readAt int) attempt {
+	own := progressOf(t, token, readAt)
+	if own < 2 {
+		return attempt{}
+	}
+	return racedAs(conform.Violated, "kept working", func(times string) string {
+		return fmt.Sprintf("the cancelled request %s kept working: %d progress notifications with its token %s after the cancellation, %s", id.Text(), own, token.Text(), times)
+	})
+}
+
+// progressOf counts the progress notifications with token from inbox position from on.
+func progressOf(t *conform.T, token jsonrpc.ID, from int) int {
 	own := 0
-	for _, p := range progressSince(t, readAt) {
+	for _, p := range progressSince(t, from) {
 		if p.token == token {
 			own++
 		}
 	}
-	if own < 2 {
-		return attempt{}
-	}
-	return attempt{f: conform.Violated("the cancelled request %s kept working: %d progress notifications with its token %s after the cancellation, in each of %d attempts", id.Text(), own, token.Text(), cancelAttemptsMax), raced: true}
+	return own
 }
 
 // ownAfter matches the response to id, or a progress notification with token from inbox

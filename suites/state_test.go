@@ -166,3 +166,25 @@ func TestSessionsAhead(t *testing.T) {
 		t.Error("a session past the last attempt")
 	}
 }
+
+// When every attempt raced, the last decides, and its message says which attempts showed what
+// it did and what the others showed (issue 28: a late read's open stream, then calls that kept
+// working).
+func TestDecidingSaysWhatEachAttemptShowed(t *testing.T) {
+	kept := racedAs(conform.Violated, "kept working", func(times string) string { return "kept working, " + times })
+	open := racedAs(conform.Violated, "its stream was open", func(times string) string { return "open, " + times })
+	for _, c := range []struct {
+		outcomes []attempt
+		want     string
+	}{
+		{[]attempt{kept, kept, kept}, "kept working, in each of 3 attempts"},
+		{[]attempt{open, kept, kept}, "kept working, in attempts 2 and 3 of 3 (attempt 1: its stream was open)"},
+		{[]attempt{open, open, kept}, "kept working, in attempt 3 of 3 (attempt 1: its stream was open; attempt 2: its stream was open)"},
+		{[]attempt{open, {ok: true}, kept}, ""}, // the pass decides
+	} {
+		got := deciding(c.outcomes)
+		if got.f.Message != c.want || got.raced == (c.want == "") {
+			t.Errorf("deciding(%v): %+v, want %q", c.outcomes, got, c.want)
+		}
+	}
+}
