@@ -145,6 +145,8 @@ type Launcher struct {
 	killOnly bool
 	// closed: Close ran (at the run's end, or on an interrupt); nothing new may start after it.
 	closed bool
+	// endings end the sessions of released connections at Close (sessionend.go).
+	endings []*streamhttp.Ending
 }
 
 // NewLauncher prepares a launcher; nothing starts until Connect.
@@ -342,7 +344,14 @@ func (l *Launcher) awaitListening(ctx context.Context) error {
 func (l *Launcher) Close() {
 	l.mu.Lock()
 	conns, server := l.conns, l.server
-	l.conns, l.server, l.closed = nil, nil, true
+	for _, c := range conns {
+		l.noteEnding(c)
+	}
+	endings := l.endings
+	if l.broken != nil {
+		endings = nil // a target the run could not use would only hold the DELETEs up
+	}
+	l.conns, l.server, l.closed, l.endings = nil, nil, true, nil
 	l.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, c := range conns {
@@ -350,6 +359,7 @@ func (l *Launcher) Close() {
 		go func() { defer wg.Done(); c.Close(); l.archive(c) }()
 	}
 	wg.Wait()
+	l.endSessions(endings)
 	if server != nil {
 		server.Stop(l.env.Timeouts.Shutdown)
 	}
@@ -361,6 +371,7 @@ func (l *Launcher) Release(c wire.Conn) {
 	for i, x := range l.conns {
 		if x == c {
 			l.conns = append(l.conns[:i], l.conns[i+1:]...)
+			l.noteEnding(c)
 			break
 		}
 	}

@@ -241,6 +241,15 @@ func isolationRun(t *testing.T, d runDir, args []string) *reports.Run {
 // test and returns its address once it says it serves.
 func startLongRunningReference(t *testing.T, d runDir) string {
 	t.Helper()
+	addr, _ := startLoggingReference(t, d)
+	return addr
+}
+
+// startLoggingReference is startLongRunningReference that also returns what the reference logs
+// on its stderr after it serves (each session it initializes and deletes, among others).
+func startLoggingReference(t *testing.T, d runDir) (string, *syncBuf) {
+	t.Helper()
+	logged := &syncBuf{}
 	addr := fmt.Sprintf("127.0.0.1:%d", loopbackPort(t))
 	cmd := exec.Command(d.mcpspec, "reference", "--http", addr)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -261,7 +270,7 @@ func startLongRunningReference(t *testing.T, d runDir) string {
 		for sc.Scan() {
 			if strings.Contains(sc.Text(), "serving http://") {
 				serving <- nil
-				_, _ = io.Copy(io.Discard, stderr) // it must never block on a full pipe
+				_, _ = io.Copy(logged, stderr) // it must never block on a full pipe
 				return
 			}
 		}
@@ -277,5 +286,5 @@ func startLongRunningReference(t *testing.T, d runDir) string {
 	case <-ctx.Done():
 		t.Fatalf("mcpspec reference --http %s did not serve within %s", addr, isolationServerStartup)
 	}
-	return addr
+	return addr, logged
 }

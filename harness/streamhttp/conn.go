@@ -72,6 +72,10 @@ type Conn struct {
 	drained   []chan struct{} // closed when open drops to zero
 	// cancelled holds the requests the harness cancelled: their streams are not resumed.
 	cancelled map[jsonrpc.ID]bool
+	// issued are the session ids the server's answers gave, in order, and ended those a DELETE
+	// of this connection ended (ending.go).
+	issued []string
+	ended  map[string]bool
 }
 
 // Dial returns a connection; it sends nothing until asked.
@@ -330,6 +334,7 @@ func (c *Conn) roundTrip(req *http.Request, r Request, d *wire.Delivery, pending
 		return
 	}
 	defer resp.Body.Close()
+	c.noteSession(req, resp)
 	d.Status, d.Header = resp.StatusCode, resp.Header
 	d.ContentType = resp.Header.Get("Content-Type")
 	media, _, _ := mime.ParseMediaType(d.ContentType)
