@@ -419,6 +419,9 @@ func (s *Session) waitUntil(ctx context.Context, d *wire.Delivery, from int, mat
 		if d.Err != nil {
 			return r, fmt.Errorf("%w (%v)", errDeliveryEnded, d.Err)
 		}
+		if loc := d.Header.Get("Location"); d.Status/100 == 3 && loc != "" {
+			return r, fmt.Errorf("%w (HTTP %d, a redirect to %q, which mcpspec follows only within the origin it was given)", errDeliveryEnded, d.Status, loc)
+		}
 		return r, fmt.Errorf("%w (HTTP %d)", errDeliveryEnded, d.Status)
 	case errors.Is(err, context.DeadlineExceeded):
 		s.mu.Lock()

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/mcpspec/mcpspec/harness/record"
+	"github.com/mcpspec/mcpspec/harness/redirect"
 	"github.com/mcpspec/mcpspec/harness/streamhttp"
 	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/harness/wire"
@@ -60,7 +61,7 @@ func (l *Launcher) endSessions(endings []*streamhttp.Ending) {
 	defer cancel()
 	transport := &http.Transport{MaxIdleConnsPerHost: sessionEndWorkers, DisableCompression: true}
 	defer transport.CloseIdleConnections()
-	client := &http.Client{Transport: transport}
+	client := &http.Client{Transport: transport, CheckRedirect: redirect.SameOrigin}
 	tr := transcript.New()
 	jobs := make(chan *streamhttp.Ending)
 	var wg sync.WaitGroup

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
 	"github.com/mcpspec/mcpspec/harness/record"
+	"github.com/mcpspec/mcpspec/harness/redirect"
 	"github.com/mcpspec/mcpspec/harness/sse"
 	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/harness/wire"
@@ -73,7 +74,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	base, cancel := context.WithCancel(context.Background())
 	c := &Conn{
 		opts:   opts,
-		client: &http.Client{Transport: &http.Transport{ResponseHeaderTimeout: opts.HeaderTimeout, DisableCompression: true}},
+		client: &http.Client{Transport: &http.Transport{ResponseHeaderTimeout: opts.HeaderTimeout, DisableCompression: true}, CheckRedirect: redirect.SameOrigin},
 		inbox:  wire.NewInbox(), tr: opts.Transcript, base: base, cancel: cancel, done: make(chan struct{}),
 		Stream: wire.NewDelivery(),
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
 	"github.com/mcpspec/mcpspec/harness/record"
+	"github.com/mcpspec/mcpspec/harness/redirect"
 	"github.com/mcpspec/mcpspec/harness/sse"
 	"github.com/mcpspec/mcpspec/harness/transcript"
 	"github.com/mcpspec/mcpspec/harness/wire"
@@ -96,7 +97,7 @@ func Dial(opts Options) *Conn {
 			ResponseHeaderTimeout: opts.HeaderTimeout,
 			DisableCompression:    true,
 			MaxIdleConnsPerHost:   8,
-		}},
+		}, CheckRedirect: redirect.SameOrigin},
 		inbox: wire.NewInbox(), tr: opts.Transcript, base: base, cancel: cancel, done: make(chan struct{}),
 	}
 	if opts.Server != nil {
