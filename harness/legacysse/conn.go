@@ -173,6 +173,11 @@ func (c *Conn) readStream(req *http.Request, endpoint chan<- error) {
 					report(fmt.Errorf("endpoint event %q is not a URI: %w", ev.Data, err))
 					return
 				}
+				if !redirect.Within(req.URL, u) {
+					// As for a redirect: the run's headers and messages go nowhere else.
+					report(fmt.Errorf("the endpoint event names %q, not of the origin of %s: mcpspec posts only within the origin it was given", u, req.URL))
+					return
+				}
 				c.Endpoint, haveEndpoint = u.String(), true
 				report(nil)
 			} else if n >= maxEventsBeforeEndpoint {

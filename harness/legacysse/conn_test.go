@@ -225,6 +225,14 @@ func TestDialRefusals(t *testing.T) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		io.WriteString(w, "event: hello\ndata: x\n\n")
 	})
+	// An endpoint of another origin (another port on the loopback interface, refused: nothing
+	// may be sent there anyway).
+	mux.HandleFunc("GET /elsewhere", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "event: endpoint\ndata: http://127.0.0.1:1/messages\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 
@@ -236,6 +244,7 @@ func TestDialRefusals(t *testing.T) {
 		{"/notfound", waitBound, "HTTP 404"},
 		{"/chatty", waitBound, "no endpoint event among the first"},
 		{"/short", waitBound, "ended before an endpoint event"},
+		{"/elsewhere", waitBound, "posts only within the origin it was given"},
 		// The header timeout is the bound under test here: nothing will ever arrive.
 		{"/silent", 2 * time.Second, "no endpoint event on"},
 	} {

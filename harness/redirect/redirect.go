@@ -7,6 +7,7 @@ package redirect
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 )
 
 // maxRedirects bounds a chain of redirects within one origin, as Go's default client does.
@@ -18,9 +19,13 @@ func SameOrigin(req *http.Request, via []*http.Request) error {
 	if len(via) >= maxRedirects {
 		return fmt.Errorf("stopped after %d redirects", maxRedirects)
 	}
-	first := via[0].URL
-	if req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
+	if !Within(via[0].URL, req.URL) {
 		return http.ErrUseLastResponse
 	}
 	return nil
+}
+
+// Within says whether u is of origin's scheme, host and port.
+func Within(origin, u *url.URL) bool {
+	return u.Scheme == origin.Scheme && u.Host == origin.Host
 }
