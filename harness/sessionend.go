@@ -17,9 +17,9 @@ import (
 // launch (--url), each is ended with an HTTP DELETE once the run is over, as a client that no
 // longer needs a session SHOULD: server-everything keeps every session it is never told to end
 // (after ten runs it held 317 MB, 219 MB when each run ended its sessions). A server
-// mcpspec launched is stopped instead. Nothing of the run waits on these DELETEs, so no verdict
-// depends on how a server takes them; they are bounded by the shutdown timeout, and the
-// transcript shows them as a session of their own, sessionEndName.
+// mcpspec launched is stopped instead. The DELETEs come after every check, so no verdict
+// depends on how a server takes them; they are bounded by the shutdown timeout (on an
+// interrupt too), and the transcript shows them as a session of their own, sessionEndName.
 
 // sessionEndName names the DELETEs' transcript in the archive.
 const sessionEndName = "session-ends"
@@ -33,8 +33,8 @@ func (l *Launcher) endsSessions() bool {
 	return l.target.Transport == wire.HTTP && len(l.target.Command.Argv) == 0
 }
 
-// noteEnding remembers what ends c's session, if the launcher ends sessions and c has one.
-// The caller holds l.mu.
+// noteEnding remembers what ends the sessions the server issued to c, if the launcher ends
+// sessions. The caller holds l.mu.
 func (l *Launcher) noteEnding(c wire.Conn) {
 	hc, ok := c.(*streamhttp.Conn)
 	if !ok || !l.endsSessions() {

@@ -240,9 +240,9 @@ type attempt struct {
 	f     conform.Finding
 	ok    bool
 	raced bool
-	// A raced attempt's finding names the attempts that showed the same (say, with "in each of
-	// 3 attempts" or as deciding words it), and shown is what it showed, in a few words: the
-	// attempts before the deciding one need not all have raced alike.
+	// say writes a raced attempt's message, given which attempts showed the same ("in each of 3
+	// attempts", or as deciding finds them: they need not all have raced alike); shown is what
+	// it showed, in a few words, for the message of a later attempt that decides.
 	say   func(times string) string
 	shown string
 }
