@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -152,6 +153,18 @@ func (e *InitError) Error() string {
 	return fmt.Sprintf("initialize was answered without a result: %s", clip(string(e.Response.Raw), 300))
 }
 
+// unauthorized is the error of an opening refused with HTTP 401: the server requires
+// authorization, and the run's requests carry no token it takes. That is no answer to judge (a
+// run without its token reported the checks that open sessions of their own as MUST failures,
+// and the revision as not served), but a run that cannot test: every check needs the opening.
+func unauthorized(what string, d *wire.Delivery) *InfraError {
+	err := errors.New("no WWW-Authenticate challenge")
+	if c := d.Header.Get("WWW-Authenticate"); c != "" {
+		err = errors.New("WWW-Authenticate: " + clip(c, 200))
+	}
+	return &InfraError{What: what + ` got HTTP 401: the server requires authorization; give the run a token it takes, --header "Authorization: Bearer TOKEN"`, Err: err}
+}
+
 // Open attaches to conn and runs the handshake: initialize at revision, then
 // notifications/initialized. A target that never answers is an InfraError with its stderr.
 func Open(ctx context.Context, conn wire.Conn, env *Env, revision, owner string) (*Session, error) {
@@ -186,6 +199,9 @@ func OpenDeclaring(ctx context.Context, conn wire.Conn, env *Env, revision, owne
 	if err != nil {
 		if d.Ready(ctx) == nil && d.Status >= 500 {
 			return s, &InfraError{What: fmt.Sprintf("initialize (%s) was answered with HTTP %d", revision, d.Status), Err: fmt.Errorf("%s", clip(string(d.Body), 300)), Stderr: conn.Diagnostics(), StderrNow: conn.Diagnostics}
+		}
+		if d.Ready(ctx) == nil && d.Status == http.StatusUnauthorized {
+			return s, unauthorized(fmt.Sprintf("initialize (%s)", revision), d)
 		}
 		// Refused with an HTTP error (over Streamable HTTP, or the POST of legacy SSE): the
 		// server answered, it does not take this initialize.

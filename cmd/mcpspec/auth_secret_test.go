@@ -73,3 +73,26 @@ func TestAuthChecksKeepTheRunTokenOut(t *testing.T) {
 		}
 	}
 }
+
+// A run without the token of a server that requires authorization cannot test it: every check
+// is an error naming the 401 and the flag that gives the token, exit 3. It used to report the
+// revisions as not served and the checks that open sessions of their own as MUST failures.
+func TestRunWithoutTheTokenCannotTest(t *testing.T) {
+	t.Parallel()
+	d := newRunDir(t)
+	out := t.TempDir()
+	addr := fmt.Sprintf("127.0.0.1:%d", loopbackPort(t))
+	server := d.mcpspec + " reference --http " + addr + " --auth-token run-token"
+	r := runBinary(t, referenceRunTimeout, d.mcpspec, "run", "--http-cmd", server, "--url", "http://"+addr+"/mcp",
+		"--versions", "2025-06-18,2026-07-28", "--out", out)
+	if r.code != reports.ExitHarness {
+		t.Fatalf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, reports.ExitHarness, r.stdout, r.stderr)
+	}
+	run := assertReports(t, out)
+	for _, res := range run.Results {
+		if res.Status != reports.Error || !strings.Contains(res.Message, "HTTP 401: the server requires authorization") ||
+			!strings.Contains(res.Message, `--header "Authorization: Bearer TOKEN"`) {
+			t.Errorf("%s %s: %s: %s", res.ID, res.Version, res.Status, res.Message)
+		}
+	}
+}
