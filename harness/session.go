@@ -153,16 +153,25 @@ func (e *InitError) Error() string {
 	return fmt.Sprintf("initialize was answered without a result: %s", clip(string(e.Response.Raw), 300))
 }
 
-// unauthorized is the error of an opening refused with HTTP 401: the server requires
-// authorization, and the run's requests carry no token it takes. That is no answer to judge (a
-// run without its token reported the checks that open sessions of their own as MUST failures,
-// and the revision as not served), but a run that cannot test: every check needs the opening.
-func unauthorized(what string, d *wire.Delivery) *InfraError {
-	err := errors.New("no WWW-Authenticate challenge")
+// accessRefused is the error of an opening refused with HTTP 401 or 403: the server requires a
+// token the run does not send, or forbids what the run sends (a token short of a scope, a
+// header such as Origin it does not allow). That is no answer to judge (a run without its token
+// reported the checks that open sessions of their own as MUST failures, and the revision as not
+// served), but a run that cannot test: every check needs the opening.
+func accessRefused(what string, d *wire.Delivery) *InfraError {
+	err := fmt.Errorf("%s", clip(string(d.Body), 200))
 	if c := d.Header.Get("WWW-Authenticate"); c != "" {
 		err = errors.New("WWW-Authenticate: " + clip(c, 200))
 	}
-	return &InfraError{What: what + ` got HTTP 401: the server requires authorization; give the run a token it takes, --header "Authorization: Bearer TOKEN"`, Err: err}
+	if d.Status == http.StatusUnauthorized {
+		return &InfraError{What: what + ` got HTTP 401: the server requires authorization; give the run a token it takes, --header "Authorization: Bearer TOKEN"`, Err: err}
+	}
+	return &InfraError{What: what + " got HTTP 403: the server forbids this run's requests (a token short of a scope, or a header it does not allow)", Err: err}
+}
+
+// refusesAccess says whether an HTTP status refuses the client rather than answers the request.
+func refusesAccess(status int) bool {
+	return status == http.StatusUnauthorized || status == http.StatusForbidden
 }
 
 // Open attaches to conn and runs the handshake: initialize at revision, then
@@ -200,8 +209,8 @@ func OpenDeclaring(ctx context.Context, conn wire.Conn, env *Env, revision, owne
 		if d.Ready(ctx) == nil && d.Status >= 500 {
 			return s, &InfraError{What: fmt.Sprintf("initialize (%s) was answered with HTTP %d", revision, d.Status), Err: fmt.Errorf("%s", clip(string(d.Body), 300)), Stderr: conn.Diagnostics(), StderrNow: conn.Diagnostics}
 		}
-		if d.Ready(ctx) == nil && d.Status == http.StatusUnauthorized {
-			return s, unauthorized(fmt.Sprintf("initialize (%s)", revision), d)
+		if d.Ready(ctx) == nil && refusesAccess(d.Status) {
+			return s, accessRefused(fmt.Sprintf("initialize (%s)", revision), d)
 		}
 		// Refused with an HTTP error (over Streamable HTTP, or the POST of legacy SSE): the
 		// server answered, it does not take this initialize.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"slices"
 
 	"github.com/mcpspec/mcpspec/harness/jsonrpc"
@@ -62,8 +61,8 @@ func OpenStateless(ctx context.Context, conn wire.Conn, env *Env, revision, owne
 		if d.CarriesReplies && d.Ready(ctx) == nil && d.Status >= 500 {
 			return s, &InfraError{What: fmt.Sprintf("server/discover was answered with HTTP %d", d.Status), Err: fmt.Errorf("%s", clip(string(d.Body), 300)), Stderr: conn.Diagnostics(), StderrNow: conn.Diagnostics}
 		}
-		if d.CarriesReplies && d.Ready(ctx) == nil && d.Status == http.StatusUnauthorized {
-			return s, unauthorized("server/discover", d)
+		if d.CarriesReplies && d.Ready(ctx) == nil && refusesAccess(d.Status) {
+			return s, accessRefused("server/discover", d)
 		}
 		// An HTTP answer without a JSON-RPC response (an error status, or a body the harness
 		// cannot read as one) is the server's answer, not a failure of its infrastructure.

@@ -76,7 +76,8 @@ func TestAuthChecksKeepTheRunTokenOut(t *testing.T) {
 
 // A run without the token of a server that requires authorization cannot test it: every check
 // is an error naming the 401 and the flag that gives the token, exit 3. It used to report the
-// revisions as not served and the checks that open sessions of their own as MUST failures.
+// revisions as not served and the checks that open sessions of their own as MUST failures. So
+// does a run whose requests the server forbids (403).
 func TestRunWithoutTheTokenCannotTest(t *testing.T) {
 	t.Parallel()
 	d := newRunDir(t)
@@ -93,6 +94,20 @@ func TestRunWithoutTheTokenCannotTest(t *testing.T) {
 		if res.Status != reports.Error || !strings.Contains(res.Message, "HTTP 401: the server requires authorization") ||
 			!strings.Contains(res.Message, `--header "Authorization: Bearer TOKEN"`) {
 			t.Errorf("%s %s: %s: %s", res.ID, res.Version, res.Status, res.Message)
+		}
+	}
+
+	// A 403 (here the reference refusing the Origin the run sends) cannot be tested either.
+	out = t.TempDir()
+	addr = fmt.Sprintf("127.0.0.1:%d", loopbackPort(t))
+	r = runBinary(t, referenceRunTimeout, d.mcpspec, "run", "--http-cmd", d.mcpspec+" reference --http "+addr, "--url", "http://"+addr+"/mcp",
+		"--header", "Origin: http://foreign.invalid", "--versions", "2025-06-18", "--out", out)
+	if r.code != reports.ExitHarness {
+		t.Fatalf("with a refused Origin: exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, reports.ExitHarness, r.stdout, r.stderr)
+	}
+	for _, res := range assertReports(t, out).Results {
+		if res.Status != reports.Error || !strings.Contains(res.Message, "HTTP 403: the server forbids this run's requests") {
+			t.Errorf("with a refused Origin: %s %s: %s: %s", res.ID, res.Version, res.Status, res.Message)
 		}
 	}
 }
